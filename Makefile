@@ -1,0 +1,55 @@
+# appell — top-level driver.  `make demo` and `make test` install what is missing
+# (Debian packages, when run as root), configure a Release build and run.
+
+JOBS      ?= $(shell nproc)
+BUILD     ?= build
+ASAN_BUILD ?= build-asan
+DEMO_SCENE ?= scenes/examples/double_pendulum.json
+PACKAGES  := cmake g++ make libeigen3-dev libboost-dev nlohmann-json3-dev libgtest-dev \
+             libbenchmark-dev libcli11-dev
+HEADERS   := /usr/include/eigen3/Eigen/Core /usr/include/boost/numeric/odeint.hpp \
+             /usr/include/nlohmann/json.hpp /usr/include/gtest/gtest.h \
+             /usr/include/benchmark/benchmark.h /usr/include/CLI/CLI.hpp
+
+.PHONY: deps build demo test test-asan bench format clean
+
+deps:
+	@missing=0; for h in $(HEADERS); do [ -e $$h ] || missing=1; done; \
+	command -v cmake >/dev/null || missing=1; \
+	if [ $$missing = 1 ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $(PACKAGES)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PACKAGES) >/dev/null; \
+	  else \
+	    echo "error: missing packages; run as root or: sudo apt-get install $(PACKAGES)" >&2; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/appell check $(DEMO_SCENE)
+	./$(BUILD)/appell eval $(DEMO_SCENE)
+	./$(BUILD)/appell simulate $(DEMO_SCENE) --out $(BUILD)/demo_traj.csv --duration 2
+
+test: build
+	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+
+# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs both)
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPPELL_SANITIZE=ON \
+	      -DAPPELL_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest -j $(JOBS) --output-on-failure
+
+bench: build
+	./$(BUILD)/formulations_bench --benchmark_format=json --benchmark_out=$(BUILD)/bench.json
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

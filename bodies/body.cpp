@@ -1,0 +1,10 @@
+#include "bodies/body.hpp"
+
+namespace appell {
+
+const BodyState& StateView::body(int b) const {
+  static const BodyState kResting{};  // the world: at the origin, unrotated, at rest (constant)
+  return b == kWorld ? kResting : bodies[b];
+}
+
+}  // namespace appell

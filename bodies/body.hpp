@@ -1,0 +1,61 @@
+// Rigid bodies and particles (SPEC §1).
+//
+// A rigid body has mass m, inertia J0 about its centre of mass in its own frame, a
+// centre-of-mass position x̄, a rotation tensor Q, a centre-of-mass velocity v̄ and an
+// angular velocity ω (world frame).  Its world-frame inertia is J = Q J0 Qᵀ.  A material
+// point with body coordinates X (relative to the centre of mass) sits at x = x̄ + Q X and
+// moves with v = v̄ + ω × (x − x̄).  A particle has mass only: three degrees of freedom.
+//
+// Maximal quasi-velocities: u = (v̄, ω) for a rigid body (6), v̄ for a particle (3).
+// Configuration: q = (x̄, quaternion [w x y z]) for a rigid body (7), x̄ for a particle (3).
+#pragma once
+
+#include <string>
+
+#include "bodies/rotation.hpp"
+
+namespace appell {
+
+enum class BodyType { Rigid, Particle };
+
+// The constant description of one body and its initial state (t = 0).
+struct Body {
+  std::string name;
+  BodyType type = BodyType::Rigid;
+  double mass = 1.0;
+  Mat3 inertia = Mat3::Identity();  // J0, body frame, about the centre of mass
+  Vec3 position = Vec3::Zero();     // x̄(0)
+  Quat orientation = Quat::Identity();
+  Vec3 velocity = Vec3::Zero();          // v̄(0)
+  Vec3 angular_velocity = Vec3::Zero();  // ω(0), world frame
+
+  bool rigid() const { return type == BodyType::Rigid; }
+  int nq() const { return rigid() ? 7 : 3; }
+  int nu() const { return rigid() ? 6 : 3; }
+};
+
+// The world-frame kinematic state of one body at one instant.
+struct BodyState {
+  Vec3 x = Vec3::Zero();  // x̄
+  Mat3 Q = Mat3::Identity();
+  Vec3 v = Vec3::Zero();  // v̄
+  Vec3 w = Vec3::Zero();  // ω
+
+  // world-frame offset r = Q X of the body point X, its position and its velocity
+  Vec3 offset(const Vec3& X) const { return Q * X; }
+  Vec3 point(const Vec3& X) const { return x + Q * X; }
+  Vec3 point_velocity(const Vec3& X) const { return v + w.cross(Q * X); }
+};
+
+// Index of the fixed ground in every body list: constraints name it, it has no state.
+constexpr int kWorld = -1;
+
+// Read-only view of every body's world-frame state at time t: what constraints and
+// forces evaluate on.
+struct StateView {
+  const BodyState* bodies = nullptr;
+  double t = 0.0;
+  const BodyState& body(int b) const;  // the fixed, resting world for b == kWorld
+};
+
+}  // namespace appell

@@ -1,0 +1,48 @@
+#include "bodies/inertia.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace appell {
+
+Mat3 inertia_principal(const Vec3& moments) { return moments.asDiagonal(); }
+
+Mat3 inertia_box(double mass, const Vec3& e) {
+  const Vec3 sq = e.cwiseProduct(e);
+  return inertia_principal(mass / 12.0 * Vec3(sq.y() + sq.z(), sq.x() + sq.z(), sq.x() + sq.y()));
+}
+
+Mat3 inertia_sphere(double mass, double radius) {
+  return inertia_principal(Vec3::Constant(0.4 * mass * radius * radius));
+}
+
+Mat3 inertia_cylinder(double mass, double radius, double height) {
+  const double t = mass * (3 * radius * radius + height * height) / 12.0;
+  return inertia_principal(Vec3(t, t, 0.5 * mass * radius * radius));
+}
+
+static std::string format_vec(const Vec3& v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "[" << v.x() << ", " << v.y() << ", " << v.z() << "]";
+  return os.str();
+}
+
+std::string inertia_defect(const Mat3& J) {
+  if (!J.allFinite()) return "inertia is not finite";
+  const double scale = J.cwiseAbs().maxCoeff();
+  if (scale <= 0) return "inertia is zero; expected positive principal moments";
+  if ((J - J.transpose()).cwiseAbs().maxCoeff() > 1e-9 * scale)
+    return "inertia matrix is not symmetric";
+  Eigen::SelfAdjointEigenSolver<Mat3> eig(J, Eigen::EigenvaluesOnly);
+  const Vec3 I = eig.eigenvalues();  // ascending
+  if (I.minCoeff() <= 0)
+    return "principal moments " + format_vec(I) + " are not all positive";
+  if (I(2) > I(0) + I(1) + 1e-12 * scale)
+    return "principal moments " + format_vec(I) + " violate the triangle inequality";
+  return "";
+}
+
+}  // namespace appell

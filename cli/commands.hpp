@@ -1,0 +1,24 @@
+// The commands of the `appell` program.  Each returns the process exit status:
+// 0 success, 2 bad input (scene or usage), 3 a numerical failure.
+#pragma once
+
+#include <string>
+
+#include "engine/model.hpp"
+
+namespace appell::cli {
+
+struct EvalOptions {
+  std::string scene;
+  std::string formulation;  // empty: the scene's choice
+};
+
+int run_check(const std::string& scene);
+int run_eval(const EvalOptions& options);
+
+// Loads a scene, or prints "error: <file>: <pointer>: <message>" and returns false.
+bool load_or_report(const std::string& scene, Model& out);
+// Resolves --formulation (empty = the scene's); prints a usage error and returns false.
+bool formulation_or_report(const std::string& name, const Model& m, Formulation& out);
+
+}  // namespace appell::cli

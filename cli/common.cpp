@@ -1,0 +1,31 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "scenes/scene.hpp"
+
+namespace appell::cli {
+
+bool load_or_report(const std::string& scene, Model& out) {
+  try {
+    out = load_model(scene);
+    return true;
+  } catch (const SceneError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << scene << ": " << e.what() << "\n";
+  }
+  return false;
+}
+
+bool formulation_or_report(const std::string& name, const Model& m, Formulation& out) {
+  if (name.empty()) {
+    out = m.solver.formulation;
+    return true;
+  }
+  if (parse_formulation(name, out)) return true;
+  std::cerr << "error: --formulation: unknown formulation '" << name
+            << "'; expected auto, recursive, gibbs-appell, pinv or sparse\n";
+  return false;
+}
+
+}  // namespace appell::cli

@@ -1,0 +1,95 @@
+// `appell check` and `appell eval`: the equations of motion at t = 0.
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "engine/data.hpp"
+#include "engine/forward.hpp"
+
+namespace appell::cli {
+
+using ojson = nlohmann::ordered_json;
+
+static ojson vec(const Vec3& v) { return ojson::array({v.x(), v.y(), v.z()}); }
+
+int run_eval(const EvalOptions& o) {
+  Model m;
+  Formulation f;
+  if (!load_or_report(o.scene, m) || !formulation_or_report(o.formulation, m, f)) return 2;
+  Data d(m);
+  const SolveStatus status = forward(m, d, f);
+  if (status != SolveStatus::Ok) {
+    std::cerr << "error: " << o.scene << ": at t = 0: " << d.diagnostics.message << "\n";
+    return 3;
+  }
+  ojson out;
+  out["formulation"] = formulation_name(resolve_formulation(m, f));
+  out["time"] = d.t;
+  out["coordinates"] = m.nu();
+  out["constraint_rows"] = m.nrows();
+  out["constraint_rank"] = d.diagnostics.rank;
+  out["dof"] = m.nu() - d.diagnostics.rank;
+  ojson bodies = ojson::object();
+  for (int i = 0; i < m.nbody(); ++i) {
+    const Body& b = m.bodies()[i];
+    ojson e;
+    e["linear_acceleration"] = vec(d.udot.segment<3>(m.u_offset(i)));
+    if (b.rigid()) e["angular_acceleration"] = vec(d.udot.segment<3>(m.u_offset(i) + 3));
+    bodies[b.name] = e;
+  }
+  out["bodies"] = bodies;
+  ojson cons = ojson::object();
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const Constraint& con = *m.constraints()[c];
+    ojson e;
+    e["multipliers"] = ojson::array();
+    for (int i = 0; i < con.rows(); ++i) e["multipliers"].push_back(d.lambda(m.row_offset(c) + i));
+    ojson per = ojson::object();
+    for (size_t j = 0; j < con.bodies().size(); ++j) {
+      const int b = con.bodies()[j];
+      const Wrench& w = d.reaction[m.slot_offset(c) + j];
+      ojson fw;
+      fw["force"] = vec(w.force);
+      if (m.bodies()[b].rigid()) fw["moment"] = vec(w.moment);
+      per[m.bodies()[b].name] = fw;
+    }
+    e["bodies"] = per;
+    cons[con.name()] = e;
+  }
+  out["constraints"] = cons;
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_check(const std::string& scene) {
+  Model m;
+  if (!load_or_report(scene, m)) return 2;
+  Data d(m);
+  const SolveStatus status = forward(m, d, Formulation::Pinv);
+  std::cout << "scene: " << m.name << "\n";
+  std::cout << "bodies: " << m.nbody() << "\n";
+  for (const Body& b : m.bodies())
+    std::cout << "  " << std::left << std::setw(16) << b.name << std::setw(10)
+              << (b.rigid() ? "rigid" : "particle") << "mass " << b.mass << "\n";
+  std::cout << "constraints: " << m.constraints().size() << " (" << m.nrows() << " rows)\n";
+  for (const ConstraintPtr& c : m.constraints()) {
+    std::cout << "  " << std::left << std::setw(16) << c->name() << std::setw(16) << c->type()
+              << c->rows() << (c->rows() == 1 ? " row " : " rows") << "  [";
+    for (size_t j = 0; j < c->bodies().size(); ++j)
+      std::cout << (j ? ", " : "") << m.bodies()[c->bodies()[j]].name;
+    std::cout << "]\n";
+  }
+  std::cout << "forces: " << m.forces().size() << "\n";
+  std::cout << "coordinates: " << m.nu() << "\n";
+  std::cout << "constraint rank: " << d.diagnostics.rank << "\n";
+  std::cout << "degrees of freedom: " << m.nu() - d.diagnostics.rank << "\n";
+  if (status != SolveStatus::Ok) {
+    std::cerr << "error: " << scene << ": at t = 0: " << d.diagnostics.message << "\n";
+    return 3;
+  }
+  std::cout << "ok\n";
+  return 0;
+}
+
+}  // namespace appell::cli

@@ -1,0 +1,36 @@
+// Pieces shared by the dense formulations (pinv, gibbs-appell).
+//
+// Rank tolerance.  Rows of A carry different units (m/s² for point rows, 1/s² for angle
+// rows) and columns mix linear and angular accelerations, so a raw pivot threshold would
+// depend on the choice of units.  Both formulations therefore scale first: columns by
+// the mass metric (M^{-1/2} in pinv, diag(M)^{-1/2} in gibbs-appell) and then each row to
+// unit length.  Neither scaling changes the constrained minimiser of the Gaussian.  A
+// pivot then counts as nonzero when |r_kk| > kRankTolerance · |r_00|.  1e-10 separates
+// exactly redundant rows (pivots ~1e-16 after scaling) from independent rows near a
+// singular configuration (pivots ~1e-6 and up in practice) with wide margins on both
+// sides.
+//
+// Consistency.  After the solve, row i of A u̇ = b is violated when
+//     |A_i u̇ − b_i| > kConsistencyTolerance · (1 + |b_i| + Σ_j |A_ij u̇_j|),
+// which happens only when b is not in the range of A (contradictory constraints).
+#pragma once
+
+#include "engine/data.hpp"
+
+namespace appell {
+
+constexpr double kRankTolerance = 1e-10;
+constexpr double kConsistencyTolerance = 1e-6;
+
+// Marks d.diagnostics Inconsistent (naming the constraints) when A u̇ ≠ b; also records
+// the relative residual.  Reads d.A, d.b, d.udot.
+void check_consistency(const Model& m, Data& d);
+
+// λ = (Aᵀ)⁺ (M u̇ − F): the minimum-norm multipliers [UK96 eq. 22 with h = 0].
+// Reads d.A, d.udot, d.F, d.J.  Writes d.lambda.
+void minimum_norm_multipliers(const Model& m, Data& d);
+
+// Reads d.J.  Dense generalized mass matrix (nu × nu, block diagonal).
+Eigen::MatrixXd dense_mass(const Model& m, const Data& d);
+
+}  // namespace appell

@@ -1,0 +1,47 @@
+// The equations of motion at one instant: a flat pipeline.
+//
+//   kinematics(m, d);        // q, u → body states, world inertias
+//   applied_forces(m, d);    // gravity and forces → F (with the gyroscopic −ω×Jω)
+//   constraint_rows(m, d);   // rows of A u̇ = b, π, g; Baumgarte if configured
+//   solve:                   // u̇ and λ, by the chosen formulation
+//   constraint_reactions();  // λ → force and moment per constraint per body
+//
+// Costs are per call; the dense formulations are O(n³) (see pinv.hpp, gibbs_appell.hpp).
+#pragma once
+
+#include "engine/data.hpp"
+
+namespace appell {
+
+// Reads d.q, d.u.  Writes d.body, d.J.  O(n).
+void kinematics(const Model& m, Data& d);
+// Reads d.body, d.J.  Writes d.applied, d.F (generalized: f, τ − ω×Jω).  O(n).
+void applied_forces(const Model& m, Data& d);
+// Reads d.body, d.t.  Writes d.terms, d.b, d.velocity_residual, d.position_residual,
+// then applies m.solver.stabilization (Baumgarte) to d.b.  O(rows).
+void constraint_rows(const Model& m, Data& d);
+// Reads d.terms.  Writes d.A (dense, rows × nu).  O(rows · nu).
+void dense_rows(const Model& m, Data& d);
+// Reads d.lambda, d.terms.  Writes d.reaction.  O(terms).
+void constraint_reactions(const Model& m, Data& d);
+
+// Generalized mass matrix action y = M x and its inverse (block diagonal: m I, J).  O(n).
+void multiply_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::VectorXd& y);
+void solve_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::VectorXd& y);
+
+// The full pipeline with formulation f (Auto: the model's choice, resolved by
+// resolve_formulation).  Reads d.t, d.q, d.u.  Writes every output field of d.
+// Returns d.diagnostics.status.
+SolveStatus forward(const Model& m, Data& d, Formulation f = Formulation::Auto);
+
+// The formulation `Auto` stands for on this model.
+Formulation resolve_formulation(const Model& m, Formulation f);
+
+// Energy: kinetic + gravitational (V = −Σ m g·x̄) + forces' potentials.  Reads d.body.
+double kinetic_energy(const Model& m, const Data& d);
+double potential_energy(const Model& m, const Data& d);
+
+// The Gaussian G(ü) = ½ (ü − a)ᵀ M (ü − a), a = M⁻¹F  [UK96 eq. 9].  Reads d.J, d.F.
+double gaussian(const Model& m, const Data& d, const Eigen::VectorXd& udot);
+
+}  // namespace appell

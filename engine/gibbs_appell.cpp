@@ -1,0 +1,78 @@
+#include "engine/gibbs_appell.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/QR>
+
+#include "engine/dense.hpp"
+#include "engine/forward.hpp"
+
+namespace appell {
+
+void solve_gibbs_appell(const Model& m, Data& d) {
+  dense_rows(m, d);
+  const int n = m.nu();
+  if (m.nrows() == 0) {
+    solve_mass(m, d, d.F, d.udot);
+    return;
+  }
+
+  // scaled quasi-velocities z = diag(M)^{1/2} ü, unit rows
+  const Eigen::MatrixXd M = dense_mass(m, d);
+  const Eigen::VectorXd Dc = M.diagonal().cwiseSqrt().cwiseInverse();
+  Eigen::MatrixXd As = d.A * Dc.asDiagonal();
+  Eigen::VectorXd bs = d.b;
+  for (int r = 0; r < As.rows(); ++r) {
+    const double nr = As.row(r).norm();
+    const double s = nr > 0 ? 1.0 / nr : 0.0;
+    As.row(r) *= s;
+    bs(r) *= s;
+  }
+  const Eigen::MatrixXd Ms = Dc.asDiagonal() * M * Dc.asDiagonal();
+  const Eigen::VectorXd Fs = Dc.cwiseProduct(d.F);
+
+  // rank and split: A P = Q [R11 R12; 0 R22]                            [UK98 eq. 7]
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
+  qr.setThreshold(kRankTolerance);
+  qr.compute(As);
+  const int r = static_cast<int>(qr.rank());
+  const int k = n - r;
+  d.diagnostics.rank = r;
+  d.diagnostics.rank_tolerance = kRankTolerance;
+  const auto& P = qr.colsPermutation();
+  const Eigen::MatrixXd QR = qr.matrixQR();
+  const auto R11 = QR.topLeftCorner(r, r).triangularView<Eigen::Upper>();
+  Eigen::VectorXd Qtb = bs;
+  Qtb.applyOnTheLeft(qr.householderQ().transpose());
+
+  // R = A_e⁺ A_I and s = A_e⁺ b                                          [UK98 eqs. 8, 34]
+  const Eigen::MatrixXd Rm = R11.solve(QR.topRightCorner(r, k));
+  const Eigen::VectorXd s = R11.solve(Qtb.head(r));
+
+  // permute M and F into (e, I) blocks
+  const Eigen::MatrixXd Mp = P.transpose() * Ms * P;
+  const Eigen::VectorXd Fp = P.transpose() * Fs;
+  const auto Mee = Mp.topLeftCorner(r, r);
+  const auto MIe = Mp.bottomLeftCorner(k, r);
+  const auto MII = Mp.bottomRightCorner(k, k);
+
+  // the reactionless equations ∂S/∂ü_I = P                              [UK98 eq. 35]
+  Eigen::VectorXd xI(k);
+  if (k > 0) {
+    const Eigen::MatrixXd MeeR = Mee * Rm;
+    Eigen::MatrixXd K = MII + Rm.transpose() * MeeR - MIe * Rm;
+    K -= (MIe * Rm).transpose();
+    const Eigen::VectorXd rhs = Fp.tail(k) - Rm.transpose() * Fp.head(r) +
+                                (Rm.transpose() * Mee - MIe) * s;
+    xI = K.llt().solve(rhs);
+  }
+  // the eliminated ones from the constraints                            [UK98 eq. 8, 37]
+  Eigen::VectorXd z(n);
+  z.head(r) = s - Rm * xI;
+  z.tail(k) = xI;
+  d.udot = Dc.cwiseProduct(P * z);
+
+  check_consistency(m, d);
+  minimum_norm_multipliers(m, d);  // [HO21 §6]
+}
+
+}  // namespace appell

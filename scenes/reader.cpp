@@ -1,0 +1,125 @@
+#include "scenes/reader.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace appell {
+
+std::string type_name(const nlohmann::json& j) {
+  if (j.is_number()) return "a number";
+  if (j.is_string()) return "a string";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_null()) return "null";
+  if (j.is_array()) return "an array";
+  if (j.is_object()) return "an object";
+  return "a value";
+}
+
+std::string format_vec(const Vec3& v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << "[" << v.x() << ", " << v.y() << ", " << v.z() << "]";
+  return os.str();
+}
+
+void Node::fail(const std::string& message) const { throw SceneError(*file_, ptr_, message); }
+
+const Node& Node::object(std::initializer_list<const char*> allowed) const {
+  if (!j_->is_object()) fail("expected an object, got " + type_name(*j_));
+  for (auto it = j_->begin(); it != j_->end(); ++it) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || it.key() == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      Node(it.value(), ptr_ + "/" + it.key(), *file_)
+          .fail("unknown key '" + it.key() + "'; expected one of: " + list);
+    }
+  }
+  return *this;
+}
+
+Node Node::operator[](const char* key) const {
+  if (!j_->is_object()) fail("expected an object, got " + type_name(*j_));
+  auto it = j_->find(key);
+  if (it == j_->end()) fail(std::string("missing key '") + key + "'");
+  return Node(*it, ptr_ + "/" + key, *file_);
+}
+
+Node Node::at(size_t i) const {
+  if (!j_->is_array()) fail("expected an array, got " + type_name(*j_));
+  if (i >= j_->size()) fail("expected at least " + std::to_string(i + 1) + " elements");
+  return Node((*j_)[i], ptr_ + "/" + std::to_string(i), *file_);
+}
+
+size_t Node::size() const {
+  if (!j_->is_array()) fail("expected an array, got " + type_name(*j_));
+  return j_->size();
+}
+
+double Node::number() const {
+  if (!j_->is_number()) fail("expected a number, got " + type_name(*j_));
+  const double v = j_->get<double>();
+  if (!std::isfinite(v)) fail("expected a finite number");
+  return v;
+}
+
+static std::string show(double v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << v;
+  return os.str();
+}
+
+double Node::positive() const {
+  const double v = number();
+  if (!(v > 0)) fail("must be > 0, got " + show(v));
+  return v;
+}
+
+double Node::nonnegative() const {
+  const double v = number();
+  if (!(v >= 0)) fail("must be >= 0, got " + show(v));
+  return v;
+}
+
+int Node::positive_int() const {
+  if (!j_->is_number_integer()) fail("expected a positive integer, got " + type_name(*j_));
+  const long long v = j_->get<long long>();
+  if (v < 1 || v > 1000000000) fail("must be a positive integer, got " + std::to_string(v));
+  return static_cast<int>(v);
+}
+
+std::string Node::string() const {
+  if (!j_->is_string()) fail("expected a string, got " + type_name(*j_));
+  return j_->get<std::string>();
+}
+
+std::vector<Node> Node::array(size_t n) const {
+  if (!j_->is_array()) fail("expected an array of " + std::to_string(n) + ", got " + type_name(*j_));
+  if (j_->size() != n)
+    fail("expected " + std::to_string(n) + " elements, got " + std::to_string(j_->size()));
+  std::vector<Node> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(at(i));
+  return out;
+}
+
+Vec3 Node::vec3() const {
+  const auto e = array(3);
+  return Vec3(e[0].number(), e[1].number(), e[2].number());
+}
+
+Vec3 Node::unit_vec3() const {
+  const Vec3 v = vec3();
+  if (!(v.norm() > 1e-12)) fail("direction must be nonzero, got " + format_vec(v));
+  return v.normalized();
+}
+
+Mat3 Node::mat3() const {
+  const auto rows = array(3);
+  Mat3 M;
+  for (int r = 0; r < 3; ++r) M.row(r) = rows[r].vec3().transpose();
+  return M;
+}
+
+}  // namespace appell

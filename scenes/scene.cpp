@@ -1,0 +1,295 @@
+#include "scenes/scene.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "bodies/inertia.hpp"
+#include "engine/data.hpp"
+#include "engine/forward.hpp"
+#include "scenes/scene_parts.hpp"
+
+namespace appell {
+
+using nlohmann::json;
+
+SceneError::SceneError(std::string file, std::string pointer, std::string message)
+    : std::runtime_error(file + ": " + (pointer.empty() ? std::string() : pointer + ": ") +
+                         message),
+      file_(std::move(file)),
+      pointer_(std::move(pointer)),
+      message_(std::move(message)) {}
+
+namespace {
+
+Mat3 parse_inertia(const Node& n, double mass) {
+  n.object({"principal", "matrix", "box", "sphere", "cylinder"});
+  if (n.json().size() != 1)
+    n.fail("expected exactly one of principal, matrix, box, sphere, cylinder");
+  if (n.has("principal")) {
+    const Node p = n["principal"];
+    const auto e = p.array(3);
+    const Vec3 I(e[0].positive(), e[1].positive(), e[2].positive());
+    const double tol = 1e-12 * I.maxCoeff();
+    if (I(0) > I(1) + I(2) + tol || I(1) > I(0) + I(2) + tol || I(2) > I(0) + I(1) + tol) {
+      std::ostringstream os;
+      os << "principal moments [" << I(0) << ", " << I(1) << ", " << I(2)
+         << "] violate the triangle inequality";
+      n.fail(os.str());
+    }
+    return inertia_principal(I);
+  }
+  if (n.has("matrix")) {
+    const Mat3 J = n["matrix"].mat3();
+    const std::string defect = inertia_defect(J);
+    if (!defect.empty()) n["matrix"].fail(defect);
+    return 0.5 * (J + J.transpose());
+  }
+  if (n.has("box")) {
+    const auto e = n["box"].array(3);
+    return inertia_box(mass, Vec3(e[0].positive(), e[1].positive(), e[2].positive()));
+  }
+  if (n.has("sphere")) return inertia_sphere(mass, n["sphere"].positive());
+  const auto e = n["cylinder"].array(2);
+  return inertia_cylinder(mass, e[0].positive(), e[1].positive());
+}
+
+Quat parse_orientation(const Node& n) {
+  n.object({"quaternion", "axis_angle", "matrix"});
+  if (n.json().size() != 1) n.fail("expected exactly one of quaternion, axis_angle, matrix");
+  if (n.has("quaternion")) {
+    const auto e = n["quaternion"].array(4);
+    Quat q(e[0].number(), e[1].number(), e[2].number(), e[3].number());
+    if (!(q.norm() > 1e-12)) n["quaternion"].fail("quaternion must be nonzero");
+    return q.normalized();
+  }
+  if (n.has("axis_angle")) {
+    const auto e = n["axis_angle"].array(4);
+    const Vec3 axis(e[0].number(), e[1].number(), e[2].number());
+    if (!(axis.norm() > 1e-12)) n["axis_angle"].fail("axis must be nonzero");
+    return Quat(Eigen::AngleAxisd(e[3].number(), axis.normalized()));
+  }
+  const Mat3 Q = n["matrix"].mat3();
+  const double defect = rotation_matrix_defect(Q);
+  if (defect > 1e-6) {
+    std::ostringstream os;
+    os << "not a rotation: must be orthonormal with determinant +1 within 1e-6, off by " << defect;
+    n["matrix"].fail(os.str());
+  }
+  return Quat(Q).normalized();
+}
+
+Body parse_body(const Node& n) {
+  n.object({"name", "type", "mass", "inertia", "position", "orientation", "velocity",
+            "angular_velocity"});
+  Body b;
+  b.name = n["name"].string();
+  if (b.name.empty()) n["name"].fail("body name must not be empty");
+  if (b.name == "world") n["name"].fail("'world' is reserved for the fixed ground");
+  const std::string type = n.has("type") ? n["type"].string() : "rigid";
+  if (type == "particle") {
+    b.type = BodyType::Particle;
+    for (const char* k : {"inertia", "orientation", "angular_velocity"})
+      if (n.has(k)) n[k].fail(std::string("a particle has no ") + k);
+  } else if (type != "rigid") {
+    n["type"].fail("unknown body type '" + type + "'; expected rigid or particle");
+  }
+  b.mass = n["mass"].positive();
+  b.position = n.has("position") ? n["position"].vec3() : Vec3::Zero();
+  b.velocity = n.has("velocity") ? n["velocity"].vec3() : Vec3::Zero();
+  if (b.rigid()) {
+    b.inertia = parse_inertia(n["inertia"], b.mass);
+    if (n.has("orientation")) b.orientation = parse_orientation(n["orientation"]);
+    if (n.has("angular_velocity")) b.angular_velocity = n["angular_velocity"].vec3();
+  }
+  return b;
+}
+
+void parse_solver(const Node& n, SolverOptions& s) {
+  n.object({"formulation", "stabilization"});
+  if (n.has("formulation")) {
+    const std::string f = n["formulation"].string();
+    if (!parse_formulation(f, s.formulation))
+      n["formulation"].fail("unknown formulation '" + f +
+                            "'; expected auto, recursive, gibbs-appell, pinv or sparse");
+  }
+  if (!n.has("stabilization")) return;
+  const Node st = n["stabilization"];
+  std::string type;
+  if (st.json().is_string()) {
+    type = st.string();
+    if (type != "none") st.fail("expected \"none\" or an object with a type, got '" + type + "'");
+  } else {
+    st.object({"type", "alpha", "beta"});
+    type = st["type"].string();
+  }
+  if (type == "none") {
+    s.stabilization.type = Stabilization::Type::None;
+  } else if (type == "baumgarte") {
+    s.stabilization.type = Stabilization::Type::Baumgarte;
+    s.stabilization.alpha = st["alpha"].nonnegative();
+    s.stabilization.beta = st["beta"].nonnegative();
+  } else if (type == "projection") {
+    if (st.has("alpha") || st.has("beta")) st.fail("projection takes no alpha or beta");
+    s.stabilization.type = Stabilization::Type::Projection;
+  } else {
+    st["type"].fail("unknown stabilization '" + type + "'; expected none, baumgarte or projection");
+  }
+}
+
+void parse_integrator(const Node& n, IntegratorOptions& o) {
+  n.object({"method", "duration", "dt", "rtol", "atol"});
+  if (n.has("method")) {
+    o.method = n["method"].string();
+    if (o.method != "rk4" && o.method != "dopri5" && o.method != "rkf78")
+      n["method"].fail("unknown method '" + o.method + "'; expected rk4, dopri5 or rkf78");
+  }
+  if (n.has("duration")) o.duration = n["duration"].nonnegative();
+  if (n.has("dt")) o.dt = n["dt"].positive();
+  if (n.has("rtol")) o.rtol = n["rtol"].positive();
+  if (n.has("atol")) o.atol = n["atol"].positive();
+}
+
+// Holonomic rows must hold at t = 0 to 1e-6 (SPEC §2 "Initial conditions").
+void check_initial_positions(const Model& m, const Node& constraints) {
+  if (m.nrows() == 0) return;
+  Data d(m);
+  kinematics(m, d);
+  constraint_rows(m, d);
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const Constraint& con = *m.constraints()[c];
+    double worst = 0.0;
+    for (int i = 0; i < con.rows(); ++i)
+      if (con.holonomic(i)) worst = std::max(worst, std::abs(d.position_residual(m.row_offset(c) + i)));
+    if (!(worst <= 1e-6)) {
+      std::ostringstream os;
+      os << "constraint '" << con.name() << "' is violated at t = 0 by " << worst
+         << "; positions must satisfy it to 1e-6";
+      constraints.at(c).fail(os.str());
+    }
+  }
+}
+
+}  // namespace
+
+int SceneContext::body(const Node& n) const {
+  const std::string name = n.string();
+  const int b = model.body_index(name);
+  if (b == -2) n.fail("unknown body '" + name + "'; expected a body name or 'world'");
+  return b;
+}
+
+int SceneContext::rigid_body(const Node& n, const std::string& why) const {
+  const int b = body(n);
+  if (b != kWorld && !model.bodies()[b].rigid())
+    n.fail("'" + model.bodies()[b].name + "' is a particle; " + why);
+  return b;
+}
+
+Vec3 SceneContext::point_of(int b, const Node& n) const {
+  const Vec3 p = n.vec3();
+  if (b != kWorld && !model.bodies()[b].rigid()) {
+    const Vec3& x = model.bodies()[b].position;
+    if ((p - x).norm() > 1e-9 * (1.0 + x.norm()))
+      n.fail("a particle's point must be the particle's position " + format_vec(x) + ", got " +
+             format_vec(p));
+  }
+  return p;
+}
+
+Model load_model_from_string(const std::string& text, const std::string& file) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // byte offset → line and column
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string what = e.what();
+    const size_t colon = what.rfind(": ");
+    throw SceneError(file, "",
+                     "invalid JSON at line " + std::to_string(line) + ", column " +
+                         std::to_string(col) + ": " +
+                         (colon == std::string::npos ? what : what.substr(colon + 2)));
+  }
+  const Node top(root, "", file);
+  top.object({"name", "gravity", "bodies", "constraints", "forces", "solver", "integrator",
+              "output"});
+  Model m;
+  m.name = top.has("name") ? top["name"].string() : file;
+  if (top.has("gravity")) m.gravity = top["gravity"].vec3();
+
+  const Node bodies = top["bodies"];
+  if (bodies.size() == 0) bodies.fail("a scene needs at least one body");
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const Node n = bodies.at(i);
+    const Body b = parse_body(n);
+    if (m.body_index(b.name) != -2) n["name"].fail("duplicate body name '" + b.name + "'");
+    m.add_body(b);
+  }
+
+  SceneContext ctx{m, file};
+  if (top.has("constraints")) {
+    const Node list = top["constraints"];
+    std::vector<std::string> names;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Node n = list.at(i);
+      const std::string type = n["type"].string();
+      const std::string name = n.has("name") ? n["name"].string() : "constraint" + std::to_string(i);
+      if (name.empty()) n["name"].fail("constraint name must not be empty");
+      for (const std::string& other : names)
+        if (other == name) (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
+      names.push_back(name);
+      const auto& parsers = constraint_parsers();
+      auto it = parsers.find(type);
+      if (it == parsers.end()) {
+        std::string list_of;
+        for (const auto& p : parsers) list_of += (list_of.empty() ? "" : ", ") + p.first;
+        n["type"].fail("unknown constraint type '" + type + "'; expected one of: " + list_of);
+      }
+      m.add_constraint(it->second(n, name, ctx));
+    }
+  }
+  if (top.has("forces")) {
+    const Node list = top["forces"];
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Node n = list.at(i);
+      const std::string type = n["type"].string();
+      const auto& parsers = force_parsers();
+      auto it = parsers.find(type);
+      if (it == parsers.end()) {
+        std::string list_of;
+        for (const auto& p : parsers) list_of += (list_of.empty() ? "" : ", ") + p.first;
+        n["type"].fail("unknown force type '" + type + "'; expected one of: " + list_of);
+      }
+      m.add_force(it->second(n, ctx));
+    }
+  }
+  if (top.has("solver")) parse_solver(top["solver"], m.solver);
+  if (top.has("integrator")) parse_integrator(top["integrator"], m.integrator);
+  if (top.has("output")) {
+    const Node o = top["output"];
+    o.object({"every"});
+    if (o.has("every")) m.output.every = o["every"].positive_int();
+  }
+  if (top.has("constraints")) check_initial_positions(m, top["constraints"]);
+  return m;
+}
+
+Model load_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SceneError(path, "", "cannot open the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw SceneError(path, "", "cannot read the file");
+  return load_model_from_string(ss.str(), path);
+}
+
+}  // namespace appell

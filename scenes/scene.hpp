@@ -1,0 +1,31 @@
+// Scene files (SPEC §2) → Model.
+//
+// Errors are thrown as SceneError, whose what() reads
+//   "<file>: <JSON pointer>: <what is wrong, what was expected>"
+// e.g.  "four_bar.json: /bodies/2/mass: must be > 0, got -1".
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "engine/model.hpp"
+
+namespace appell {
+
+class SceneError : public std::runtime_error {
+ public:
+  SceneError(std::string file, std::string pointer, std::string message);
+  const std::string& file() const { return file_; }
+  const std::string& pointer() const { return pointer_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_, pointer_, message_;
+};
+
+// Parses a scene from text; `file` names it in errors.  Throws SceneError.
+Model load_model_from_string(const std::string& text, const std::string& file = "<scene>");
+// Reads and parses a scene file.  Throws SceneError (also when the file cannot be read).
+Model load_model(const std::string& path);
+
+}  // namespace appell

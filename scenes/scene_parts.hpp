@@ -1,0 +1,33 @@
+// Internal to the scene loader: the parsers of constraints and forces, by type.
+// A later constraint or force type is one more entry in these tables.
+#pragma once
+
+#include <functional>
+#include <map>
+
+#include "constraints/constraint.hpp"
+#include "engine/model.hpp"
+#include "scenes/reader.hpp"
+
+namespace appell {
+
+// What the parsers of one scene share: the model being built (bodies already added).
+struct SceneContext {
+  Model& model;
+  const std::string& file;
+  // the index of the body named at `n` (kWorld for "world"); fails if unknown
+  int body(const Node& n) const;
+  // the same, but the body must be rigid (why: for the message)
+  int rigid_body(const Node& n, const std::string& why) const;
+  // a point given for body b at t = 0: a particle's point must be the particle itself
+  Vec3 point_of(int b, const Node& n) const;
+};
+
+using ConstraintParser = std::function<ConstraintPtr(const Node&, const std::string& name,
+                                                      const SceneContext&)>;
+using ForceParser = std::function<ForcePtr(const Node&, const SceneContext&)>;
+
+const std::map<std::string, ConstraintParser>& constraint_parsers();
+const std::map<std::string, ForceParser>& force_parsers();
+
+}  // namespace appell
