@@ -23,4 +23,5 @@
 #include "engine/gibbs_appell.hpp"
 #include "engine/model.hpp"
 #include "engine/pinv.hpp"
+#include "engine/state_space.hpp"
 #include "scenes/scene.hpp"

@@ -1,0 +1,60 @@
+// What an integrator integrates: a first-order system ẋ = f(t, x) in the coordinates of
+// one formulation, and the maps between those coordinates and the maximal ones (d.q, d.u)
+// that every output uses.
+//
+//   maximal (pinv, gibbs-appell, sparse):  x = (q, u), q per body (x̄, quaternion),
+//                                          u per body (v̄, ω);  nx = nq + nu
+//   tree (recursive):                      x = (joint coordinates, joint quasi-velocities)
+//
+// A StateSpace holds the formulation's workspace, so make one per simulation (per
+// thread); the Model it reads stays constant and can be shared.
+#pragma once
+
+#include <memory>
+
+#include "engine/data.hpp"
+
+namespace appell {
+
+class StateSpace {
+ public:
+  virtual ~StateSpace() = default;
+  virtual Formulation formulation() const = 0;
+  virtual int size() const = 0;  // nx
+  // x of the maximal state d.q, d.u (which must satisfy the tree joints, if any)
+  virtual void from_maximal(const Data& d, Eigen::VectorXd& x) const = 0;
+  // d.t, d.q, d.u and d.body of x
+  virtual void to_maximal(const Eigen::VectorXd& x, double t, Data& d) = 0;
+  // ẋ at (t, x).  Runs the formulation's forward pass, so every output field of d
+  // (body states, udot, lambda, reaction, residuals) describes (t, x) afterwards.
+  virtual SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
+                                 Eigen::VectorXd& xdot) = 0;
+  // restores invariants after a step (unit quaternions); cheap, O(n)
+  virtual void normalize(Eigen::VectorXd& x) const = 0;
+  // projection stabilization: moves x back onto the position and velocity constraint
+  // manifolds (Gauss–Newton on holonomic rows, then a mass-metric velocity projection)
+  virtual SolveStatus project(Eigen::VectorXd& x, double t, Data& d) = 0;
+};
+
+// The state space of formulation f (Auto resolved against the model).
+std::unique_ptr<StateSpace> make_state_space(const Model& m, Formulation f);
+
+// Maximal coordinates, for the dense and sparse formulations.
+class MaximalStateSpace : public StateSpace {
+ public:
+  MaximalStateSpace(const Model& m, Formulation f) : m_(m), f_(f) {}
+  Formulation formulation() const override { return f_; }
+  int size() const override { return m_.nq() + m_.nu(); }
+  void from_maximal(const Data& d, Eigen::VectorXd& x) const override;
+  void to_maximal(const Eigen::VectorXd& x, double t, Data& d) override;
+  SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
+                         Eigen::VectorXd& xdot) override;
+  void normalize(Eigen::VectorXd& x) const override;
+  SolveStatus project(Eigen::VectorXd& x, double t, Data& d) override;
+
+ private:
+  const Model& m_;
+  Formulation f_;
+};
+
+}  // namespace appell
