@@ -4,6 +4,7 @@
 
 #include "engine/gibbs_appell.hpp"
 #include "engine/pinv.hpp"
+#include "engine/sparse.hpp"
 
 namespace appell {
 
@@ -135,6 +136,9 @@ SolveStatus forward(const Model& m, Data& d, Formulation f) {
       break;
     case Formulation::Pinv:
       solve_pinv(m, d);
+      break;
+    case Formulation::Sparse:
+      solve_sparse(m, d);
       break;
     default:
       d.diagnostics.status = SolveStatus::Unsupported;
