@@ -209,3 +209,74 @@ TEST(Formulations, RedundantRowsChangeNothing) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// A planar four-bar linkage closed by a fourth revolute joint: 3 links (18 coordinates),
+// 4 × 5 = 20 rows, 1 degree of freedom, so rank 17 and 3 redundant rows (the out-of-plane
+// rows of the loop) everywhere, not only at special poses.  Closing it instead with two
+// in-plane point_on_plane rows at the last pivot gives the same linkage with independent
+// rows (17), hence the same accelerations.
+Model four_bar(bool redundant, const Vec3& n) {
+  Vec3 t1, t2;
+  perpendicular_basis(n, t1, t2);
+  auto P = [&](double a, double b) { return Vec3(a * t1 + b * t2); };
+  const Vec3 A = P(0, 0), B = P(0.3, 0.8), C = P(1.4, 1.0), D = P(1.2, 0.0);
+  const Vec3 ends[3][2] = {{A, B}, {B, C}, {C, D}};
+  Model m;
+  m.gravity = Vec3(0, 0, -9.81);
+  Rng rng(77);
+  for (int i = 0; i < 3; ++i) {
+    Body b;
+    b.name = "link" + std::to_string(i);
+    b.mass = 1.0 + i;
+    b.position = 0.5 * (ends[i][0] + ends[i][1]) + 0.1 * rng.vec(1.0);  // off the line
+    b.orientation = rng.quat();
+    b.inertia = inertia_box(b.mass, Vec3(0.05, 0.1, 0.6 + 0.1 * i));
+    m.add_body(b);
+  }
+  auto hinge = [&](const std::string& name, int p, int c, const Vec3& at) {
+    m.add_constraint(std::make_shared<Joint>(name, JointType::Revolute, p, c, m.initial_state(p),
+                                             m.initial_state(c), at, n, Vec3::Zero()));
+  };
+  hinge("A", kWorld, 0, A);
+  hinge("B", 0, 1, B);
+  hinge("C", 1, 2, C);
+  if (redundant) {
+    hinge("D", kWorld, 2, D);
+  } else {  // the pivot D stays in place within the plane: two rows
+    const BodyState s = m.initial_state(2);
+    m.add_constraint(std::make_shared<PointOnPlaneConstraint>("D1", 2, s, D, t1));
+    m.add_constraint(std::make_shared<PointOnPlaneConstraint>("D2", 2, s, D, t2));
+  }
+  return m;
+}
+
+TEST(Formulations, RedundantFourBarLoop) {
+  const Vec3 n = Vec3(0.3, -0.5, 0.8).normalized();
+  const Model loop = four_bar(true, n), plain = four_bar(false, n);
+  ASSERT_EQ(loop.nrows(), 20);
+  ASSERT_EQ(plain.nrows(), 17);
+  // a velocity of the linkage: the nearest to a random one that satisfies every row
+  Eigen::VectorXd u = Eigen::VectorXd::LinSpaced(loop.nu(), -1.0, 1.3);
+  project_velocities(loop, u);
+  Eigen::VectorXd reference;
+  for (const Model* m : {&loop, &plain}) {
+    for (Formulation f : {Formulation::Pinv, Formulation::GibbsAppell}) {
+      SCOPED_TRACE(std::string(m == &loop ? "redundant" : "independent") + ", " +
+                   formulation_name(f));
+      Data d(*m);
+      d.u = u;
+      ASSERT_EQ(forward(*m, d, f), SolveStatus::Ok) << d.diagnostics.message;
+      EXPECT_EQ(d.diagnostics.rank, 17);
+      EXPECT_LE(max_abs(d.A * d.udot - d.b), 1e-12 * (1 + max_abs(d.b)));
+      EXPECT_GT(max_abs(d.udot), 1.0);  // the linkage moves
+      if (reference.size() == 0) reference = d.udot;
+      EXPECT_LE(max_abs(d.udot - reference), 1e-10 * max_abs(reference));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace appell

@@ -22,6 +22,7 @@
 #include <cctype>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -81,6 +82,9 @@ struct Case {
   bool rigid0, rigid1;
   Factory make;
 };
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 BodyState pose(const Bodies& s, int b) {
   return b == kWorld ? BodyState{} : s.state[b];
