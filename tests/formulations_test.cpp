@@ -280,3 +280,55 @@ TEST(Formulations, RedundantFourBarLoop) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// The same scenes in other units (lengths × L, masses × K): linear accelerations scale by
+// L, angular ones not at all, and where the multipliers are unique the reactions scale as
+// forces (K L) and moments (K L²).  Both dense formulations decide the rank of A after
+// scaling it (dense.hpp), so redundant rows must be recognised in any units.
+TEST(Formulations, ResultsDoNotDependOnUnits) {
+  const std::pair<double, double> units[] = {{1e3, 1e-3}, {1e-3, 1e4}, {20.0, 50.0}};
+  for (int k = 0; k < 18; ++k) {
+    SceneOptions o = options_for(k);
+    Scene base = random_scene(2000u + k, o, o.redundant);
+    project_velocities(base.model, base.u);
+    for (const auto& [L, K] : units) {
+      SceneOptions os = o;
+      os.length = L;
+      os.mass = K;
+      const Scene scaled = random_scene(2000u + k, os, o.redundant);
+      const Model& m = scaled.model;
+      ASSERT_EQ(m.nrows(), base.model.nrows());
+      Eigen::VectorXd u = base.u;
+      for (int i = 0; i < m.nbody(); ++i) u.segment<3>(m.u_offset(i)) *= L;
+      SCOPED_TRACE("scene " + std::to_string(k) + " in units L = " + std::to_string(L) +
+                   ", K = " + std::to_string(K));
+      for (Formulation f : {Formulation::Pinv, Formulation::GibbsAppell}) {
+        const Solved a(base.model, base.u, f), b(m, u, f);
+        ASSERT_EQ(a.status, SolveStatus::Ok) << a.d.diagnostics.message;
+        ASSERT_EQ(b.status, SolveStatus::Ok) << b.d.diagnostics.message;
+        EXPECT_EQ(a.d.diagnostics.rank, b.d.diagnostics.rank) << formulation_name(f);
+        Eigen::VectorXd expected = a.d.udot;
+        for (int i = 0; i < m.nbody(); ++i) expected.segment<3>(m.u_offset(i)) *= L;
+        Eigen::VectorXd diff = b.d.udot - expected;
+        // compare in the base units
+        for (int i = 0; i < m.nbody(); ++i) diff.segment<3>(m.u_offset(i)) /= L;
+        EXPECT_LE(max_abs(diff), 1e-9 * std::max(1.0, max_abs(a.d.udot))) << formulation_name(f);
+        // where rows are dependent, the minimum-norm multipliers mix N and N·m across rows
+        if (a.d.diagnostics.rank < m.nrows()) continue;
+        for (size_t s = 0; s < a.d.reaction.size(); ++s) {
+          const Wrench& wa = a.d.reaction[s];
+          const Wrench& wb = b.d.reaction[s];
+          const double scale = 1.0 + wa.force.norm() + wa.moment.norm();
+          EXPECT_LE((wb.force / (K * L) - wa.force).norm(), 1e-8 * scale);
+          EXPECT_LE((wb.moment / (K * L * L) - wa.moment).norm(), 1e-8 * scale);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace appell

@@ -51,6 +51,8 @@ struct SceneOptions {
   bool project = false;       // project velocities onto the velocity constraints
   bool floating = false;      // nothing attached to the world, no gravity: momentum is conserved
   bool conservative = false;  // springs only (with potentials), no constant forces or torques
+  double length = 1.0;        // units: every length (and linear velocity) is multiplied by this,
+  double mass = 1.0;          // every mass by this (the draws do not change)
 };
 
 // A rebuildable constraint (a redundant copy is the same constraint under another name).
@@ -65,10 +67,10 @@ struct Scene {
 };
 
 // Points of a body: anywhere for a rigid body, the particle itself for a particle.
-inline Vec3 point_on(Rng& rng, const Model& m, int b) {
+inline Vec3 point_on(Rng& rng, const Model& m, int b, double length = 1.0) {
   const BodyState s = m.initial_state(b);
   if (b != kWorld && !m.bodies()[b].rigid()) return s.x;
-  return s.x + rng.vec(0.4);
+  return s.x + length * rng.vec(0.4);
 }
 inline bool is_rigid(const Model& m, int b) {
   return b == kWorld || m.bodies()[b].rigid();
@@ -91,7 +93,7 @@ inline Builder distance_builder(const Model& m, int a, int b, const Vec3& pa, co
 // The joint of body c to its parent p: any joint between rigid bodies; a spherical joint
 // at the particle, a distance or a plane (to the world, unless `floating`) when a particle
 // is involved.  *type_out is the joint type (meaningful only when the constraint is a Joint).
-inline Builder random_joint(Rng& rng, const Model& m, int p, int c, bool floating,
+inline Builder random_joint(Rng& rng, const Model& m, int p, int c, bool floating, double L,
                             JointType* type_out) {
   const Vec3 axis = rng.unit();
   Vec3 axis2 = rng.unit();
@@ -101,15 +103,16 @@ inline Builder random_joint(Rng& rng, const Model& m, int p, int c, bool floatin
     const JointType types[] = {JointType::Spherical,   JointType::Revolute,  JointType::Prismatic,
                                JointType::Cylindrical, JointType::Universal, JointType::Fixed};
     *type_out = types[rng.integer(0, 5)];
-    const Vec3 anchor = 0.5 * (m.initial_state(c).x + m.initial_state(p).x) + rng.vec(0.2);
+    const Vec3 anchor = 0.5 * (m.initial_state(c).x + m.initial_state(p).x) + L * rng.vec(0.2);
     return joint_builder(m, *type_out, p, c, anchor, axis, axis2);
   }
   const int particle = is_rigid(m, c) ? p : c, other = particle == c ? p : c;
   const int pick = rng.integer(0, 2);
   if (pick == 0 && is_rigid(m, other))
     return joint_builder(m, JointType::Spherical, p, c, m.initial_state(particle).x, axis, axis2);
-  const Vec3 pa = point_on(rng, m, p), pb = point_on(rng, m, c);
-  if ((pick == 1 || floating) && (pb - pa).norm() > 0.05) return distance_builder(m, p, c, pa, pb);
+  const Vec3 pa = point_on(rng, m, p, L), pb = point_on(rng, m, c, L);
+  if ((pick == 1 || floating) && (pb - pa).norm() > 0.05 * L)
+    return distance_builder(m, p, c, pa, pb);
   const BodyState s = m.initial_state(c);
   return [=](const std::string& name) -> ConstraintPtr {
     return std::make_shared<PointOnPlaneConstraint>(name, c, s, s.x, axis);
@@ -120,7 +123,8 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
   Rng rng(seed);
   Scene sc;
   Model& m = sc.model;
-  m.gravity = o.floating ? Vec3::Zero() : Vec3(0, 0, -9.81);
+  const double L = o.length, K = o.mass;
+  m.gravity = o.floating ? Vec3::Zero() : Vec3(0, 0, -9.81 * L);
   // bodies, placed near their parent
   for (int i = 0; i < o.nbody; ++i) {
     const int p = i == 0 ? kWorld : (o.chain ? i - 1 : rng.integer(o.floating ? 0 : -1, i - 1));
@@ -128,12 +132,12 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
     Body b;
     b.name = "b" + std::to_string(i);
     b.type = rng.chance(0.25) ? BodyType::Particle : BodyType::Rigid;
-    b.mass = rng.uniform(0.5, 3.0);
-    b.position = (p == kWorld ? Vec3::Zero() : m.bodies()[p].position) + rng.vec(0.6);
+    b.mass = K * rng.uniform(0.5, 3.0);
+    b.position = (p == kWorld ? Vec3::Zero() : m.bodies()[p].position) + L * rng.vec(0.6);
     if (b.rigid()) {
       const Vec3 edges(rng.uniform(0.05, 0.5), rng.uniform(0.05, 0.5), rng.uniform(0.05, 0.5));
       const Mat3 R = rng.quat().toRotationMatrix();  // principal axes off the body axes
-      b.inertia = R * inertia_box(b.mass, edges) * R.transpose();
+      b.inertia = R * inertia_box(b.mass, L * edges) * R.transpose();
       b.orientation = rng.quat();
     }
     m.add_body(b);
@@ -146,7 +150,7 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
       sc.tree.push_back(nullptr);
       sc.joint.push_back(-1);
     } else {
-      sc.tree.push_back(random_joint(rng, m, sc.parent[i], i, o.floating, &t));
+      sc.tree.push_back(random_joint(rng, m, sc.parent[i], i, o.floating, L, &t));
       sc.joint.push_back(static_cast<int>(m.constraints().size()));
       m.add_constraint(sc.tree.back()("joint" + std::to_string(i)));
     }
@@ -172,7 +176,7 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
         m.add_constraint(std::make_shared<PerpendicularConstraint>(name, a, b, m.initial_state(a),
                                                                    m.initial_state(b), na, nb));
       } else {
-        const Vec3 pa = point_on(rng, m, a), pb = point_on(rng, m, b);
+        const Vec3 pa = point_on(rng, m, a, L), pb = point_on(rng, m, b, L);
         m.add_constraint(distance_builder(m, a, b, pa, pb)(name));
       }
     }
@@ -185,7 +189,7 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
     const auto frame =
         rigid && rng.chance(0.5) ? LinearConstraint::Frame::Body : LinearConstraint::Frame::World;
     m.add_constraint(
-        std::make_shared<LinearConstraint>("linear", b, s, point_on(rng, m, b), rng.vec(1.0),
+        std::make_shared<LinearConstraint>("linear", b, s, point_on(rng, m, b, L), rng.vec(1.0) / L,
                                            rigid ? rng.vec(1.0) : Vec3::Zero(), 0.0, frame));
   }
   // applied forces besides gravity
@@ -194,15 +198,16 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
     if (o.conservative) {  // a spring between two bodies (or to the world)
       const int a = rng.integer(o.floating ? 0 : -1, o.nbody - 1);
       if (a == b) continue;
-      const Vec3 pa = point_on(rng, m, a), pb = point_on(rng, m, b);
+      const Vec3 pa = point_on(rng, m, a, L), pb = point_on(rng, m, b, L);
       m.add_force(std::make_shared<SpringForce>(a, b, m.initial_state(a), m.initial_state(b), pa,
-                                                pb, rng.uniform(1, 20),
+                                                pb, K * rng.uniform(1, 20),
                                                 (pb - pa).norm() * rng.uniform(0.5, 1.5), 0.0));
       continue;
     }
-    m.add_force(
-        std::make_shared<PointForce>(b, m.initial_state(b), point_on(rng, m, b), rng.vec(5)));
-    if (m.bodies()[b].rigid()) m.add_force(std::make_shared<TorqueForce>(b, rng.vec(2)));
+    m.add_force(std::make_shared<PointForce>(b, m.initial_state(b), point_on(rng, m, b, L),
+                                             K * L * rng.vec(5)));
+    if (m.bodies()[b].rigid())
+      m.add_force(std::make_shared<TorqueForce>(b, K * L * L * rng.vec(2)));
   }
   // redundant rows, from their own stream so that the base scene is the same either way
   Rng red(seed ^ 0x5a5a5a5au);
@@ -220,9 +225,9 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
       if (red.chance(0.5) || !j || (t != JointType::Spherical && t != JointType::Fixed)) {
         m.add_constraint(sc.tree[c](name));
       } else {
-        const Vec3 on_child = t == JointType::Fixed ? point_on(red, m, c) : j->anchor();
-        const Vec3 on_parent = point_on(red, m, p);
-        if ((on_child - on_parent).norm() > 0.05)
+        const Vec3 on_child = t == JointType::Fixed ? point_on(red, m, c, L) : j->anchor();
+        const Vec3 on_parent = point_on(red, m, p, L);
+        if ((on_child - on_parent).norm() > 0.05 * L)
           m.add_constraint(distance_builder(m, p, c, on_parent, on_child)(name));
         else
           m.add_constraint(sc.tree[c](name));
@@ -233,6 +238,7 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
   Data d(m);
   sc.u = d.u;
   for (int i = 0; i < m.nu(); ++i) sc.u(i) = rng.uniform(-1.5, 1.5);
+  for (int i = 0; i < m.nbody(); ++i) sc.u.segment<3>(m.u_offset(i)) *= L;  // v̄; ω unchanged
   return sc;
 }
 
