@@ -39,9 +39,39 @@ void minimum_norm_multipliers(const Model& m, Data& d) {
   Eigen::VectorXd Mu(m.nu());
   multiply_mass(m, d, d.udot, Mu);
   const Eigen::VectorXd Fc = Mu - d.F;  // the generalized constraint force, Aᵀλ
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(d.A.transpose());
-  cod.setThreshold(kRankTolerance);
-  d.lambda = cod.solve(Fc);
+  const int nr = m.nrows();
+
+  // Each row's scale is arbitrary (f·v = 0 for any |f|), so the rank is decided on unit rows
+  // A_s = D A, D = diag(1/|A_i|), as the solvers do (dense.hpp, "Rank tolerance");
+  // a pivot threshold on A itself dropped a row written with |f| = 1e-12 and lost its
+  // force.  Aᵀλ = Fc  ⟺  A_sᵀ μ = Fc with λ = D μ.  With A_s P = Q [R11 R12; 0 0]:
+  //   μ = Q [R11⁻ᵀ (PᵀFc)₁; 0]  solves it,  and null(Aᵀ) = D span(Q₂).
+  Eigen::VectorXd D(nr);
+  for (int r = 0; r < nr; ++r) {
+    const double n = d.A.row(r).norm();
+    D(r) = n > 0 ? 1.0 / n : 1.0;
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
+  qr.setThreshold(kRankTolerance);
+  qr.compute(D.asDiagonal() * d.A);
+  const int rank = static_cast<int>(qr.rank());
+  const Eigen::VectorXd PtFc = qr.colsPermutation().transpose() * Fc;
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(nr);
+  w.head(rank) = qr.matrixQR()
+                     .topLeftCorner(rank, rank)
+                     .triangularView<Eigen::Upper>()
+                     .transpose()
+                     .solve(PtFc.head(rank));
+  const Eigen::MatrixXd Q = qr.householderQ();
+  d.lambda = D.cwiseProduct(Q * w);
+
+  // the minimum-norm multipliers [UK96 eq. 22]: remove the component in null(Aᵀ)
+  if (rank < nr) {
+    const Eigen::MatrixXd N = D.asDiagonal() * Q.rightCols(nr - rank);
+    const Eigen::MatrixXd U = Eigen::HouseholderQR<Eigen::MatrixXd>(N).householderQ() *
+                              Eigen::MatrixXd::Identity(nr, nr - rank);
+    d.lambda -= U * (U.transpose() * d.lambda);
+  }
 }
 
 Eigen::MatrixXd dense_mass(const Model& m, const Data& d) {

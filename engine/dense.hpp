@@ -26,7 +26,8 @@ constexpr double kConsistencyTolerance = 1e-6;
 // the relative residual.  Reads d.A, d.b, d.udot.
 void check_consistency(const Model& m, Data& d);
 
-// λ = (Aᵀ)⁺ (M u̇ − F): the minimum-norm multipliers [UK96 eq. 22 with h = 0].
+// λ = (Aᵀ)⁺ (M u̇ − F): the minimum-norm multipliers [UK96 eq. 22 with h = 0], with the
+// rank of A decided on unit rows (so a row's arbitrary scale cannot hide its force).
 // Reads d.A, d.udot, d.F, d.J.  Writes d.lambda.
 void minimum_norm_multipliers(const Model& m, Data& d);
 

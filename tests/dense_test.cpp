@@ -155,3 +155,42 @@ TEST(Consistency, LinearRowsContradictOnlyThroughBaumgarte) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// A row's scale is arbitrary (a linear row f·v = 0 is the same constraint for any |f|), so
+// the multipliers must reproduce the constraint force whatever the scale: Aᵀλ = M u̇ − F.
+TEST(Multipliers, ReproduceTheConstraintForceForBadlyScaledRows) {
+  for (double scale : {1.0, 1e-6, 1e-12, 1e6}) {
+    Model m;
+    m.gravity = Vec3(0.5, -9.81, 0.2);
+    Body bob;
+    bob.name = "bob";
+    bob.type = BodyType::Particle;
+    bob.mass = 2.0;
+    bob.position = Vec3(0.3, 0.0, -1.0);
+    const int b = m.add_body(bob);
+    const BodyState s = m.initial_state(b);
+    m.add_constraint(std::make_shared<DistanceConstraint>("rod", kWorld, b, m.initial_state(kWorld),
+                                                          s, Vec3::Zero(), s.x, s.x.norm()));
+    // v_y = 0, written with a tiny or a huge coefficient
+    m.add_constraint(std::make_shared<LinearConstraint>("slot", b, s, s.x, scale * Vec3::UnitY(),
+                                                        Vec3::Zero(), 0.0,
+                                                        LinearConstraint::Frame::World));
+    for (Formulation f : kFormulations) {
+      SCOPED_TRACE(std::string(formulation_name(f)) + ", scale " + std::to_string(scale));
+      Data d(m);
+      ASSERT_EQ(forward(m, d, f), SolveStatus::Ok) << d.diagnostics.message;
+      EXPECT_NEAR(d.udot(1), 0.0, 1e-12);
+      // the slot holds the bob against gravity's y component: force −m g_y E2
+      EXPECT_LE((d.reaction[1].force - Vec3(0, 2.0 * 9.81, 0)).norm(), 1e-9 * 2.0 * 9.81)
+          << "slot force " << d.reaction[1].force.transpose();
+      const Vec3 total = d.reaction[0].force + d.reaction[1].force;
+      EXPECT_LE((total - 2.0 * (d.udot.head<3>() - m.gravity)).norm(), 1e-9 * 2.0 * 9.81);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace appell
