@@ -1,8 +1,10 @@
 #include "engine/dense.hpp"
 
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "engine/forward.hpp"
 
@@ -13,11 +15,41 @@ void check_consistency(const Model& m, Data& d) {
   diag.inconsistent.clear();
   const Eigen::VectorXd r = d.A * d.udot - d.b;
   diag.residual = r.norm() / (1.0 + d.b.norm());
+  // a size for each row in its own units (dense.hpp): |C_i| s with C = A M^{-1/2};
+  // the former absolute "1 +" hid the contradictions of small mechanisms
+  std::vector<Mat3> Jinv(m.nbody(), Mat3::Zero());
+  for (int i = 0; i < m.nbody(); ++i)
+    if (m.bodies()[i].rigid()) Jinv[i] = d.J[i].inverse();
+  Eigen::VectorXd Cn(m.nrows());  // |C_i|
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const Constraint& con = *m.constraints()[c];
+    const int nb = static_cast<int>(con.bodies().size());
+    for (int i = 0; i < con.rows(); ++i) {
+      double c2 = 0.0;
+      for (int j = 0; j < nb; ++j) {
+        const int body = con.bodies()[j];
+        const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
+        c2 += t.lin.squaredNorm() / m.bodies()[body].mass;
+        if (m.bodies()[body].rigid()) c2 += t.ang.dot(Jinv[body] * t.ang);
+      }
+      Cn(m.row_offset(c) + i) = std::sqrt(c2);
+    }
+  }
+  // s = |M^{1/2} u̇| + |M^{-1/2} F| + max_k |b_k| / |C_k|
+  Eigen::VectorXd Mu, a;
+  multiply_mass(m, d, d.udot, Mu);
+  solve_mass(m, d, d.F, a);
+  double s = std::sqrt(std::max(0.0, d.udot.dot(Mu))) + std::sqrt(std::max(0.0, d.F.dot(a)));
+  double bmax = 0.0;
+  for (int k = 0; k < m.nrows(); ++k)
+    if (Cn(k) > 0) bmax = std::max(bmax, std::abs(d.b(k)) / Cn(k));
+  s += bmax;
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const int r0 = m.row_offset(c);
     for (int i = 0; i < m.constraints()[c]->rows(); ++i) {
-      const double scale = 1.0 + std::abs(d.b(r0 + i)) +
-                           (d.A.row(r0 + i).transpose().cwiseProduct(d.udot)).cwiseAbs().sum();
+      const double scale = std::abs(d.b(r0 + i)) +
+                           (d.A.row(r0 + i).transpose().cwiseProduct(d.udot)).cwiseAbs().sum() +
+                           Cn(r0 + i) * s;
       if (!(std::abs(r(r0 + i)) <= kConsistencyTolerance * scale)) {
         diag.inconsistent.push_back(c);
         break;

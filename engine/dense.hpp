@@ -11,8 +11,12 @@
 // sides.
 //
 // Consistency.  After the solve, row i of A u̇ = b is violated when
-//     |A_i u̇ − b_i| > kConsistencyTolerance · (1 + |b_i| + Σ_j |A_ij u̇_j|),
-// which happens only when b is not in the range of A (contradictory constraints).
+//     |A_i u̇ − b_i| > kConsistencyTolerance · (|b_i| + Σ_j |A_ij u̇_j| + |C_i| s),
+//     C = A M^{-1/2},  s = |M^{1/2} u̇| + |M^{-1/2} F| + max_k |b_k| / |C_k|,
+// which happens only when b is not in the range of A (contradictory constraints).  Every
+// term is in the row's own units (|A_i u̇| ≤ |C_i| |M^{1/2} u̇|), so the test does not
+// depend on the choice of units: an absolute floor would hide the contradictions of a
+// mechanism measured in micrometres.
 #pragma once
 
 #include "engine/data.hpp"

@@ -194,3 +194,43 @@ TEST(Multipliers, ReproduceTheConstraintForceForBadlyScaledRows) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// The contradiction of SphereAndTangentPlaneContradict is one of geometry, so it must be
+// found in any units: lengths × L (a micro-mechanism to a crane), masses × K.
+TEST(Consistency, ContradictionIsFoundInAnyUnits) {
+  for (double L : {1e-6, 1e-3, 1.0, 1e3}) {
+    for (double K : {1e-3, 1.0, 1e3}) {
+      Model m;
+      m.gravity = Vec3(0, 0, -9.81 * L);
+      const Vec3 e = Vec3(1, 2, -2).normalized();
+      Body p;
+      p.name = "bead";
+      p.type = BodyType::Particle;
+      p.mass = 0.7 * K;
+      p.position = 1.3 * L * e;
+      p.velocity = L * tangential_velocity();
+      const int b = m.add_body(p);
+      const BodyState w = m.initial_state(kWorld), s = m.initial_state(b);
+      m.add_constraint(std::make_shared<DistanceConstraint>("sphere", kWorld, b, w, s, Vec3::Zero(),
+                                                            s.x, 1.3 * L));
+      m.add_constraint(std::make_shared<PointOnPlaneConstraint>("tangent", b, s, s.x, e));
+      for (Formulation f : kFormulations) {
+        SCOPED_TRACE(std::string(formulation_name(f)) + ", L = " + std::to_string(L) +
+                     ", K = " + std::to_string(K));
+        Data d(m);
+        EXPECT_EQ(forward(m, d, f), SolveStatus::Inconsistent);
+        EXPECT_EQ(d.diagnostics.inconsistent, (std::vector<int>{0, 1}));
+        // and at rest the same rows are compatible
+        Data rest(m);
+        rest.u.setZero();
+        EXPECT_EQ(forward(m, rest, f), SolveStatus::Ok) << rest.diagnostics.message;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace appell
