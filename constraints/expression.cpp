@@ -1,0 +1,523 @@
+#include "constraints/expression.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+
+namespace appell {
+
+enum class Expression::Op : unsigned char {
+  Const, Var,
+  // binary
+  Add, Sub, Mul, Div, Pow, Atan2, Min, Max,
+  // unary
+  Neg, PowConst, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Exp, Log, Sqrt, Abs,
+};
+
+namespace {
+
+struct FunctionInfo {
+  const char* name;
+  int arity;
+};
+
+constexpr FunctionInfo kFunctions[] = {
+    {"sin", 1},  {"cos", 1},  {"tan", 1},   {"asin", 1}, {"acos", 1}, {"atan", 1},
+    {"sinh", 1}, {"cosh", 1}, {"tanh", 1},  {"exp", 1},  {"log", 1},  {"sqrt", 1},
+    {"abs", 1},  {"atan2", 2}, {"pow", 2},  {"min", 2},  {"max", 2},
+};
+
+const char* const kAccessors[] = {"x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"};
+
+const FunctionInfo* find_function(const std::string& name) {
+  for (const FunctionInfo& f : kFunctions)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+int find_accessor(const std::string& name) {
+  for (int i = 0; i < 9; ++i)
+    if (name == kAccessors[i]) return i;
+  return -1;
+}
+
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The workspace of one thread: grows, never shrinks, so a sweep allocates only the
+// first time a thread meets a tape that large.
+std::vector<double>& scratch(size_t n) {
+  thread_local std::vector<double> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf;
+}
+
+}  // namespace
+
+// ---- parsing ----------------------------------------------------------------------------
+
+class ExpressionParser {
+ public:
+  using E = Expression;
+  ExpressionParser(const std::string& text, const std::map<std::string, double>& params,
+                   const E::BodyLookup& bodies, E& out)
+      : s_(text), params_(params), bodies_(bodies), e_(out) {}
+
+  void run() {
+    skip();
+    if (pos_ >= s_.size()) throw ExpressionError(1, "empty equation");
+    expr();
+    skip();
+    if (pos_ < s_.size()) fail(pos_, std::string("unexpected '") + s_[pos_] + "'");
+  }
+
+ private:
+  [[noreturn]] void fail(size_t at, const std::string& msg) const {
+    throw ExpressionError(static_cast<int>(at) + 1, msg);
+  }
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool accept(char c) {
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    skip();
+    if (pos_ >= s_.size())
+      fail(pos_, std::string("unexpected end of the equation; expected '") + c + "'");
+    if (s_[pos_] != c) fail(pos_, std::string("expected '") + c + "', got '" + s_[pos_] + "'");
+    ++pos_;
+  }
+
+  int emit(E::Op op, int a, int b, size_t column, double c = 0.0) {
+    E::Node n;
+    n.op = op;
+    n.a = a;
+    n.b = b;
+    n.c = c;
+    n.column = static_cast<int>(column) + 1;
+    e_.ops_.push_back(n);
+    return static_cast<int>(e_.ops_.size()) - 1;
+  }
+  bool is_const(int i) const { return e_.ops_[i].op == E::Op::Const; }
+
+  int expr() {
+    int lhs = term();
+    for (;;) {
+      skip();
+      const size_t at = pos_;
+      if (accept('+'))
+        lhs = emit(E::Op::Add, lhs, term(), at);
+      else if (accept('-'))
+        lhs = emit(E::Op::Sub, lhs, term(), at);
+      else
+        return lhs;
+    }
+  }
+  int term() {
+    int lhs = unary();
+    for (;;) {
+      skip();
+      const size_t at = pos_;
+      if (accept('*'))
+        lhs = emit(E::Op::Mul, lhs, unary(), at);
+      else if (accept('/'))
+        lhs = emit(E::Op::Div, lhs, unary(), at);
+      else
+        return lhs;
+    }
+  }
+  int unary() {
+    skip();
+    const size_t at = pos_;
+    if (accept('-')) return emit(E::Op::Neg, unary(), -1, at);
+    if (accept('+')) return unary();
+    return power();
+  }
+  int power() {
+    const int base = primary();
+    skip();
+    const size_t at = pos_;
+    if (!accept('^')) return base;
+    return make_pow(base, unary(), at);
+  }
+  int make_pow(int base, int exponent, size_t at) {
+    // a constant exponent keeps negative bases legal (x^2 for x < 0)
+    if (is_const(exponent)) return emit(E::Op::PowConst, base, -1, at, e_.ops_[exponent].c);
+    return emit(E::Op::Pow, base, exponent, at);
+  }
+
+  int primary() {
+    skip();
+    const size_t at = pos_;
+    if (pos_ >= s_.size()) fail(pos_, "unexpected end of the equation; expected a value");
+    const char c = s_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return number();
+    if (accept('(')) {
+      const int inner = expr();
+      expect(')');
+      return inner;
+    }
+    if (!is_ident_start(c)) fail(pos_, std::string("unexpected '") + c + "'");
+    while (pos_ < s_.size() && is_ident_char(s_[pos_])) ++pos_;
+    const std::string name = s_.substr(at, pos_ - at);
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == '(') {
+      ++pos_;
+      const int acc = find_accessor(name);
+      if (acc >= 0) return variable_ref(name, acc, at);
+      const FunctionInfo* f = find_function(name);
+      if (!f) fail(at, "unknown function '" + name + "'");
+      return call(*f, at);
+    }
+    if (name == "t") return variable(ExprVariable{ExprVariable::Kind::Time, kWorld, 0, 0, "t"}, at);
+    if (name == "pi") return emit(E::Op::Const, -1, -1, at, M_PI);
+    auto it = params_.find(name);
+    if (it != params_.end()) return emit(E::Op::Const, -1, -1, at, it->second);
+    if (find_accessor(name) >= 0) fail(at, "'" + name + "' needs a body: " + name + "(body)");
+    if (find_function(name)) fail(at, "function '" + name + "' needs arguments in parentheses");
+    fail(at, "unknown name '" + name + "'; expected t, a parameter or a variable such as x(body)");
+  }
+
+  int number() {
+    const size_t at = pos_;
+    const char* begin = s_.c_str() + pos_;
+    char* end = nullptr;
+    const double v = std::strtod(begin, &end);
+    if (end == begin) fail(at, "malformed number");
+    pos_ += static_cast<size_t>(end - begin);
+    if (!std::isfinite(v)) fail(at, "number out of range");
+    return emit(E::Op::Const, -1, -1, at, v);
+  }
+
+  int variable_ref(const std::string& accessor, int acc, size_t at) {
+    skip();
+    const size_t name_at = pos_;
+    const size_t close = s_.find(')', pos_);
+    if (close == std::string::npos) fail(s_.size(), "unexpected end of the equation; expected ')'");
+    std::string body = s_.substr(pos_, close - pos_);
+    while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
+    if (body.empty()) fail(name_at, "expected a body name in " + accessor + "(...)");
+    pos_ = close + 1;
+    if (body == "world") fail(name_at, "'world' has no state; expected a body name");
+    const E::BodyInfo info = bodies_(body);
+    if (info.index < 0) fail(name_at, "unknown body '" + body + "'");
+    ExprVariable v;
+    v.kind = acc < 3 ? ExprVariable::Kind::Position
+                     : acc < 6 ? ExprVariable::Kind::Velocity : ExprVariable::Kind::AngularVelocity;
+    v.body = info.index;
+    v.axis = acc % 3;
+    v.text = accessor + "(" + body + ")";
+    if (v.kind == ExprVariable::Kind::AngularVelocity && !info.rigid)
+      fail(at, "'" + body + "' is a particle; it has no angular velocity");
+    return variable(v, at);
+  }
+
+  int variable(ExprVariable v, size_t at) {
+    int k = 0;
+    for (; k < static_cast<int>(e_.vars_.size()); ++k) {
+      const ExprVariable& o = e_.vars_[k];
+      if (o.kind == v.kind && o.body == v.body && o.axis == v.axis) break;
+    }
+    if (k == static_cast<int>(e_.vars_.size())) {
+      v.column = static_cast<int>(at) + 1;
+      e_.vars_.push_back(v);
+    }
+    const int n = emit(E::Op::Var, -1, -1, at);
+    e_.ops_[n].var = k;
+    return n;
+  }
+
+  int call(const FunctionInfo& f, size_t at) {
+    int args[2] = {-1, -1};
+    int count = 0;
+    skip();
+    if (!accept(')')) {
+      for (;;) {
+        const int a = expr();
+        if (count < 2) args[count] = a;
+        ++count;
+        if (accept(')')) break;
+        skip();
+        if (pos_ >= s_.size()) fail(pos_, "unexpected end of the equation; expected ')'");
+        expect(',');
+      }
+    }
+    if (count != f.arity)
+      fail(at, std::string("'") + f.name + "' takes " + std::to_string(f.arity) +
+                   (f.arity == 1 ? " argument" : " arguments") + ", got " + std::to_string(count));
+    const std::string n = f.name;
+    if (n == "atan2") return emit(E::Op::Atan2, args[0], args[1], at);
+    if (n == "pow") return make_pow(args[0], args[1], at);
+    if (n == "min") return emit(E::Op::Min, args[0], args[1], at);
+    if (n == "max") return emit(E::Op::Max, args[0], args[1], at);
+    static const std::pair<const char*, E::Op> unary[] = {
+        {"sin", E::Op::Sin},   {"cos", E::Op::Cos},   {"tan", E::Op::Tan},   {"asin", E::Op::Asin},
+        {"acos", E::Op::Acos}, {"atan", E::Op::Atan}, {"sinh", E::Op::Sinh}, {"cosh", E::Op::Cosh},
+        {"tanh", E::Op::Tanh}, {"exp", E::Op::Exp},   {"log", E::Op::Log},   {"sqrt", E::Op::Sqrt},
+        {"abs", E::Op::Abs}};
+    for (const auto& u : unary)
+      if (n == u.first) return emit(u.second, args[0], -1, at);
+    fail(at, "unknown function '" + n + "'");
+  }
+
+  const std::string& s_;
+  const std::map<std::string, double>& params_;
+  const E::BodyLookup& bodies_;
+  E& e_;
+  size_t pos_ = 0;
+};
+
+Expression Expression::parse(const std::string& text, const std::map<std::string, double>& parameters,
+                             const BodyLookup& bodies) {
+  Expression e;
+  e.text_ = text;
+  ExpressionParser(text, parameters, bodies, e).run();
+  return e;
+}
+
+bool Expression::valid_parameter_name(const std::string& name) {
+  if (name.empty() || !is_ident_start(name[0])) return false;
+  for (char c : name)
+    if (!is_ident_char(c)) return false;
+  return name != "t" && name != "pi" && !find_function(name) && find_accessor(name) < 0;
+}
+
+// ---- evaluation ---------------------------------------------------------------------------
+
+double Expression::variable_value(const ExprVariable& v, const StateView& s) const {
+  switch (v.kind) {
+    case ExprVariable::Kind::Time: return s.t;
+    case ExprVariable::Kind::Position: return s.body(v.body).x(v.axis);
+    case ExprVariable::Kind::Velocity: return s.body(v.body).v(v.axis);
+    case ExprVariable::Kind::AngularVelocity: return s.body(v.body).w(v.axis);
+  }
+  return 0.0;
+}
+
+int Expression::sweep(const StateView& s, bool grad, bool taylor, bool find_bad, double* out_grad,
+                      Jet* out) const {
+  const int n = size();
+  const int nv = static_cast<int>(vars_.size());
+  const int stride = 3 + (grad ? nv : 0);
+  std::vector<double>& buf = scratch(static_cast<size_t>(n) * stride);
+  double* w = buf.data();
+  // node i: w[i*stride] value, +1 f₁, +2 f₂, +3.. gradient
+  for (int i = 0; i < n; ++i) {
+    const Node& nd = ops_[i];
+    double* r = w + static_cast<size_t>(i) * stride;
+    const double* A = nd.a >= 0 ? w + static_cast<size_t>(nd.a) * stride : nullptr;
+    const double* B = nd.b >= 0 ? w + static_cast<size_t>(nd.b) * stride : nullptr;
+    // partial derivatives of this node's function with respect to its operands
+    double f = 0, fa = 0, fb = 0, faa = 0, fab = 0, fbb = 0;
+    bool binary = false;
+    switch (nd.op) {
+      case Op::Const:
+        r[0] = nd.c;
+        r[1] = r[2] = 0.0;
+        if (grad) std::fill(r + 3, r + 3 + nv, 0.0);
+        continue;
+      case Op::Var: {
+        const ExprVariable& v = vars_[nd.var];
+        r[0] = variable_value(v, s);
+        // the Taylor direction: x ↦ x + v̄ s, t ↦ t + s; velocities fixed
+        r[1] = v.kind == ExprVariable::Kind::Time
+                   ? 1.0
+                   : v.kind == ExprVariable::Kind::Position ? s.body(v.body).v(v.axis) : 0.0;
+        r[2] = 0.0;
+        if (grad) {
+          std::fill(r + 3, r + 3 + nv, 0.0);
+          r[3 + nd.var] = 1.0;
+        }
+        continue;
+      }
+      case Op::Add: {
+        r[0] = A[0] + B[0];
+        if (taylor) r[1] = A[1] + B[1], r[2] = A[2] + B[2];
+        if (grad)
+          for (int k = 0; k < nv; ++k) r[3 + k] = A[3 + k] + B[3 + k];
+        if (find_bad) break;
+        continue;
+      }
+      case Op::Sub: {
+        r[0] = A[0] - B[0];
+        if (taylor) r[1] = A[1] - B[1], r[2] = A[2] - B[2];
+        if (grad)
+          for (int k = 0; k < nv; ++k) r[3 + k] = A[3 + k] - B[3 + k];
+        if (find_bad) break;
+        continue;
+      }
+      case Op::Neg: {
+        r[0] = -A[0];
+        if (taylor) r[1] = -A[1], r[2] = -A[2];
+        if (grad)
+          for (int k = 0; k < nv; ++k) r[3 + k] = -A[3 + k];
+        if (find_bad) break;
+        continue;
+      }
+      case Op::Mul:
+        binary = true;
+        f = A[0] * B[0], fa = B[0], fb = A[0], fab = 1.0;
+        break;
+      case Op::Div:
+        binary = true;
+        f = A[0] / B[0], fa = 1.0 / B[0], fb = -f / B[0], fab = -1.0 / (B[0] * B[0]),
+        fbb = 2.0 * f / (B[0] * B[0]);
+        break;
+      case Op::Pow: {  // a^b = exp(b log a), a > 0
+        binary = true;
+        const double la = std::log(A[0]), b = B[0];
+        f = std::pow(A[0], b);
+        fa = b * std::pow(A[0], b - 1.0);
+        fb = f * la;
+        faa = b * (b - 1.0) * std::pow(A[0], b - 2.0);
+        fab = std::pow(A[0], b - 1.0) * (1.0 + b * la);
+        fbb = f * la * la;
+        break;
+      }
+      case Op::Atan2: {  // atan2(a, b) = angle of (b, a)
+        binary = true;
+        const double y = A[0], x = B[0], r2 = x * x + y * y, r4 = r2 * r2;
+        f = std::atan2(y, x);
+        fa = x / r2, fb = -y / r2;
+        faa = -2.0 * x * y / r4, fbb = 2.0 * x * y / r4, fab = (y * y - x * x) / r4;
+        break;
+      }
+      case Op::Min:
+      case Op::Max: {
+        binary = true;
+        const bool first = nd.op == Op::Min ? A[0] <= B[0] : A[0] >= B[0];
+        f = first ? A[0] : B[0];
+        fa = first ? 1.0 : 0.0, fb = first ? 0.0 : 1.0;
+        break;
+      }
+      default: {
+        const double a = A[0];
+        switch (nd.op) {
+          case Op::PowConst: {
+            const double p = nd.c;
+            f = std::pow(a, p);
+            fa = p == 0.0 ? 0.0 : p * std::pow(a, p - 1.0);
+            faa = (p == 0.0 || p == 1.0) ? 0.0 : p * (p - 1.0) * std::pow(a, p - 2.0);
+            break;
+          }
+          case Op::Sin: f = std::sin(a), fa = std::cos(a), faa = -f; break;
+          case Op::Cos: f = std::cos(a), fa = -std::sin(a), faa = -f; break;
+          case Op::Tan: {
+            f = std::tan(a);
+            fa = 1.0 + f * f, faa = 2.0 * f * fa;
+            break;
+          }
+          case Op::Asin: {
+            const double q = 1.0 - a * a;
+            f = std::asin(a), fa = 1.0 / std::sqrt(q), faa = a / (q * std::sqrt(q));
+            break;
+          }
+          case Op::Acos: {
+            const double q = 1.0 - a * a;
+            f = std::acos(a), fa = -1.0 / std::sqrt(q), faa = -a / (q * std::sqrt(q));
+            break;
+          }
+          case Op::Atan: {
+            const double q = 1.0 + a * a;
+            f = std::atan(a), fa = 1.0 / q, faa = -2.0 * a / (q * q);
+            break;
+          }
+          case Op::Sinh: f = std::sinh(a), fa = std::cosh(a), faa = f; break;
+          case Op::Cosh: f = std::cosh(a), fa = std::sinh(a), faa = f; break;
+          case Op::Tanh: {
+            f = std::tanh(a);
+            fa = 1.0 - f * f, faa = -2.0 * f * fa;
+            break;
+          }
+          case Op::Exp: f = fa = faa = std::exp(a); break;
+          case Op::Log: f = std::log(a), fa = 1.0 / a, faa = -1.0 / (a * a); break;
+          case Op::Sqrt: f = std::sqrt(a), fa = 0.5 / f, faa = -0.25 / (f * a); break;
+          case Op::Abs: f = std::abs(a), fa = a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0); break;
+          default: break;
+        }
+      }
+    }
+    if (nd.op != Op::Add && nd.op != Op::Sub && nd.op != Op::Neg) {
+      // the chain rules (E1)–(E3)
+      r[0] = f;
+      if (binary) {
+        if (taylor) {
+          r[1] = fa * A[1] + fb * B[1];
+          r[2] = fa * A[2] + fb * B[2] +
+                 0.5 * (faa * A[1] * A[1] + 2.0 * fab * A[1] * B[1] + fbb * B[1] * B[1]);
+        }
+        if (grad)
+          for (int k = 0; k < nv; ++k) r[3 + k] = fa * A[3 + k] + fb * B[3 + k];
+      } else {
+        if (taylor) {
+          r[1] = fa * A[1];
+          r[2] = fa * A[2] + 0.5 * faa * A[1] * A[1];
+        }
+        if (grad)
+          for (int k = 0; k < nv; ++k) r[3 + k] = fa * A[3 + k];
+      }
+    }
+    if (find_bad) {
+      bool ok = std::isfinite(r[0]) && (!taylor || (std::isfinite(r[1]) && std::isfinite(r[2])));
+      if (grad)
+        for (int k = 0; k < nv; ++k) ok = ok && std::isfinite(r[3 + k]);
+      if (!ok) return i;
+    }
+  }
+  const double* root = w + static_cast<size_t>(n - 1) * stride;
+  if (out) {
+    out->value = root[0];
+    out->d1 = taylor ? root[1] : 0.0;
+    out->d2 = taylor ? root[2] : 0.0;
+  }
+  if (grad && out_grad) std::copy(root + 3, root + 3 + nv, out_grad);
+  return -1;
+}
+
+double Expression::value(const StateView& s) const {
+  Jet j;
+  sweep(s, false, false, false, nullptr, &j);
+  return j.value;
+}
+
+Expression::Jet Expression::evaluate(const StateView& s, double* gradient, bool taylor) const {
+  Jet j;
+  sweep(s, true, taylor, false, gradient, &j);
+  return j;
+}
+
+void Expression::check_finite(const StateView& s, const std::string& when, bool derivatives) const {
+  const int bad = sweep(s, derivatives, derivatives, true, nullptr, nullptr);
+  if (bad < 0) return;
+  const Node& nd = ops_[bad];
+  std::string what;
+  switch (nd.op) {
+    case Op::Div: what = "division"; break;
+    case Op::Pow:
+    case Op::PowConst: what = "power"; break;
+    case Op::Var: what = "variable"; break;
+    default: {
+      // the function name as written
+      size_t i = static_cast<size_t>(nd.column) - 1, j = i;
+      while (j < text_.size() && is_ident_char(text_[j])) ++j;
+      what = j > i ? "'" + text_.substr(i, j - i) + "'" : "operation";
+    }
+  }
+  if (nd.op == Op::Div) {
+    // the denominator's value: evaluate the sub-tape that ends there (error path only)
+    Expression sub;
+    sub.ops_.assign(ops_.begin(), ops_.begin() + nd.b + 1);
+    sub.vars_ = vars_;
+    if (sub.value(s) == 0.0) throw ExpressionError(nd.column, "division by zero " + when);
+  }
+  throw ExpressionError(nd.column, what + " is not finite (or not differentiable) " + when);
+}
+
+}  // namespace appell
