@@ -11,13 +11,21 @@
 #include <sstream>
 
 static std::atomic<long> g_allocations{0};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t n) {
   ++g_allocations;
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -27,22 +35,24 @@ constexpr int kParticles = 100;
 // obeys the areal-velocity law [UK96 eq. 31] with a time-dependent wobble
 std::string scene(bool position) {
   std::ostringstream s;
-  s.precision(17);
-  s << R"({"bodies": [)";
+  s << "{\"bodies\": [";
   for (int i = 0; i < kParticles; ++i)
-    s << (i ? "," : "") << R"({"name": "p)" << i
-      << R"(", "type": "particle", "mass": 1, "position": [3, 4, 0], "velocity": [-2, 0.25, 0.1]})";
-  s << R"(], "constraints": [)";
+    s << (i ? "," : "") << "{\"name\": \"p" << i
+      << "\", \"type\": \"particle\", \"mass\": 1, \"position\": [3, 4, 0], "
+         "\"velocity\": [-2, 0.25, 0.1]}";
+  s << "], \"constraints\": [";
   for (int i = 0; i < kParticles; ++i) {
     const std::string p = "p" + std::to_string(i);
-    s << (i ? "," : "");
+    const std::string x = "x(" + p + ")", y = "y(" + p + ")", z = "z(" + p + ")";
+    const std::string vx = "vx(" + p + ")", vy = "vy(" + p + ")", vz = "vz(" + p + ")";
+    s << (i ? "," : "") << "{\"type\": \"expression\", ";
     if (position)
-      s << R"({"type": "expression", "level": "position", "parameters": {"eps": 0.5, "q": 3.5},
-              "equation": "sqrt(x()" << p << ")^2 + y(" << p << ")^2) - eps*x(" << p << ") - q + 0*sin(t)*z(" << p << ")"})";
+      s << "\"level\": \"position\", \"parameters\": {\"eps\": 0.5, \"q\": 3.5}, \"equation\": "
+           "\"sqrt("
+        << x << "^2 + " << y << "^2) - eps*" << x << " - q + 0*sin(t)*" << z << "\"}";
     else
-      s << R"({"type": "expression", "level": "velocity", "parameters": {"c": 8.75, "a": 0.1},
-              "equation": "x()" << p << ")*vy(" << p << ") - y(" << p << ")*vx(" << p
-        << ") - c - a*sin(2*t)*vz(" << p << ")^2"})";
+      s << "\"level\": \"velocity\", \"parameters\": {\"c\": 8.75, \"a\": 0.1}, \"equation\": \""
+        << x << "*" << vy << " - " << y << "*" << vx << " - c - a*sin(2*t)*" << vz << "^2\"}";
   }
   s << "]}";
   return s.str();
@@ -61,9 +71,8 @@ void BM_ExpressionRows(benchmark::State& state) {
     appell::constraint_rows(m, d);
     benchmark::DoNotOptimize(d.b.data());
   }
-  state.counters["allocs_per_eval"] =
-      benchmark::Counter(static_cast<double>(g_allocations.load() - before) /
-                         static_cast<double>(state.iterations()));
+  state.counters["allocs_per_eval"] = benchmark::Counter(
+      static_cast<double>(g_allocations.load() - before) / static_cast<double>(state.iterations()));
   // seconds per row
   state.counters["per_row"] = benchmark::Counter(
       kParticles, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);

@@ -8,11 +8,33 @@
 namespace appell {
 
 enum class Expression::Op : unsigned char {
-  Const, Var,
+  Const,
+  Var,
   // binary
-  Add, Sub, Mul, Div, Pow, Atan2, Min, Max,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Atan2,
+  Min,
+  Max,
   // unary
-  Neg, PowConst, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Exp, Log, Sqrt, Abs,
+  Neg,
+  PowConst,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Tanh,
+  Exp,
+  Log,
+  Sqrt,
+  Abs,
 };
 
 namespace {
@@ -23,8 +45,8 @@ struct FunctionInfo {
 };
 
 constexpr FunctionInfo kFunctions[] = {
-    {"sin", 1},  {"cos", 1},  {"tan", 1},   {"asin", 1}, {"acos", 1}, {"atan", 1},
-    {"sinh", 1}, {"cosh", 1}, {"tanh", 1},  {"exp", 1},  {"log", 1},  {"sqrt", 1},
+    {"sin", 1},  {"cos", 1},   {"tan", 1},  {"asin", 1}, {"acos", 1}, {"atan", 1},
+    {"sinh", 1}, {"cosh", 1},  {"tanh", 1}, {"exp", 1},  {"log", 1},  {"sqrt", 1},
     {"abs", 1},  {"atan2", 2}, {"pow", 2},  {"min", 2},  {"max", 2},
 };
 
@@ -42,8 +64,12 @@ int find_accessor(const std::string& name) {
   return -1;
 }
 
-bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 // The workspace of one thread: grows, never shrinks, so a sweep allocates only the
 // first time a thread meets a tape that large.
@@ -149,7 +175,11 @@ class ExpressionParser {
   }
   int make_pow(int base, int exponent, size_t at) {
     // a constant exponent keeps negative bases legal (x^2 for x < 0)
-    if (is_const(exponent)) return emit(E::Op::PowConst, base, -1, at, e_.ops_[exponent].c);
+    if (is_const(exponent)) {
+      const double p = e_.ops_[exponent].c;
+      if (exponent == static_cast<int>(e_.ops_.size()) - 1) e_.ops_.pop_back();  // folded in
+      return emit(E::Op::PowConst, base, -1, at, p);
+    }
     return emit(E::Op::Pow, base, exponent, at);
   }
 
@@ -209,8 +239,9 @@ class ExpressionParser {
     const E::BodyInfo info = bodies_(body);
     if (info.index < 0) fail(name_at, "unknown body '" + body + "'");
     ExprVariable v;
-    v.kind = acc < 3 ? ExprVariable::Kind::Position
-                     : acc < 6 ? ExprVariable::Kind::Velocity : ExprVariable::Kind::AngularVelocity;
+    v.kind = acc < 3   ? ExprVariable::Kind::Position
+             : acc < 6 ? ExprVariable::Kind::Velocity
+                       : ExprVariable::Kind::AngularVelocity;
     v.body = info.index;
     v.axis = acc % 3;
     v.text = accessor + "(" + body + ")";
@@ -274,7 +305,8 @@ class ExpressionParser {
   size_t pos_ = 0;
 };
 
-Expression Expression::parse(const std::string& text, const std::map<std::string, double>& parameters,
+Expression Expression::parse(const std::string& text,
+                             const std::map<std::string, double>& parameters,
                              const BodyLookup& bodies) {
   Expression e;
   e.text_ = text;
@@ -293,16 +325,29 @@ bool Expression::valid_parameter_name(const std::string& name) {
 
 double Expression::variable_value(const ExprVariable& v, const StateView& s) const {
   switch (v.kind) {
-    case ExprVariable::Kind::Time: return s.t;
-    case ExprVariable::Kind::Position: return s.body(v.body).x(v.axis);
-    case ExprVariable::Kind::Velocity: return s.body(v.body).v(v.axis);
-    case ExprVariable::Kind::AngularVelocity: return s.body(v.body).w(v.axis);
+    case ExprVariable::Kind::Time:
+      return s.t;
+    case ExprVariable::Kind::Position:
+      return s.body(v.body).x(v.axis);
+    case ExprVariable::Kind::Velocity:
+      return s.body(v.body).v(v.axis);
+    case ExprVariable::Kind::AngularVelocity:
+      return s.body(v.body).w(v.axis);
   }
   return 0.0;
 }
 
 int Expression::sweep(const StateView& s, bool grad, bool taylor, bool find_bad, double* out_grad,
                       Jet* out) const {
+  // one instantiation per mode, so the inner loops carry no mode tests
+  if (grad && taylor) return sweep_as<true, true>(s, find_bad, out_grad, out);
+  if (grad) return sweep_as<true, false>(s, find_bad, out_grad, out);
+  if (taylor) return sweep_as<false, true>(s, find_bad, out_grad, out);
+  return sweep_as<false, false>(s, find_bad, out_grad, out);
+}
+
+template <bool grad, bool taylor>
+int Expression::sweep_as(const StateView& s, bool find_bad, double* out_grad, Jet* out) const {
   const int n = size();
   const int nv = static_cast<int>(vars_.size());
   const int stride = 3 + (grad ? nv : 0);
@@ -327,9 +372,9 @@ int Expression::sweep(const StateView& s, bool grad, bool taylor, bool find_bad,
         const ExprVariable& v = vars_[nd.var];
         r[0] = variable_value(v, s);
         // the Taylor direction: x ↦ x + v̄ s, t ↦ t + s; velocities fixed
-        r[1] = v.kind == ExprVariable::Kind::Time
-                   ? 1.0
-                   : v.kind == ExprVariable::Kind::Position ? s.body(v.body).v(v.axis) : 0.0;
+        r[1] = v.kind == ExprVariable::Kind::Time       ? 1.0
+               : v.kind == ExprVariable::Kind::Position ? s.body(v.body).v(v.axis)
+                                                        : 0.0;
         r[2] = 0.0;
         if (grad) {
           std::fill(r + 3, r + 3 + nv, 0.0);
@@ -402,13 +447,26 @@ int Expression::sweep(const StateView& s, bool grad, bool taylor, bool find_bad,
         switch (nd.op) {
           case Op::PowConst: {
             const double p = nd.c;
-            f = std::pow(a, p);
-            fa = p == 0.0 ? 0.0 : p * std::pow(a, p - 1.0);
-            faa = (p == 0.0 || p == 1.0) ? 0.0 : p * (p - 1.0) * std::pow(a, p - 2.0);
+            if (p == 2.0) {  // the common case, without pow()
+              f = a * a, fa = 2.0 * a, faa = 2.0;
+            } else if (p == 1.0) {
+              f = a, fa = 1.0;
+            } else if (a != 0.0 && p != 0.0) {  // one pow(): a^(p−2)
+              const double q = std::pow(a, p - 2.0);
+              faa = p * (p - 1.0) * q, fa = p * q * a, f = q * a * a;
+            } else {
+              f = std::pow(a, p);
+              fa = p == 0.0 ? 0.0 : p * std::pow(a, p - 1.0);
+              faa = p == 0.0 ? 0.0 : p * (p - 1.0) * std::pow(a, p - 2.0);
+            }
             break;
           }
-          case Op::Sin: f = std::sin(a), fa = std::cos(a), faa = -f; break;
-          case Op::Cos: f = std::cos(a), fa = -std::sin(a), faa = -f; break;
+          case Op::Sin:
+            f = std::sin(a), fa = std::cos(a), faa = -f;
+            break;
+          case Op::Cos:
+            f = std::cos(a), fa = -std::sin(a), faa = -f;
+            break;
           case Op::Tan: {
             f = std::tan(a);
             fa = 1.0 + f * f, faa = 2.0 * f * fa;
@@ -429,18 +487,31 @@ int Expression::sweep(const StateView& s, bool grad, bool taylor, bool find_bad,
             f = std::atan(a), fa = 1.0 / q, faa = -2.0 * a / (q * q);
             break;
           }
-          case Op::Sinh: f = std::sinh(a), fa = std::cosh(a), faa = f; break;
-          case Op::Cosh: f = std::cosh(a), fa = std::sinh(a), faa = f; break;
+          case Op::Sinh:
+            f = std::sinh(a), fa = std::cosh(a), faa = f;
+            break;
+          case Op::Cosh:
+            f = std::cosh(a), fa = std::sinh(a), faa = f;
+            break;
           case Op::Tanh: {
             f = std::tanh(a);
             fa = 1.0 - f * f, faa = -2.0 * f * fa;
             break;
           }
-          case Op::Exp: f = fa = faa = std::exp(a); break;
-          case Op::Log: f = std::log(a), fa = 1.0 / a, faa = -1.0 / (a * a); break;
-          case Op::Sqrt: f = std::sqrt(a), fa = 0.5 / f, faa = -0.25 / (f * a); break;
-          case Op::Abs: f = std::abs(a), fa = a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0); break;
-          default: break;
+          case Op::Exp:
+            f = fa = faa = std::exp(a);
+            break;
+          case Op::Log:
+            f = std::log(a), fa = 1.0 / a, faa = -1.0 / (a * a);
+            break;
+          case Op::Sqrt:
+            f = std::sqrt(a), fa = 0.5 / f, faa = -0.25 / (f * a);
+            break;
+          case Op::Abs:
+            f = std::abs(a), fa = a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0);
+            break;
+          default:
+            break;
         }
       }
     }
@@ -499,10 +570,16 @@ void Expression::check_finite(const StateView& s, const std::string& when, bool 
   const Node& nd = ops_[bad];
   std::string what;
   switch (nd.op) {
-    case Op::Div: what = "division"; break;
+    case Op::Div:
+      what = "division";
+      break;
     case Op::Pow:
-    case Op::PowConst: what = "power"; break;
-    case Op::Var: what = "variable"; break;
+    case Op::PowConst:
+      what = "power";
+      break;
+    case Op::Var:
+      what = "variable";
+      break;
     default: {
       // the function name as written
       size_t i = static_cast<size_t>(nd.column) - 1, j = i;

@@ -63,7 +63,7 @@ struct ExprVariable {
   Kind kind = Kind::Time;
   int body = kWorld;
   int axis = 0;
-  int column = 0;  // where it first appears, for errors
+  int column = 0;    // where it first appears, for errors
   std::string text;  // as written, e.g. "vx(cart)"
 };
 
@@ -119,6 +119,8 @@ class Expression {
   // non-finite node when `find_bad`, else −1
   int sweep(const StateView& s, bool grad, bool taylor, bool find_bad, double* out_grad,
             Jet* out) const;
+  template <bool kGrad, bool kTaylor>
+  int sweep_as(const StateView& s, bool find_bad, double* out_grad, Jet* out) const;
   double variable_value(const ExprVariable& v, const StateView& s) const;
 
   std::vector<Node> ops_;

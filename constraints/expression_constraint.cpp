@@ -19,8 +19,8 @@ ExpressionConstraint::ExpressionConstraint(std::string name, Expression equation
   nvars_ = static_cast<int>(expr_.variables().size());
   if (nvars_ > 64) throw ExpressionError(1, "more than 64 distinct variables in one equation");
   for (const ExprVariable& v : expr_.variables()) {
-    if (level_ == Level::Position && (v.kind == ExprVariable::Kind::Velocity ||
-                                      v.kind == ExprVariable::Kind::AngularVelocity))
+    if (level_ == Level::Position &&
+        (v.kind == ExprVariable::Kind::Velocity || v.kind == ExprVariable::Kind::AngularVelocity))
       throw ExpressionError(v.column, "velocity variable '" + v.text +
                                           "' in a position-level equation; use level \"velocity\"");
     var_slot_.push_back(v.kind == ExprVariable::Kind::Time ? -1 : slot(v.body));
@@ -35,14 +35,18 @@ void ExpressionConstraint::evaluate(const StateView& in, const RowSpan& out) con
   for (int k = 0; k < nvars_; ++k) {
     const ExprVariable& v = expr_.variables()[k];
     switch (v.kind) {
-      case ExprVariable::Kind::Time: rate += grad[k]; break;
+      case ExprVariable::Kind::Time:
+        rate += grad[k];
+        break;
       case ExprVariable::Kind::Position:
         if (position)
           out.term(0, var_slot_[k]).lin(v.axis) += grad[k];  // ∂g/∂x̄        (X2)
         else
           rate += grad[k] * in.body(v.body).v(v.axis);
         break;
-      case ExprVariable::Kind::Velocity: out.term(0, var_slot_[k]).lin(v.axis) += grad[k]; break;
+      case ExprVariable::Kind::Velocity:
+        out.term(0, var_slot_[k]).lin(v.axis) += grad[k];
+        break;
       case ExprVariable::Kind::AngularVelocity:
         out.term(0, var_slot_[k]).ang(v.axis) += grad[k];
         break;

@@ -14,7 +14,8 @@ RollingConstraint::RollingConstraint(std::string name, int body, const BodyState
       n_(normal.normalized()) {
   perpendicular_basis(n_, t1_, t2_);
   if (shape_ == Shape::Disk && n_.cross(body0.Q.col(2)).norm() < 1e-9)
-    throw std::invalid_argument("RollingConstraint: the disk lies flat on the plane; its contact point is undefined");
+    throw std::invalid_argument(
+        "RollingConstraint: the disk lies flat on the plane; its contact point is undefined");
   Vec3 rc, rc_dot;
   contact(body0, rc, rc_dot);
   h0_ = n_.dot(body0.x + rc);  // the plane through the contact point at t = 0

@@ -37,8 +37,8 @@ class RollingConstraint final : public Constraint {
   enum class Shape { Sphere, Disk };
   // body0: the body's state at t = 0; normal: unit, from the plane to the body.
   // Throws std::invalid_argument for a disk lying flat on the plane.
-  RollingConstraint(std::string name, int body, const BodyState& body0, double radius,
-                    Shape shape, const Vec3& normal);
+  RollingConstraint(std::string name, int body, const BodyState& body0, double radius, Shape shape,
+                    const Vec3& normal);
   std::string type() const override { return "rolling"; }
   int rows() const override { return 3; }
   bool holonomic(int row) const override { return row == 0; }

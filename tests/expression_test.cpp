@@ -12,13 +12,21 @@
 
 // Counts every allocation of the test binary, to check that evaluation allocates nothing.
 static std::atomic<long> g_allocations{0};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t n) {
   ++g_allocations;
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -64,11 +72,12 @@ TEST(Expression, PositionLevelRowsAreExact) {
   b.position = Vec3(0.7, -1.3, 0.4);
   b.velocity = Vec3(0.9, 0.5, -0.2);
   m.add_body(b);
-  appell::ExpressionConstraint c(
-      "g", Expression::parse("x(p)^2*y(p) + sin(x(p)*t)", {}, [](const std::string&) {
-        return Expression::BodyInfo{0, false};
-      }),
-      appell::ExpressionConstraint::Level::Position);
+  appell::ExpressionConstraint c("g",
+                                 Expression::parse("x(p)^2*y(p) + sin(x(p)*t)", {},
+                                                   [](const std::string&) {
+                                                     return Expression::BodyInfo{0, false};
+                                                   }),
+                                 appell::ExpressionConstraint::Level::Position);
   appell::BodyState s = m.initial_state(0);
   const double t = 0.8, x = s.x.x(), y = s.x.y(), vx = s.v.x(), vy = s.v.y();
   appell::RowTerm term;
@@ -157,7 +166,8 @@ TEST(Expression, ParseErrorsAreLocated) {
   EXPECT_EQ(error("vx(p) - 0.25*sinn(t)"), "column 14: unknown function 'sinn'");
   EXPECT_EQ(error("x(q) + 1"), "column 3: unknown body 'q'");
   EXPECT_EQ(error("wx(p)"), "column 1: 'p' is a particle; it has no angular velocity");
-  EXPECT_EQ(error("1 + b"), "column 5: unknown name 'b'; expected t, a parameter or a variable such as x(body)");
+  EXPECT_EQ(error("1 + b"),
+            "column 5: unknown name 'b'; expected t, a parameter or a variable such as x(body)");
   EXPECT_EQ(error("atan2(1)"), "column 1: 'atan2' takes 2 arguments, got 1");
   EXPECT_EQ(error("(1 + 2"), "column 7: unexpected end of the equation; expected ')'");
   EXPECT_EQ(error("1 + * 2"), "column 5: unexpected '*'");
@@ -184,26 +194,37 @@ std::string load_error(const std::string& text) {
 }
 
 TEST(Expression, SceneErrorsAreLocated) {
+  EXPECT_EQ(
+      load_error(scene_with(
+          R"J({"type": "expression", "level": "velocity", "equation": "vx(p) - 0.25*sinn(t)"})J")),
+      "s.json: /constraints/0/equation: column 14: unknown function 'sinn'");
   EXPECT_EQ(load_error(scene_with(
-                R"J({"type": "expression", "level": "velocity", "equation": "vx(p) - 0.25*sinn(t)"})J")),
-            "s.json: /constraints/0/equation: column 14: unknown function 'sinn'");
-  EXPECT_EQ(load_error(scene_with(R"J({"type": "expression", "level": "position", "equation": "x(p) - vx(p)"})J")),
+                R"J({"type": "expression", "level": "position", "equation": "x(p) - vx(p)"})J")),
             "s.json: /constraints/0/equation: column 8: velocity variable 'vx(p)' in a "
             "position-level equation; use level \"velocity\"");
-  EXPECT_EQ(load_error(scene_with(R"J({"type": "expression", "level": "position", "equation": "x(p)/t"})J")),
-            "s.json: /constraints/0/equation: column 5: division by zero at t = 0");
-  EXPECT_EQ(load_error(scene_with(R"J({"type": "expression", "level": "position", "equation": "x(ghost)"})J")),
-            "s.json: /constraints/0/equation: column 3: unknown body 'ghost'");
-  EXPECT_EQ(load_error(scene_with(R"J({"type": "expression", "level": "position", "equation": "t"})J")),
-            "s.json: /constraints/0/equation: column 1: the equation names no body; it constrains nothing");
-  EXPECT_EQ(load_error(scene_with(R"J({"type": "expression", "level": "sideways", "equation": "x(p)"})J")),
-            "s.json: /constraints/0/level: unknown level 'sideways'; expected position or velocity");
   EXPECT_EQ(load_error(scene_with(
-                R"J({"type": "expression", "level": "position", "equation": "x(p)", "parameters": {"sin": 1}})J")),
-            "s.json: /constraints/0/parameters/sin: 'sin' cannot name a parameter: expected an "
-            "identifier that is not t, pi, a function or a variable");
-  EXPECT_EQ(load_error(scene_with("", R"J([{"type": "expression", "body": "p", "vector": ["1", "log(x(p))", "0"]}])J")),
-            "s.json: /forces/0/vector/1: column 1: 'log' is not finite (or not differentiable) at t = 0");
+                R"J({"type": "expression", "level": "position", "equation": "x(p)/t"})J")),
+            "s.json: /constraints/0/equation: column 5: division by zero at t = 0");
+  EXPECT_EQ(load_error(scene_with(
+                R"J({"type": "expression", "level": "position", "equation": "x(ghost)"})J")),
+            "s.json: /constraints/0/equation: column 3: unknown body 'ghost'");
+  EXPECT_EQ(
+      load_error(scene_with(R"J({"type": "expression", "level": "position", "equation": "t"})J")),
+      "s.json: /constraints/0/equation: column 1: the equation names no body; it constrains "
+      "nothing");
+  EXPECT_EQ(
+      load_error(
+          scene_with(R"J({"type": "expression", "level": "sideways", "equation": "x(p)"})J")),
+      "s.json: /constraints/0/level: unknown level 'sideways'; expected position or velocity");
+  EXPECT_EQ(
+      load_error(scene_with(
+          R"J({"type": "expression", "level": "position", "equation": "x(p)", "parameters": {"sin": 1}})J")),
+      "s.json: /constraints/0/parameters/sin: 'sin' cannot name a parameter: expected an "
+      "identifier that is not t, pi, a function or a variable");
+  EXPECT_EQ(
+      load_error(scene_with(
+          "", R"J([{"type": "expression", "body": "p", "vector": ["1", "log(x(p))", "0"]}])J")),
+      "s.json: /forces/0/vector/1: column 1: 'log' is not finite (or not differentiable) at t = 0");
 }
 
 TEST(Expression, CliExitsWithTwoOnABadEquation) {
@@ -218,7 +239,8 @@ TEST(Expression, CliExitsWithTwoOnABadEquation) {
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
   const int status = pclose(p);
   EXPECT_EQ(WEXITSTATUS(status), 2);
-  EXPECT_EQ(out, "error: " + path + ": /constraints/0/equation: column 14: unknown function 'sinn'\n");
+  EXPECT_EQ(out,
+            "error: " + path + ": /constraints/0/equation: column 14: unknown function 'sinn'\n");
 }
 
 TEST(Expression, EvaluationDoesNotAllocate) {

@@ -24,8 +24,8 @@ std::string example(const std::string& name) {
 
 // `appell eval SCENE --formulation F`, parsed
 json eval_cli(const std::string& scene, const std::string& formulation) {
-  const std::string cmd = std::string(APPELL_CLI_PATH) + " eval " + scene + " --formulation " +
-                          formulation + " 2>&1";
+  const std::string cmd =
+      std::string(APPELL_CLI_PATH) + " eval " + scene + " --formulation " + formulation + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -36,7 +36,9 @@ json eval_cli(const std::string& scene, const std::string& formulation) {
   return json::parse(out);
 }
 
-Vec3 vec(const json& j) { return Vec3(j[0].get<double>(), j[1].get<double>(), j[2].get<double>()); }
+Vec3 vec(const json& j) {
+  return Vec3(j[0].get<double>(), j[1].get<double>(), j[2].get<double>());
+}
 
 double rel(const Vec3& got, const Vec3& want) {
   return (got - want).norm() / std::max(want.norm(), 1e-300);
@@ -71,20 +73,20 @@ Evaluated forward_at(const std::string& scene, double t, const std::string& f) {
 // so the mass-weighted inverse of (31) is the plain Moore–Penrose inverse).
 Vec3 appell_closed_form(const Vec3& x, const Vec3& v, double t) {
   const double g = 9.81, alpha = 1.0, w = 1.3, k = 0.5, c = 0.25;
-  const double hx = x.y() * std::cos(w * t), hy = x.x() * std::cos(w * t),
-               hz = k * std::sin(3 * t),
+  const double hx = x.y() * std::cos(w * t), hy = x.x() * std::cos(w * t), hz = k * std::sin(3 * t),
                ht = -w * x.x() * x.y() * std::sin(w * t) + 3 * k * x.z() * std::cos(3 * t) + c;
-  const Vec3 a(0, 0, -g);                                           // (29)
-  const Vec3 A(v.x(), v.y(), -v.z());                               // (30)
+  const Vec3 a(0, 0, -g);              // (29)
+  const Vec3 A(v.x(), v.y(), -v.z());  // (30)
   const double b = alpha * (hx * v.x() + hy * v.y() + hz * v.z() + ht);
-  return a + A * (b - A.dot(a)) / A.squaredNorm();                  // (31), (32)
+  return a + A * (b - A.dot(a)) / A.squaredNorm();  // (31), (32)
 }
 
 TEST(NonholonomicExamples, AppellConstraintUK98) {
   const Vec3 x(1, 2, 0.5), v(1, 2, 1);
   for (const char* f : kFormulations) {
     const json out = eval_cli(example("appell_constraint.json"), f);
-    const double e0 = rel(vec(out["bodies"]["p"]["linear_acceleration"]), appell_closed_form(x, v, 0));
+    const double e0 =
+        rel(vec(out["bodies"]["p"]["linear_acceleration"]), appell_closed_form(x, v, 0));
     // at t = 0.9 the time dependence of h enters through h_t
     Evaluated ev = forward_at(example("appell_constraint.json"), 0.9, f);
     const double e1 = rel(Vec3(ev.data->udot.head<3>()), appell_closed_form(x, v, 0.9));
@@ -135,7 +137,8 @@ TEST(NonholonomicExamples, TimeDependentConstraintUK96) {
   const Vec3 x(0.3, -0.2, 1.5), v(0.4, 0.7, 0.6);
   for (const char* f : kFormulations) {
     const json out = eval_cli(example("time_dependent_constraint.json"), f);
-    const double e0 = rel(vec(out["bodies"]["q"]["linear_acceleration"]), uk96_ex3_closed_form(x, v, 0));
+    const double e0 =
+        rel(vec(out["bodies"]["q"]["linear_acceleration"]), uk96_ex3_closed_form(x, v, 0));
     Evaluated ev = forward_at(example("time_dependent_constraint.json"), 1.7, f);
     const double e1 = rel(Vec3(ev.data->udot.head<3>()), uk96_ex3_closed_form(x, v, 1.7));
     report("UK96 ex. 3, t = 0", f, e0);
@@ -150,19 +153,19 @@ Vec3 lewis_closed_form(const Vec3& x, const Vec3& v, double t) {
   const double m = 1.3, g = 9.81, k = 2.0, c = 0.5, d = 0.1;
   const Vec3 F(-k * x.x(), c * std::sin(t) - d * v.y(), -m * g);
   const double y = x.y(), q = 1 + y * y;
-  const double nu1 = v.y(), nu2 = y * v.z() + v.x();                      // (2.1)
-  const double nu1_dot = F.y() / m;                                       // (2.4)
-  const double nu2_dot = (F.x() + y * F.z()) / m + y * nu1 * nu2 / q;     // (2.5) × (1+y²)/m
-  return Vec3(nu2_dot / q - 2 * y * nu1 * nu2 / (q * q),                  // (2.3)
-              nu1_dot,
-              y * nu2_dot / q + nu1 * nu2 / q - 2 * y * y * nu1 * nu2 / (q * q));
+  const double nu1 = v.y(), nu2 = y * v.z() + v.x();                   // (2.1)
+  const double nu1_dot = F.y() / m;                                    // (2.4)
+  const double nu2_dot = (F.x() + y * F.z()) / m + y * nu1 * nu2 / q;  // (2.5) × (1+y²)/m
+  return Vec3(nu2_dot / q - 2 * y * nu1 * nu2 / (q * q),               // (2.3)
+              nu1_dot, y * nu2_dot / q + nu1 * nu2 / q - 2 * y * y * nu1 * nu2 / (q * q));
 }
 
 TEST(NonholonomicExamples, LewisParticleL96) {
   const Vec3 x(0.4, 0.7, -0.2), v(0.5, -0.3, 0.35);
   for (const char* f : kFormulations) {
     const json out = eval_cli(example("lewis_particle.json"), f);
-    const double e0 = rel(vec(out["bodies"]["s"]["linear_acceleration"]), lewis_closed_form(x, v, 0));
+    const double e0 =
+        rel(vec(out["bodies"]["s"]["linear_acceleration"]), lewis_closed_form(x, v, 0));
     Evaluated ev = forward_at(example("lewis_particle.json"), 0.6, f);
     const double e1 = rel(Vec3(ev.data->udot.head<3>()), lewis_closed_form(x, v, 0.6));
     report("Lewis's particle, t = 0", f, e0);
@@ -184,7 +187,8 @@ TEST(NonholonomicExamples, SphereRollingOnIncline) {
     const json& b = out["bodies"]["ball"];
     const double e0 = rel(vec(b["linear_acceleration"]), a);
     const double e1 = rel(vec(b["angular_acceleration"]), wdot);
-    const double e2 = rel(vec(out["constraints"]["contact"]["bodies"]["ball"]["force"]), m * (a - gv));
+    const double e2 =
+        rel(vec(out["constraints"]["contact"]["bodies"]["ball"]["force"]), m * (a - gv));
     EXPECT_NEAR(vec(b["linear_acceleration"]).norm(), 5.0 / 7.0 * g * 0.6, 1e-12);
     report("rolling sphere, centre acceleration", f, e0);
     report("rolling sphere, angular acceleration", f, e1);

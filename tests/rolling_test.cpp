@@ -62,9 +62,15 @@ void check(const std::string& scene, double duration) {
   }
 }
 
-TEST(Rolling, SphereOnInclineConservesEnergy) { check("sphere_incline.json", 1.0); }
-TEST(Rolling, ChaplyginSleighConservesEnergy) { check("chaplygin_sleigh.json", 2.0); }
-TEST(Rolling, DiskConservesEnergyAndStaysOnThePlane) { check("rolling_disk.json", 2.0); }
+TEST(Rolling, SphereOnInclineConservesEnergy) {
+  check("sphere_incline.json", 1.0);
+}
+TEST(Rolling, ChaplyginSleighConservesEnergy) {
+  check("chaplygin_sleigh.json", 2.0);
+}
+TEST(Rolling, DiskConservesEnergyAndStaysOnThePlane) {
+  check("rolling_disk.json", 2.0);
+}
 
 // A generic (unsteady) disk: tilted, spinning fast enough not to fall, nutating, with ω
 // off the steady manifold.  (A disk that falls flat reaches n × e₃ = 0, where the contact
@@ -115,7 +121,8 @@ TEST(Rolling, DiskNormalRowIsTheRateOfItsHeight) {
   b.position = s.x;
   b.orientation = appell::Quat(s.Q);
   m.add_body(b);
-  appell::RollingConstraint rc("c", 0, m.initial_state(0), r, appell::RollingConstraint::Shape::Disk, n);
+  appell::RollingConstraint rc("c", 0, m.initial_state(0), r,
+                               appell::RollingConstraint::Shape::Disk, n);
   appell::RowTerm terms[3];
   double bb[3], vel[3], pos[3];
   appell::RowSpan span{terms, bb, vel, pos, 1};
