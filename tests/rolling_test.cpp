@@ -133,3 +133,54 @@ TEST(Rolling, DiskNormalRowIsTheRateOfItsHeight) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string load_error(const std::string& constraint) {
+  const std::string text =
+      R"J({"bodies": [{"name": "d", "mass": 1, "inertia": {"cylinder": [0.5, 0.1]}, "position": [0, 0, 0.5]},
+                      {"name": "p", "type": "particle", "mass": 1}],
+           "constraints": [)J" +
+      constraint + "]}";
+  try {
+    appell::load_model_from_string(text, "s.json");
+  } catch (const appell::SceneError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Rolling, SceneErrorsAreLocated) {
+  EXPECT_EQ(
+      load_error(
+          R"J({"type": "rolling", "body": "d", "radius": 0.5, "shape": "disk", "normal": [0, 0, 1]})J"),
+      "s.json: /constraints/0/normal: the disk (axis = body z) lies flat on the plane; its "
+      "contact point is undefined");
+  EXPECT_EQ(
+      load_error(
+          R"J({"type": "rolling", "body": "d", "radius": 0.5, "shape": "cube", "normal": [0, 0, 1]})J"),
+      "s.json: /constraints/0/shape: unknown shape 'cube'; expected sphere or disk");
+  EXPECT_EQ(
+      load_error(
+          R"J({"type": "rolling", "body": "p", "radius": 0.5, "shape": "sphere", "normal": [0, 0, 1]})J"),
+      "s.json: /constraints/0/body: 'p' is a particle; rolling needs a rigid body");
+  EXPECT_EQ(
+      load_error(
+          R"J({"type": "rolling", "body": "d", "radius": -1, "shape": "sphere", "normal": [0, 0, 1]})J"),
+      "s.json: /constraints/0/radius: must be > 0, got -1");
+  EXPECT_EQ(
+      load_error(
+          R"J({"type": "knife_edge", "body": "p", "point": [0, 0, 0], "direction": [1, 0, 0]})J"),
+      "s.json: /constraints/0/body: 'p' is a particle; a knife edge needs a rigid body");
+  EXPECT_EQ(
+      load_error(
+          R"J({"type": "knife_edge", "body": "d", "point": [0, 0, 0], "direction": [0, 0, 0]})J"),
+      "s.json: /constraints/0/direction: direction must be nonzero, got [0, 0, 0]");
+  EXPECT_EQ(
+      load_error(
+          R"J({"type": "rolling", "body": "d", "radius": 0.5, "shape": "sphere", "normal": [0, 0, 1], "slip": 0})J"),
+      "s.json: /constraints/0/slip: unknown key 'slip'; expected one of: name, type, body, "
+      "radius, shape, normal");
+}
+
+}  // namespace
