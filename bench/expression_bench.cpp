@@ -80,6 +80,32 @@ void BM_ExpressionRows(benchmark::State& state) {
 }
 BENCHMARK(BM_ExpressionRows)->Arg(0)->Arg(1);
 
+// baseline: the same number of hand-written rows (distance, K5) on the same particles
+void BM_DistanceRows(benchmark::State& state) {
+  std::ostringstream s;
+  s << "{\"bodies\": [";
+  for (int i = 0; i < kParticles; ++i)
+    s << (i ? "," : "") << "{\"name\": \"p" << i
+      << "\", \"type\": \"particle\", \"mass\": 1, \"position\": [3, 4, 0], "
+         "\"velocity\": [-2, 0.25, 0.1]}";
+  s << "], \"constraints\": [";
+  for (int i = 0; i < kParticles; ++i)
+    s << (i ? "," : "") << "{\"type\": \"distance\", \"bodies\": [\"world\", \"p" << i
+      << "\"], \"points\": [[0, 0, 0], [3, 4, 0]]}";
+  s << "]}";
+  const appell::Model m = appell::load_model_from_string(s.str(), "bench");
+  appell::Data d(m);
+  appell::initial_state(m, d);
+  appell::kinematics(m, d);
+  for (auto _ : state) {
+    appell::constraint_rows(m, d);
+    benchmark::DoNotOptimize(d.b.data());
+  }
+  state.counters["per_row"] = benchmark::Counter(
+      kParticles, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_DistanceRows);
+
 // for scale: one whole evaluation of the equations of motion of that scene (pinv, dense)
 void BM_ForwardPinvExpressionScene(benchmark::State& state) {
   const appell::Model m = appell::load_model_from_string(scene(true), "bench");

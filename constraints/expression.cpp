@@ -323,16 +323,17 @@ bool Expression::valid_parameter_name(const std::string& name) {
 
 // ---- evaluation ---------------------------------------------------------------------------
 
+// (expression variables never name the world, so the state array is indexed directly)
 double Expression::variable_value(const ExprVariable& v, const StateView& s) const {
   switch (v.kind) {
     case ExprVariable::Kind::Time:
       return s.t;
     case ExprVariable::Kind::Position:
-      return s.body(v.body).x(v.axis);
+      return s.bodies[v.body].x(v.axis);
     case ExprVariable::Kind::Velocity:
-      return s.body(v.body).v(v.axis);
+      return s.bodies[v.body].v(v.axis);
     case ExprVariable::Kind::AngularVelocity:
-      return s.body(v.body).w(v.axis);
+      return s.bodies[v.body].w(v.axis);
   }
   return 0.0;
 }
@@ -373,7 +374,7 @@ int Expression::sweep_as(const StateView& s, bool find_bad, double* out_grad, Je
         r[0] = variable_value(v, s);
         // the Taylor direction: x ↦ x + v̄ s, t ↦ t + s; velocities fixed
         r[1] = v.kind == ExprVariable::Kind::Time       ? 1.0
-               : v.kind == ExprVariable::Kind::Position ? s.body(v.body).v(v.axis)
+               : v.kind == ExprVariable::Kind::Position ? s.bodies[v.body].v(v.axis)
                                                         : 0.0;
         r[2] = 0.0;
         if (grad) {
