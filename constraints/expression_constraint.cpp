@@ -17,7 +17,6 @@ std::vector<int> bodies_of(const Expression& e) {
 ExpressionConstraint::ExpressionConstraint(std::string name, Expression equation, Level level)
     : Constraint(std::move(name), bodies_of(equation)), expr_(std::move(equation)), level_(level) {
   nvars_ = static_cast<int>(expr_.variables().size());
-  if (nvars_ > 64) throw ExpressionError(1, "more than 64 distinct variables in one equation");
   for (const ExprVariable& v : expr_.variables()) {
     if (level_ == Level::Position &&
         (v.kind == ExprVariable::Kind::Velocity || v.kind == ExprVariable::Kind::AngularVelocity))
@@ -28,7 +27,10 @@ ExpressionConstraint::ExpressionConstraint(std::string name, Expression equation
 }
 
 void ExpressionConstraint::evaluate(const StateView& in, const RowSpan& out) const {
-  double grad[64];
+  // the gradient's buffer: per thread, grows only (no allocation once warm)
+  thread_local std::vector<double> gradient;
+  if (static_cast<int>(gradient.size()) < nvars_) gradient.resize(nvars_);
+  double* grad = gradient.data();
   const bool position = level_ == Level::Position;
   const Expression::Jet j = expr_.evaluate(in, grad, position);
   double rate = 0.0;  // ∂φ/∂x̄·v̄ + ∂φ/∂t (velocity level)
