@@ -93,7 +93,7 @@ class ExpressionParser {
   void run() {
     skip();
     if (pos_ >= s_.size()) throw ExpressionError(1, "empty equation");
-    expr();
+    e_.root_ = expr();
     skip();
     if (pos_ < s_.size()) fail(pos_, std::string("unexpected '") + s_[pos_] + "'");
   }
@@ -128,9 +128,30 @@ class ExpressionParser {
     n.b = b;
     n.c = c;
     n.column = static_cast<int>(column) + 1;
+    // constant folding: an operation on constants becomes a constant (unless it is not
+    // finite, which is left for check_finite to report at its column)
+    if (a >= 0 && is_const(a) && (b < 0 || is_const(b))) {
+      E mini;
+      mini.ops_.push_back(e_.ops_[a]);
+      if (b >= 0) mini.ops_.push_back(e_.ops_[b]);
+      E::Node folded = n;
+      folded.a = 0;
+      folded.b = b >= 0 ? 1 : -1;
+      mini.ops_.push_back(folded);
+      mini.root_ = static_cast<int>(mini.ops_.size()) - 1;
+      const double v = mini.value(StateView{});
+      if (std::isfinite(v)) {
+        if (b >= 0 && b == last()) e_.ops_.pop_back();
+        if (a == last()) e_.ops_.pop_back();
+        n.op = E::Op::Const;
+        n.a = n.b = -1;
+        n.c = v;
+      }
+    }
     e_.ops_.push_back(n);
-    return static_cast<int>(e_.ops_.size()) - 1;
+    return last();
   }
+  int last() const { return static_cast<int>(e_.ops_.size()) - 1; }
   bool is_const(int i) const { return e_.ops_[i].op == E::Op::Const; }
 
   int expr() {
@@ -259,9 +280,13 @@ class ExpressionParser {
     if (k == static_cast<int>(e_.vars_.size())) {
       v.column = static_cast<int>(at) + 1;
       e_.vars_.push_back(v);
+      var_node_.push_back(-1);
     }
+    // one node per variable: later uses refer back to it
+    if (var_node_[k] >= 0) return var_node_[k];
     const int n = emit(E::Op::Var, -1, -1, at);
     e_.ops_[n].var = k;
+    var_node_[k] = n;
     return n;
   }
 
@@ -303,6 +328,7 @@ class ExpressionParser {
   const E::BodyLookup& bodies_;
   E& e_;
   size_t pos_ = 0;
+  std::vector<int> var_node_;  // the node of each variable
 };
 
 Expression Expression::parse(const std::string& text,
@@ -543,7 +569,7 @@ int Expression::sweep_as(const StateView& s, bool find_bad, double* out_grad, Je
       if (!ok) return i;
     }
   }
-  const double* root = w + static_cast<size_t>(n - 1) * stride;
+  const double* root = w + static_cast<size_t>(root_) * stride;
   if (out) {
     out->value = root[0];
     out->d1 = taylor ? root[1] : 0.0;
@@ -592,6 +618,7 @@ void Expression::check_finite(const StateView& s, const std::string& when, bool 
     // the denominator's value: evaluate the sub-tape that ends there (error path only)
     Expression sub;
     sub.ops_.assign(ops_.begin(), ops_.begin() + nd.b + 1);
+    sub.root_ = nd.b;
     sub.vars_ = vars_;
     if (sub.value(s) == 0.0) throw ExpressionError(nd.column, "division by zero " + when);
   }

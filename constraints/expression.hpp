@@ -124,6 +124,7 @@ class Expression {
   double variable_value(const ExprVariable& v, const StateView& s) const;
 
   std::vector<Node> ops_;
+  int root_ = -1;  // the node whose value is the expression's
   std::vector<ExprVariable> vars_;
   std::string text_;
 };

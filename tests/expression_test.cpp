@@ -63,6 +63,17 @@ TEST(Expression, PrecedenceAndAssociativity) {
   EXPECT_DOUBLE_EQ(eval("1.5e1 + .5"), 15.5);
 }
 
+TEST(Expression, ConstantsFoldAndVariablesAreShared) {
+  EXPECT_EQ(parse("2*3 + x(p)").size(), 3);        // 6, x, +
+  EXPECT_EQ(parse("x(p)*x(p) - x(p)").size(), 3);  // x, *, −
+  EXPECT_EQ(parse("a^2*sin(pi/2)", {{"a", 3.0}}).size(), 1);
+  EXPECT_DOUBLE_EQ(eval("9*sin(pi/2)"), 9.0);
+  // a constant that is not finite is left for the check at t = 0, which locates it
+  appell::BodyState s[2];
+  EXPECT_THROW(parse("x(p) + 1/0").check_finite(appell::StateView{s, 0.0}, "at t = 0"),
+               appell::ExpressionError);
+}
+
 // g = x² y + sin(x t) at the position level: A, π and b (X2) against the hand derivatives.
 TEST(Expression, PositionLevelRowsAreExact) {
   appell::Model m;
