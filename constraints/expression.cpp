@@ -95,6 +95,10 @@ class ExpressionParser {
     if (pos_ >= s_.size()) throw ExpressionError(1, "empty equation");
     e_.root_ = expr();
     skip();
+    // "lhs = rhs" is read as lhs − rhs = 0 (the equation is "= 0" otherwise)
+    const size_t eq = pos_;
+    if (accept('=')) e_.root_ = emit(E::Op::Sub, e_.root_, expr(), eq);
+    skip();
     if (pos_ < s_.size()) fail(pos_, std::string("unexpected '") + s_[pos_] + "'");
   }
 

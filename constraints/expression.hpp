@@ -5,6 +5,7 @@
 // Grammar (lowest precedence first; ^ is right-associative and binds tighter than unary
 // minus, so -x^2 = −(x²)):
 //
+//     equation:= expr ('=' expr)?          (lhs = rhs means lhs − rhs = 0)
 //     expr    := term (('+' | '-') term)*
 //     term    := unary (('*' | '/') unary)*
 //     unary   := ('-' | '+') unary | power

@@ -61,6 +61,7 @@ TEST(Expression, PrecedenceAndAssociativity) {
   EXPECT_DOUBLE_EQ(eval("pow(2, 10) + max(1, 2) - min(1, 2) + abs(-3)"), 1028.0);
   EXPECT_DOUBLE_EQ(eval("atan2(1, 1)"), M_PI / 4);
   EXPECT_DOUBLE_EQ(eval("1.5e1 + .5"), 15.5);
+  EXPECT_DOUBLE_EQ(eval("2*3 = 1 + 2"), 3.0);  // lhs = rhs is lhs − rhs
 }
 
 TEST(Expression, ConstantsFoldAndVariablesAreShared) {
@@ -183,6 +184,7 @@ TEST(Expression, ParseErrorsAreLocated) {
   EXPECT_EQ(error("(1 + 2"), "column 7: unexpected end of the equation; expected ')'");
   EXPECT_EQ(error("1 + * 2"), "column 5: unexpected '*'");
   EXPECT_EQ(error("1 2"), "column 3: unexpected '2'");
+  EXPECT_EQ(error("1 = 2 = 3"), "column 7: unexpected '='");
   EXPECT_EQ(error("   "), "column 1: empty equation");
   EXPECT_EQ(error("x(world)"), "column 3: 'world' has no state; expected a body name");
   EXPECT_EQ(error("x + 1"), "column 1: 'x' needs a body: x(body)");
