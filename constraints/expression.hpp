@@ -1,7 +1,8 @@
 // Expressions of the scene language (SPEC §2) with exact derivatives.
 //
 // An equation such as  "vy(q) - z(q)*vx(q) - a*sin(w*t)"  is parsed once, by recursive
-// descent, into a flat tape (one operation per node, operands before their users).
+// descent, into a flat tape (one operation per node, operands before their users;
+// operations on constants are folded, and each variable has a single node).
 // Grammar (lowest precedence first; ^ is right-associative and binds tighter than unary
 // minus, so -x^2 = −(x²)):
 //
