@@ -107,7 +107,15 @@ class Expression {
   void check_finite(const StateView& s, const std::string& when, bool derivatives = true) const;
 
  private:
-  enum class Op : unsigned char;
+  // tape operations
+  // clang-format off
+  enum class Op : unsigned char {
+    Const, Var,
+    Add, Sub, Mul, Div, Pow, Atan2, Min, Max,                          // binary
+    Neg, PowConst, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh,  // unary
+    Exp, Log, Sqrt, Abs,
+  };
+  // clang-format on
   struct Node {
     Op op;
     int a = -1, b = -1;  // operand nodes
