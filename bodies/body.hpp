@@ -52,9 +52,14 @@ constexpr int kWorld = -1;
 
 // Read-only view of every body's world-frame state at time t: what constraints and
 // forces evaluate on.
+// `scratch` is per-evaluation workspace owned by the caller's Data (Model::scratch_size()
+// doubles), for constraints and forces that need some (expressions); when it is null
+// or short they allocate their own.
 struct StateView {
   const BodyState* bodies = nullptr;
   double t = 0.0;
+  double* scratch = nullptr;
+  size_t scratch_size = 0;
   const BodyState& body(int b) const;  // the fixed, resting world for b == kWorld
 };
 

@@ -69,6 +69,8 @@ class Constraint {
   virtual bool holonomic(int row) const = 0;
   // Writes lin/ang, b, π and g of every row.  Reads only `in`; never allocates.
   virtual void evaluate(const StateView& in, const RowSpan& out) const = 0;
+  // doubles of StateView::scratch that evaluate() uses (0: none)
+  virtual size_t scratch_size() const { return 0; }
 
  private:
   std::string name_;

@@ -7,18 +7,6 @@
 
 namespace appell {
 
-namespace {
-
-// The workspace of one thread: grows, never shrinks, so a sweep allocates only the
-// first time a thread meets a tape that large.
-std::vector<double>& scratch(size_t n) {
-  thread_local std::vector<double> buf;
-  if (buf.size() < n) buf.resize(n);
-  return buf;
-}
-
-}  // namespace
-
 // ---- evaluation ---------------------------------------------------------------------------
 
 // (expression variables never name the world, so the state array is indexed directly)
@@ -50,8 +38,14 @@ int Expression::sweep_as(const StateView& s, bool find_bad, double* out_grad, Je
   const int n = size();
   const int nv = static_cast<int>(vars_.size());
   const int stride = 3 + (grad ? nv : 0);
-  std::vector<double>& buf = scratch(static_cast<size_t>(n) * stride);
-  double* w = buf.data();
+  // the caller's workspace (Data::scratch) when it is large enough, else our own
+  const size_t need = static_cast<size_t>(n) * stride;
+  std::vector<double> own;
+  double* w = s.scratch;
+  if (!w || s.scratch_size < need) {
+    own.resize(need);
+    w = own.data();
+  }
   // node i: w[i*stride] value, +1 f₁, +2 f₂, +3.. gradient
   for (int i = 0; i < n; ++i) {
     const Node& nd = ops_[i];

@@ -29,9 +29,9 @@
 // so that for a position-level g(x, t):  f₁ = ġ along the motion, and 2 f₂ =
 // vᵀ ∂²g/∂x² v + 2 ∂²g/∂x∂t·v + ∂²g/∂t² — exactly the velocity-product part of g̈.
 //
-// Evaluation never allocates once a thread has evaluated a tape of that size: the
-// workspace is a thread-local buffer that only grows (a Model stays shareable between
-// threads).
+// Evaluation never allocates when the StateView carries a scratch buffer of
+// scratch_size() doubles (Data holds one, sized by the Model); the Expression itself is
+// constant, so a Model stays shareable between threads.
 #pragma once
 
 #include <functional>
@@ -89,6 +89,10 @@ class Expression {
 
   const std::vector<ExprVariable>& variables() const { return vars_; }
   int size() const { return static_cast<int>(ops_.size()); }
+  // doubles of StateView::scratch one sweep uses (with gradients when `gradient`)
+  size_t scratch_size(bool gradient) const {
+    return static_cast<size_t>(size()) * (3 + (gradient ? vars_.size() : 0));
+  }
 
   // The value.  O(nodes).
   double value(const StateView& s) const;

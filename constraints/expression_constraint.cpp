@@ -27,12 +27,19 @@ ExpressionConstraint::ExpressionConstraint(std::string name, Expression equation
 }
 
 void ExpressionConstraint::evaluate(const StateView& in, const RowSpan& out) const {
-  // the gradient's buffer: per thread, grows only (no allocation once warm)
-  thread_local std::vector<double> gradient;
-  if (static_cast<int>(gradient.size()) < nvars_) gradient.resize(nvars_);
-  double* grad = gradient.data();
+  // the gradient's buffer: the head of the caller's workspace (else our own)
+  std::vector<double> own;
+  StateView rest = in;
+  double* grad = in.scratch;
+  if (grad && in.scratch_size >= static_cast<size_t>(nvars_)) {
+    rest.scratch += nvars_;
+    rest.scratch_size -= nvars_;
+  } else {
+    own.resize(nvars_);
+    grad = own.data();
+  }
   const bool position = level_ == Level::Position;
-  const Expression::Jet j = expr_.evaluate(in, grad, position);
+  const Expression::Jet j = expr_.evaluate(rest, grad, position);
   double rate = 0.0;  // ∂φ/∂x̄·v̄ + ∂φ/∂t (velocity level)
   for (int k = 0; k < nvars_; ++k) {
     const ExprVariable& v = expr_.variables()[k];

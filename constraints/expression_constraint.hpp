@@ -30,6 +30,8 @@ class ExpressionConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return level_ == Level::Position; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  // the gradient (one per variable), then the sweep's workspace
+  size_t scratch_size() const override { return nvars_ + expr_.scratch_size(true); }
 
   const Expression& equation() const { return expr_; }
   Level level() const { return level_; }

@@ -18,7 +18,8 @@ Data::Data(const Model& m)
       A(m.nrows(), m.nu()),
       udot(m.nu()),
       lambda(m.nrows()),
-      reaction(m.nslots()) {
+      reaction(m.nslots()),
+      scratch(m.scratch_size()) {
 #ifdef APPELL_TESTING
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (Eigen::VectorXd* v : {&F, &b, &velocity_residual, &position_residual, &udot, &lambda})

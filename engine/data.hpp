@@ -54,8 +54,11 @@ struct Data {
   std::vector<Wrench> reaction;  // per constraint, per named body; by forward()  (nslots)
   Diagnostics diagnostics;       // by forward()
 
+  // workspace of constraints and forces (expressions); by whoever evaluates them
+  mutable std::vector<double> scratch;  //                                 (scratch_size)
+
   // the state view constraints and forces evaluate on
-  StateView view() const { return StateView{body.data(), t}; }
+  StateView view() const { return StateView{body.data(), t, scratch.data(), scratch.size()}; }
 };
 
 // q, u of the model's initial state (t = 0).

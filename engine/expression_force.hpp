@@ -4,6 +4,7 @@
 // Cost: three tape sweeps, values only; no allocation.  No potential energy.
 #pragma once
 
+#include <algorithm>
 #include <array>
 
 #include "constraints/expression.hpp"
@@ -20,6 +21,10 @@ class ExpressionForce final : public Force {
   void apply(const StateView& s, Wrench* out) const override;
   // the force vector (world frame) on state s
   Vec3 vector(const StateView& s) const;
+  size_t scratch_size() const override {
+    return std::max(
+        {f_[0].scratch_size(false), f_[1].scratch_size(false), f_[2].scratch_size(false)});
+  }
 
  private:
   int body_;

@@ -32,6 +32,8 @@ class Force {
   virtual void apply(const StateView& s, Wrench* out) const = 0;
   // Potential energy, or 0 when the force has none.
   virtual double potential(const StateView&) const { return 0.0; }
+  // doubles of StateView::scratch that apply()/potential() use (0: none)
+  virtual size_t scratch_size() const { return 0; }
 };
 
 using ForcePtr = std::shared_ptr<const Force>;

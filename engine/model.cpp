@@ -1,5 +1,6 @@
 #include "engine/model.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "bodies/inertia.hpp"
@@ -73,11 +74,13 @@ void Model::add_constraint(ConstraintPtr c) {
   nrows_ += c->rows();
   nterms_ += c->rows() * nb;
   nslots_ += nb;
+  scratch_size_ = std::max(scratch_size_, c->scratch_size());
   constraints_.push_back(std::move(c));
 }
 
 void Model::add_force(ForcePtr f) {
   if (!f) throw std::invalid_argument("Model::add_force(): null force");
+  scratch_size_ = std::max(scratch_size_, f->scratch_size());
   forces_.push_back(std::move(f));
 }
 

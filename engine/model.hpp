@@ -79,6 +79,8 @@ class Model {
   int nrows() const { return nrows_; }
   int nterms() const { return nterms_; }
   int nslots() const { return nslots_; }  // Σ over constraints of their body counts
+  // the largest StateView::scratch any constraint or force needs; Data holds that much
+  size_t scratch_size() const { return scratch_size_; }
   int q_offset(int b) const { return q_offset_[b]; }
   int u_offset(int b) const { return u_offset_[b]; }
   int row_offset(int c) const { return row_offset_[c]; }
@@ -91,6 +93,7 @@ class Model {
   std::vector<ForcePtr> forces_;
   std::vector<int> q_offset_, u_offset_, row_offset_, term_offset_, slot_offset_;
   int nq_ = 0, nu_ = 0, nrows_ = 0, nterms_ = 0, nslots_ = 0;
+  size_t scratch_size_ = 0;
 };
 
 }  // namespace appell
