@@ -25,3 +25,4 @@
 #include "engine/pinv.hpp"
 #include "engine/state_space.hpp"
 #include "scenes/scene.hpp"
+#include "scenes/standard_chain.hpp"
