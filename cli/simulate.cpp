@@ -10,7 +10,8 @@
 //                rhs_evaluations (right-hand sides evaluated by the integrator; the extra
 //                evaluations that fill dense-output rows are not counted), wall_seconds,
 //                energy {initial, final, max_abs_drift, max_rel_drift (relative to
-//                |initial|, null when that is 0)}, constraint_violation {position_max,
+//                max(|initial|, the largest kinetic energy reached): the potential's zero
+//                is arbitrary, so |initial| alone can be 0)}, constraint_violation {position_max,
 //                velocity_max} over the rows, initial_velocity_correction (‖Δu‖_M, see
 //                engine/simulation.hpp), final_state {bodies: {name: {position, quaternion,
 //                velocity, angular_velocity}}} at the last row (particles: the last two
@@ -165,13 +166,14 @@ int run_simulate(const SimulateOptions& o) {
   if (forces) forces.text(forces_header(m));
 
   // the observer: rows, and the running figures of the summary
-  double E0 = 0, E_last = 0, max_drift = 0, pos_max = 0, vel_max = 0;
+  double E0 = 0, E_last = 0, max_drift = 0, T_max = 0, pos_max = 0, vel_max = 0;
   ojson final_bodies = ojson::object();
   const auto observe = [&](const Sample& s) {
     const Data& d = s.data;
     if (s.index == 0) E0 = s.energy;
     E_last = s.energy;
     max_drift = std::max(max_drift, std::abs(s.energy - E0));
+    T_max = std::max(T_max, s.kinetic_energy);
     pos_max = std::max(pos_max, s.violation_position);
     vel_max = std::max(vel_max, s.violation_velocity);
     if (traj) {
@@ -231,6 +233,7 @@ int run_simulate(const SimulateOptions& o) {
   const SimulationResult r = sim->run(observe);
   progress.finish();
 
+  const double scale = std::max(std::abs(E0), T_max);
   ojson summary;
   summary["formulation"] = formulation_name(sim->state_space().formulation());
   summary["integrator"] = so.integrator.method;
@@ -241,7 +244,7 @@ int run_simulate(const SimulateOptions& o) {
   summary["energy"] = {{"initial", E0},
                        {"final", E_last},
                        {"max_abs_drift", max_drift},
-                       {"max_rel_drift", E0 != 0 ? ojson(max_drift / std::abs(E0)) : ojson()}};
+                       {"max_rel_drift", scale > 0 ? max_drift / scale : 0.0}};
   summary["constraint_violation"] = {{"position_max", pos_max}, {"velocity_max", vel_max}};
   summary["initial_velocity_correction"] = r.initial_velocity_correction;
   summary["final_state"] = {{"bodies", final_bodies}};
