@@ -379,3 +379,85 @@ TEST(Simulation, BadOptionsThrow) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string example(const char* name) {
+  return std::string(APPELL_SOURCE_DIR) + "/scenes/examples/" + name;
+}
+
+// [HO21 §7]: a cylinder on a smooth horizontal plane.  The centre of mass moves at constant
+// velocity, and the spin components Ω3 = ω·E3 and ω3 = ω·e3 are constant.
+TEST(Simulation, CylinderOnSmoothPlaneMatchesHO21) {
+  const Model m = appell::load_model(example("cylinder_on_plane.json"));
+  Vec3 v0;
+  double W0 = 0, w0 = 0, dv = 0, dW = 0, dw = 0;
+  SimulationOptions o = SimulationOptions::from_model(m);
+  o.integrator.duration = 2.0;
+  const SimulationResult r = appell::simulate(m, o, [&](const Sample& s) {
+    const appell::BodyState& b = s.data.body[0];
+    const double W = b.w.z(), w = b.w.dot(b.Q.col(2));
+    if (s.index == 0) v0 = b.v, W0 = W, w0 = w;
+    dv = std::max(dv, (b.v - v0).norm());
+    dW = std::max(dW, std::abs(W - W0));
+    dw = std::max(dw, std::abs(w - w0));
+  });
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_LT(dv, 1e-9);
+  EXPECT_LT(dW, 1e-8);
+  EXPECT_LT(dw, 1e-8);
+}
+
+// The heavy symmetric top: energy, the vertical angular momentum about the pivot and the
+// spin ω·e3 are the Lagrange top's three integrals.
+TEST(Simulation, HeavyTopKeepsLagrangeIntegrals) {
+  const Model m = appell::load_model(example("heavy_top.json"));
+  double E0 = 0, Lz0 = 0, s0 = 0, dE = 0, dLz = 0, ds = 0;
+  SimulationOptions o = SimulationOptions::from_model(m);
+  o.integrator.duration = 1.0;
+  const SimulationResult r = appell::simulate(m, o, [&](const Sample& s) {
+    const appell::BodyState& b = s.data.body[0];
+    const double Lz = angular_momentum(m, s.data).z(), spin = b.w.dot(b.Q.col(2));
+    if (s.index == 0) E0 = s.energy, Lz0 = Lz, s0 = spin;
+    dE = std::max(dE, std::abs(s.energy - E0));
+    dLz = std::max(dLz, std::abs(Lz - Lz0));
+    ds = std::max(ds, std::abs(spin - s0));
+  });
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_LT(dE, 1e-8);
+  EXPECT_LT(dLz, 1e-9);
+  EXPECT_LT(ds, 1e-7);
+}
+
+// Every example loads, is consistent at t = 0 and runs.
+TEST(Simulation, ExamplesRun) {
+  for (const char* name :
+       {"spherical_pendulum.json", "cylinder_on_plane.json", "double_pendulum.json",
+        "chain_3d.json", "four_bar.json", "heavy_top.json"}) {
+    const Model m = appell::load_model(example(name));
+    SimulationOptions o = SimulationOptions::from_model(m);
+    o.integrator.duration = 0.05;
+    const SimulationResult r = appell::simulate(m, o);
+    EXPECT_TRUE(r.ok()) << name << ": " << r.message;
+    EXPECT_LT(r.initial_velocity_correction, 1e-12) << name;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// v_x = 0 and v_x = −1 at once: no velocity satisfies both; the run stops at t = 0.
+TEST(Simulation, ContradictoryConstraintsStopAtStart) {
+  const Model m = appell::load_model_from_string(R"({"bodies": [
+      {"name": "p", "type": "particle", "mass": 1}],
+    "constraints": [
+      {"name": "still", "type": "linear", "body": "p", "f": [1, 0, 0]},
+      {"name": "moving", "type": "linear", "body": "p", "f": [1, 0, 0], "e": 1}]})");
+  const SimulationResult r = appell::simulate(m, options("rk4", 1.0, 0.1));
+  EXPECT_EQ(r.status, SimulationStatus::Inconsistent) << r.message;
+  EXPECT_EQ(r.t, 0.0);
+  EXPECT_NE(r.message.find("velocit"), std::string::npos) << r.message;
+}
+
+}  // namespace
