@@ -17,8 +17,10 @@ struct CliRun {
   std::string out, err;
 };
 
+// a per-test prefix in the temporary directory: ctest runs the tests in parallel
 std::string dir() {
-  return ::testing::TempDir();
+  return ::testing::TempDir() + "appell_" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_";
 }
 
 std::string slurp(const std::string& path) {
