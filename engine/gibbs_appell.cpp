@@ -61,8 +61,8 @@ void solve_gibbs_appell(const Model& m, Data& d) {
     const Eigen::MatrixXd MeeR = Mee * Rm;
     Eigen::MatrixXd K = MII + Rm.transpose() * MeeR - MIe * Rm;
     K -= (MIe * Rm).transpose();
-    const Eigen::VectorXd rhs = Fp.tail(k) - Rm.transpose() * Fp.head(r) +
-                                (Rm.transpose() * Mee - MIe) * s;
+    const Eigen::VectorXd rhs =
+        Fp.tail(k) - Rm.transpose() * Fp.head(r) + (Rm.transpose() * Mee - MIe) * s;
     xI = K.llt().solve(rhs);
   }
   // the eliminated ones from the constraints                            [UK98 eq. 8, 37]

@@ -27,12 +27,22 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
   const std::string tname = joint_type_name(type);
   const bool spherical = type == JointType::Spherical;
   switch (type) {
-    case JointType::Spherical: n.object({"name", "type", "bodies", "anchor"}); break;
+    case JointType::Spherical:
+      n.object({"name", "type", "bodies", "anchor"});
+      break;
     case JointType::Revolute:
-    case JointType::Cylindrical: n.object({"name", "type", "bodies", "anchor", "axis"}); break;
-    case JointType::Prismatic: n.object({"name", "type", "bodies", "axis"}); break;
-    case JointType::Universal: n.object({"name", "type", "bodies", "anchor", "axes"}); break;
-    case JointType::Fixed: n.object({"name", "type", "bodies"}); break;
+    case JointType::Cylindrical:
+      n.object({"name", "type", "bodies", "anchor", "axis"});
+      break;
+    case JointType::Prismatic:
+      n.object({"name", "type", "bodies", "axis"});
+      break;
+    case JointType::Universal:
+      n.object({"name", "type", "bodies", "anchor", "axes"});
+      break;
+    case JointType::Fixed:
+      n.object({"name", "type", "bodies"});
+      break;
   }
   const auto [p, c] = two_bodies(n, ctx, !spherical, "a " + tname + " joint needs rigid bodies");
   Vec3 anchor = Vec3::Zero(), axis = Vec3::UnitX(), axis2 = Vec3::Zero();
@@ -42,8 +52,7 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
     anchor = ctx.point_of(p, an);
     ctx.point_of(c, an);
   }
-  if (type == JointType::Revolute || type == JointType::Prismatic ||
-      type == JointType::Cylindrical)
+  if (type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Cylindrical)
     axis = n["axis"].unit_vec3();
   if (type == JointType::Universal) {
     const auto axes = n["axes"].array(2);
@@ -63,7 +72,8 @@ ConstraintPtr parse_distance(const Node& n, const std::string& name, const Scene
   const auto pts = n["points"].array(2);
   const Vec3 pa = ctx.point_of(a, pts[0]), pb = ctx.point_of(b, pts[1]);
   const double d0 = (pb - pa).norm();
-  if (!(d0 > 1e-9)) n["points"].fail("the two points coincide at t = 0; a distance needs a direction");
+  if (!(d0 > 1e-9))
+    n["points"].fail("the two points coincide at t = 0; a distance needs a direction");
   const double length = n.has("length") ? n["length"].positive() : d0;
   return std::make_shared<DistanceConstraint>(name, a, b, ctx.model.initial_state(a),
                                               ctx.model.initial_state(b), pa, pb, length);
@@ -79,14 +89,13 @@ ConstraintPtr parse_point_on_plane(const Node& n, const std::string& name,
                                                   n["normal"].unit_vec3());
 }
 
-ConstraintPtr parse_perpendicular(const Node& n, const std::string& name,
-                                  const SceneContext& ctx) {
+ConstraintPtr parse_perpendicular(const Node& n, const std::string& name, const SceneContext& ctx) {
   n.object({"name", "type", "bodies", "axes"});
   const auto [a, b] = two_bodies(n, ctx, true, "perpendicular axes need rigid bodies");
   const auto axes = n["axes"].array(2);
   return std::make_shared<PerpendicularConstraint>(name, a, b, ctx.model.initial_state(a),
-                                                   ctx.model.initial_state(b),
-                                                   axes[0].unit_vec3(), axes[1].unit_vec3());
+                                                   ctx.model.initial_state(b), axes[0].unit_vec3(),
+                                                   axes[1].unit_vec3());
 }
 
 ConstraintPtr parse_linear(const Node& n, const std::string& name, const SceneContext& ctx) {
