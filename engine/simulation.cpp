@@ -161,8 +161,27 @@ struct Simulation::Impl {
 
   bool due(long k, long K) const { return k % o.every == 0 || k == K; }
 
+  // ---- the run's state between steps ------------------------------------------------------
+  using Dopri = odeint::runge_kutta_dopri5<State>;
+  using Fehlberg = odeint::runge_kutta_fehlberg78<State>;
+  using Checker =
+      odeint::default_error_checker<double, Dopri::algebra_type, Dopri::operations_type>;
+  odeint::runge_kutta4<State> rk4;
+  std::unique_ptr<odeint::controlled_runge_kutta<Dopri, Checker>> dopri5;
+  std::unique_ptr<odeint::controlled_runge_kutta<Fehlberg, Checker>> rkf78;
+  enum class Method { Rk4, Dopri5, Rkf78 } method = Method::Rk4;
+  double t = 0.0, h = 0.0;  // time reached; adaptive: the controller's next step size
+  long k = 0, K = 0;        // output instants (adaptive) or steps (rk4) done, and their number
+  bool running = false;
+  Failure last;  // the last failing right-hand side among rejected trial steps
+
+  double T() const { return o.integrator.duration; }
+  double instant(long i) const { return i >= K ? T() : static_cast<double>(i) * o.integrator.dt; }
+
   // ---- initial conditions (SPEC §2) ------------------------------------------------------
   bool start() {
+    r = SimulationResult{};
+    running = false;
     initial_state(m, d);
     kinematics(m, d);
     constraint_rows(m, d);
@@ -183,39 +202,67 @@ struct Simulation::Impl {
       return false;
     }
     ss->from_maximal(d, x);
+
+    // the stepper, fresh
+    const IntegratorOptions& in = o.integrator;
+    method = in.method == "rk4"      ? Method::Rk4
+             : in.method == "dopri5" ? Method::Dopri5
+                                     : Method::Rkf78;
+    dopri5.reset();
+    rkf78.reset();
+    if (method == Method::Dopri5)
+      dopri5 = std::make_unique<odeint::controlled_runge_kutta<Dopri, Checker>>(
+          Checker(in.atol, in.rtol));
+    if (method == Method::Rkf78)
+      rkf78 = std::make_unique<odeint::controlled_runge_kutta<Fehlberg, Checker>>(
+          Checker(in.atol, in.rtol));
+    t = 0.0;
+    h = std::min(in.dt, T());
+    k = 0;
+    K = intervals(T(), in.dt);
+    last = {};
+
+    // ẋ at t = 0: the first stage of the first step, and the Data of the first sample
+    if (!evaluate(x, t, dxdt, K == 0)) return false;
+    emit(t);
+    running = K > 0;
     return true;
   }
 
-  // ---- rk4: fixed step ----------------------------------------------------------------
-  void run_rk4() {
-    odeint::runge_kutta4<State> stepper;
-    const double T = o.integrator.duration, dt = o.integrator.dt;
-    const long N = intervals(T, dt);
-    double t = 0.0;
-    for (long k = 0;; ++k) {
-      // ẋ at (t_k, x_k): the first stage of the next step, and the Data of the sample
-      if (!evaluate(x, t, dxdt, k == N)) return;
-      if (due(k, N)) emit(t);
-      if (k == N) return;
-      const double t_next = (k + 1 == N) ? T : static_cast<double>(k + 1) * dt;
-      rhs_failure = {};
-      stepper.do_step(Rhs{this}, x, dxdt, t, t_next - t);
-      if (rhs_failure.happened) {
-        fail(rhs_failure);
-        return;
-      }
-      if (!accept(x, t_next)) return;
-      t = t_next;
-    }
+  // ---- one accepted step -------------------------------------------------------------------
+  bool step() {
+    if (!running) return false;
+    const bool ok = method == Method::Rk4     ? step_rk4()
+                    : method == Method::Rkf78 ? step_rkf78()
+                                              : step_dopri5();
+    if (!ok || k >= K) running = false;
+    return ok;
   }
 
-  // ---- adaptive: shared handling of a trial step --------------------------------------
-  // After try_step: true when the step is accepted; otherwise h is reduced and the run
-  // may have failed (r.status set).
+  // rk4: fixed step dt, the last one shortened to end at T; dxdt holds ẋ(t, x)
+  bool step_rk4() {
+    const double t_next = instant(k + 1);
+    rhs_failure = {};
+    rk4.do_step(Rhs{this}, x, dxdt, t, t_next - t);
+    if (rhs_failure.happened) {
+      fail(rhs_failure);
+      return false;
+    }
+    if (!accept(x, t_next)) return false;
+    t = t_next;
+    ++k;
+    // the next step's first stage, and the Data of the sample (after the last step it
+    // serves the sample only)
+    if (!evaluate(x, t, dxdt, k == K)) return false;
+    if (due(k, K)) emit(t);
+    return true;
+  }
+
+  // After try_step: Accepted, Rejected (h reduced), or Failed (r says why).
   enum class Trial { Accepted, Rejected, Failed };
-  Trial judge(odeint::controlled_step_result res, const State& xn, double t, double h_attempt,
-              double& h, Failure& last) {
+  Trial judge(odeint::controlled_step_result res, const State& xn, double h_attempt) {
     if (rhs_failure.happened || (res == odeint::success && !xn.allFinite())) {
+      // a trial stage left the domain: retry smaller
       if (rhs_failure.happened) last = rhs_failure;
       ++r.rejected_steps;
       h = 0.25 * h_attempt;
@@ -237,83 +284,61 @@ struct Simulation::Impl {
     return Trial::Rejected;
   }
 
-  // ---- rkf78: controlled steps that hit every output instant -------------------------
-  void run_rkf78() {
-    using Stepper = odeint::runge_kutta_fehlberg78<State>;
-    using Checker =
-        odeint::default_error_checker<double, Stepper::algebra_type, Stepper::operations_type>;
-    odeint::controlled_runge_kutta<Stepper, Checker> ctl(
-        Checker(o.integrator.atol, o.integrator.rtol));
-    const double T = o.integrator.duration, dt = o.integrator.dt;
-    const long K = intervals(T, dt);
-    double t = 0.0, h = std::min(dt, T);
-    Failure last;
-    if (!evaluate(x, t, dxdt, false)) return;
-    emit(t);
-    for (long k = 0; k < K;) {
-      const double t_target = (k + 1 == K) ? T : static_cast<double>(k + 1) * dt;
+  // rkf78: controlled steps clipped so that every output instant is hit exactly
+  bool step_rkf78() {
+    for (;;) {
+      const double t_target = instant(k + 1);
       const double h_before = h, h_attempt = std::min(h, t_target - t);
       double t_try = t, h_try = h_attempt;
       rhs_failure = {};
-      const auto res = ctl.try_step(Rhs{this}, x, dxdt, t_try, x_new, h_try);
+      const auto res = rkf78->try_step(Rhs{this}, x, dxdt, t_try, x_new, h_try);
       h = h_try;
-      const Trial trial = judge(res, x_new, t, h_attempt, h, last);
-      if (trial == Trial::Failed) return;
+      const Trial trial = judge(res, x_new, h_attempt);
+      if (trial == Trial::Failed) return false;
       if (trial == Trial::Rejected) continue;
-      // accepted: a step clipped to an output instant does not shrink the proposal
+      // a step clipped to an output instant does not shrink the controller's proposal
       if (h_attempt < h_before) h = std::max(h, h_before);
       const bool reached = h_attempt == t_target - t;
       t = reached ? t_target : t_try;
       x.swap(x_new);
-      if (!accept(x, t)) return;
-      if (!evaluate(x, t, dxdt, false)) return;
+      if (!accept(x, t)) return false;
+      if (!evaluate(x, t, dxdt, false)) return false;
       if (reached && due(++k, K)) emit(t);
+      return true;
     }
   }
 
-  // ---- dopri5: dense output ------------------------------------------------------------
-  void run_dopri5() {
-    using Stepper = odeint::runge_kutta_dopri5<State>;
-    using Checker =
-        odeint::default_error_checker<double, Stepper::algebra_type, Stepper::operations_type>;
-    odeint::controlled_runge_kutta<Stepper, Checker> ctl(
-        Checker(o.integrator.atol, o.integrator.rtol));
-    const double T = o.integrator.duration, dt = o.integrator.dt;
-    const long K = intervals(T, dt);
-    auto instant = [&](long k) { return k == K ? T : static_cast<double>(k) * dt; };
-    double t = 0.0, h = std::min(dt, T);
-    Failure last;
-    if (!evaluate(x, t, dxdt, false)) return;
-    emit(t);
-    long k = 0;
-    while (k < K) {
-      const double h_before = h, h_attempt = std::min(h, T - t);
+  // dopri5: free steps; output instants from the stepper's continuous extension
+  bool step_dopri5() {
+    for (;;) {
+      const double h_before = h, h_attempt = std::min(h, T() - t);
       double t_try = t, h_try = h_attempt;
       rhs_failure = {};
-      const auto res = ctl.try_step(Rhs{this}, x, dxdt, t_try, x_new, dxdt_new, h_try);
+      const auto res = dopri5->try_step(Rhs{this}, x, dxdt, t_try, x_new, dxdt_new, h_try);
       h = h_try;
-      const Trial trial = judge(res, x_new, t, h_attempt, h, last);
-      if (trial == Trial::Failed) return;
+      const Trial trial = judge(res, x_new, h_attempt);
+      if (trial == Trial::Failed) return false;
       if (trial == Trial::Rejected) continue;
       if (h_attempt < h_before) h = std::max(h, h_before);
-      const double t_new = (h_attempt == T - t) ? T : t_try;
-      // the output instants in (t, t_new], from the continuous extension
+      const double t_new = (h_attempt == T() - t) ? T() : t_try;
+      // the output instants in (t, t_new], interpolated
       while (k < K && instant(k + 1) <= t_new) {
         const double tk = instant(++k);
         if (!due(k, K)) continue;
         if (tk == t_new)
           x_out = x_new;
         else
-          ctl.stepper().calc_state(tk, x_out, x, dxdt, t, x_new, dxdt_new, t_new);
-        if (!evaluate(x_out, tk, scratch, true)) return;
+          dopri5->stepper().calc_state(tk, x_out, x, dxdt, t, x_new, dxdt_new, t_new);
+        if (!evaluate(x_out, tk, scratch, true)) return false;
         emit(tk);
       }
       x.swap(x_new);
       dxdt.swap(dxdt_new);
       t = t_new;
-      if (!accept(x, t)) return;
+      if (!accept(x, t)) return false;
       // the projection moved x: the carried (FSAL) derivative is stale
-      if (projection && k < K && !evaluate(x, t, dxdt, false)) return;
+      if (projection && k < K && !evaluate(x, t, dxdt, false)) return false;
+      return true;
     }
   }
 };
@@ -334,23 +359,52 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
 
 Simulation::~Simulation() = default;
 
-SimulationResult Simulation::run(const Observer& observe) {
+namespace {
+// adds the wall time of one public call to the result
+struct WallTimer {
+  SimulationResult& r;
+  Clock::time_point t0 = Clock::now();
+  ~WallTimer() { r.wall_seconds += std::chrono::duration<double>(Clock::now() - t0).count(); }
+};
+}  // namespace
+
+bool Simulation::start(const Observer& observe) {
   Impl& s = *impl_;
-  const Clock::time_point t0 = Clock::now();
-  s.r = SimulationResult{};
   s.observe = &observe;
-  if (s.start()) {
-    const std::string& method = s.o.integrator.method;
-    if (method == "rk4")
-      s.run_rk4();
-    else if (method == "rkf78")
-      s.run_rkf78();
-    else
-      s.run_dopri5();
+  bool ok;
+  {
+    s.r = SimulationResult{};
+    WallTimer timer{s.r};
+    ok = s.start();
   }
   s.observe = nullptr;
-  s.r.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return s.r;
+  return ok;
+}
+
+bool Simulation::step(const Observer& observe) {
+  Impl& s = *impl_;
+  s.observe = &observe;
+  WallTimer timer{s.r};
+  const bool ok = s.step();
+  s.observe = nullptr;
+  return ok;
+}
+
+bool Simulation::running() const {
+  return impl_->running;
+}
+double Simulation::time() const {
+  return impl_->t;
+}
+const SimulationResult& Simulation::result() const {
+  return impl_->r;
+}
+
+SimulationResult Simulation::run(const Observer& observe) {
+  if (start(observe))
+    while (step(observe)) {
+    }
+  return impl_->r;
 }
 
 const Data& Simulation::data() const {

@@ -127,10 +127,25 @@ class Simulation {
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
-  // Integrates from the model's initial state over [0, duration].  Calls `observe` at
-  // t = 0, at every `every`-th step / output instant and at the final time.  Cost: steps ×
-  // (stages × one forward pass), plus one projection per step with projection.
+  // Integrates from the model's initial state over [0, duration]: start(), then step()
+  // until it returns false.  Calls `observe` at t = 0, at every `every`-th step / output
+  // instant and at the final time.  Cost: steps × (stages × one forward pass), plus one
+  // projection per step with projection stabilization.
   SimulationResult run(const Observer& observe = nullptr);
+
+  // Stepping, for embedders that drive the loop themselves:
+  //   if (sim.start(obs)) while (sim.step(obs)) { ... sim.time(), sim.data() ... }
+  //   if (!sim.result().ok()) ...
+  // start() restarts from the model's initial state (initial conditions, the t = 0 sample);
+  // step() makes one accepted step (rk4: one step of dt; adaptive: one step the error
+  // controller accepts, with its rejected trials) and gives `observe` every output instant
+  // it passes.  Both return false when the run cannot go on: finished (result().ok()) or
+  // failed (result() says when and why).
+  bool start(const Observer& observe = nullptr);
+  bool step(const Observer& observe = nullptr);
+  bool running() const;                    // started, neither finished nor failed
+  double time() const;                     // the time reached
+  const SimulationResult& result() const;  // so far
 
   const Data& data() const;              // the last evaluated state
   const Eigen::VectorXd& state() const;  // x, in the state space's coordinates

@@ -464,3 +464,31 @@ TEST(Simulation, ContradictoryConstraintsStopAtStart) {
 }
 
 }  // namespace
+
+namespace {
+
+// Driving the loop by hand gives exactly what run() gives.
+TEST(Simulation, SteppingMatchesRun) {
+  const Model m = double_pendulum(R"({"type": "projection"})");
+  for (const char* method : {"rk4", "dopri5", "rkf78"}) {
+    const SimulationOptions o = options(method, 0.5, 0.01);
+    appell::Simulation a(m, o), b(m, o);
+    std::vector<double> ta, tb;
+    const SimulationResult ra = a.run([&](const Sample& s) { ta.push_back(s.t); });
+    ASSERT_TRUE(b.start([&](const Sample& s) { tb.push_back(s.t); }));
+    long steps = 0;
+    while (b.step([&](const Sample& s) { tb.push_back(s.t); })) {
+      ++steps;
+      EXPECT_TRUE(b.running() || b.time() == 0.5);
+    }
+    EXPECT_FALSE(b.running());
+    EXPECT_TRUE(b.result().ok()) << b.result().message;
+    EXPECT_EQ(steps, ra.steps) << method;
+    EXPECT_EQ(b.result().rhs_evaluations, ra.rhs_evaluations) << method;
+    EXPECT_EQ(ta, tb) << method;
+    EXPECT_EQ(a.state(), b.state()) << method;
+    EXPECT_EQ(b.time(), 0.5);
+  }
+}
+
+}  // namespace
