@@ -258,7 +258,7 @@ int run_simulate(const SimulateOptions& o) {
   }
 
   if (!r.ok()) {
-    std::fprintf(stderr, "error: %s: at t = %.17g: %s\n", o.scene.c_str(), r.t, r.message.c_str());
+    std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t, r.message.c_str());
     return 3;
   }
   return 0;

@@ -276,11 +276,11 @@ TEST(Simulation, DoublePendulumDriftBounds) {
   EXPECT_LT(proj.position, 1e-10);
 }
 
-// pinv and gibbs-appell give the same trajectory (the same minimum of the Gaussian).
+// pinv, gibbs-appell and sparse give the same trajectory (the same minimum of the Gaussian).
 TEST(Simulation, FormulationsAgreeOnATrajectory) {
   const Model m = double_pendulum(R"("none")");
   std::vector<Eigen::VectorXd> finals;
-  for (Formulation f : {Formulation::Pinv, Formulation::GibbsAppell}) {
+  for (Formulation f : {Formulation::Pinv, Formulation::GibbsAppell, Formulation::Sparse}) {
     SimulationOptions o = options("dopri5", 1.0, 0.01, 1e-11, 1e-13);
     o.formulation = f;
     appell::Simulation sim(m, o);
@@ -288,6 +288,7 @@ TEST(Simulation, FormulationsAgreeOnATrajectory) {
     finals.push_back(sim.state());
   }
   EXPECT_LT((finals[0] - finals[1]).cwiseAbs().maxCoeff(), 1e-8);
+  EXPECT_LT((finals[0] - finals[2]).cwiseAbs().maxCoeff(), 1e-8);
 }
 
 // The standard chain integrates and stays on its joints with projection.
