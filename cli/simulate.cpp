@@ -88,12 +88,29 @@ std::string forces_header(const Model& m) {
   return h + "\n";
 }
 
-// the unit quaternion [w x y z] of body i as integrated (continuous in time, unlike one
-// recovered from Q)
-Eigen::Vector4d quaternion(const Model& m, const Data& d, int i) {
-  const Eigen::Vector4d q = d.q.segment<4>(m.q_offset(i) + 3);
-  return q / q.norm();
-}
+// Unit quaternions [w x y z] of the rotation tensors, with the sign chosen continuous in
+// time (q and −q are the same rotation).  Built from Q rather than read from d.q, so that
+// it holds for every state space (joint coordinates have no quaternions).
+class Quaternions {
+ public:
+  explicit Quaternions(const Model& m) : last_(m.nbody()) {
+    for (int i = 0; i < m.nbody(); ++i) {
+      const Quat q0 = m.bodies()[i].orientation.normalized();
+      last_[i] << q0.w(), q0.x(), q0.y(), q0.z();
+    }
+  }
+  const Eigen::Vector4d& operator()(const BodyState& b, int i) {
+    const Quat q(b.Q);
+    Eigen::Vector4d v(q.w(), q.x(), q.y(), q.z());
+    v.normalize();
+    if (v.dot(last_[i]) < 0) v = -v;
+    last_[i] = v;
+    return last_[i];
+  }
+
+ private:
+  std::vector<Eigen::Vector4d> last_;
+};
 
 // A progress bar on a terminal's stderr, redrawn at most 10 times a second.
 class Progress {
@@ -168,6 +185,7 @@ int run_simulate(const SimulateOptions& o) {
   // the observer: rows, and the running figures of the summary
   double E0 = 0, E_last = 0, max_drift = 0, T_max = 0, pos_max = 0, vel_max = 0;
   ojson final_bodies = ojson::object();
+  Quaternions quaternions(m);
   const auto observe = [&](const Sample& s) {
     const Data& d = s.data;
     if (s.index == 0) E0 = s.energy;
@@ -182,7 +200,7 @@ int run_simulate(const SimulateOptions& o) {
         const BodyState& b = d.body[i];
         for (int k = 0; k < 3; ++k) traj.number(b.x(k));
         if (m.bodies()[i].rigid()) {
-          const Eigen::Vector4d q = quaternion(m, d, i);
+          const Eigen::Vector4d& q = quaternions(b, i);
           for (int k = 0; k < 4; ++k) traj.number(q(k));
         }
         for (int k = 0; k < 3; ++k) traj.number(b.v(k));
@@ -213,7 +231,7 @@ int run_simulate(const SimulateOptions& o) {
       ojson e;
       e["position"] = json_vec(b.x);
       if (m.bodies()[i].rigid()) {
-        const Eigen::Vector4d q = quaternion(m, d, i);
+        const Eigen::Vector4d& q = quaternions(b, i);
         e["quaternion"] = ojson::array({q(0), q(1), q(2), q(3)});
       }
       e["velocity"] = json_vec(b.v);
