@@ -22,19 +22,18 @@
 //   rkf78   runge_kutta_fehlberg78 (order 7(8)) under the same controller; steps are
 //           clipped so that every output instant k·dt is hit exactly.
 //
-// Unit quaternions without spoiling the order.  The exact flow of q̇ = ½ (0, ω) ⊗ q keeps
-// |q| constant: d|q|²/dt = 2 q·q̇ = q·((0,ω)⊗q) = 0, because (0,ω)⊗q is orthogonal to q for
-// a pure (0,ω).  A Runge–Kutta method preserves only linear invariants, so the numerical
-// |q| drifts, but only by the local error, O(h^{p+1}) per step.  Two things keep that
-// drift harmless:
+// Unit quaternions (maximal coordinates) without spoiling the order.  The exact flow of q̇ = ½ (0,
+// ω) ⊗ q keeps |q| constant: d|q|²/dt = 2 q·q̇ = q·((0,ω)⊗q) = 0, because (0,ω)⊗q is orthogonal to q
+// for a pure (0,ω).  A Runge–Kutta method preserves only linear invariants, so the numerical |q|
+// drifts, but only by the local error, O(h^{p+1}) per step.  Two things keep that drift harmless:
 //   1. kinematics() builds Q from q/|q|, so the accelerations never see |q| ≠ 1; the
 //      right-hand side is invariant under q → c q, and the drift never feeds back.
 //   2. after every *accepted* step StateSpace::normalize() maps q → q/|q|.  That is the
 //      orthogonal projection onto |q| = 1; it moves x by | |q| − 1 | = O(h^{p+1}), which
 //      is of the size of the local error itself, so the global order p is unchanged
 //      (a projection method, Hairer–Lubich–Wanner, Geometric Numerical Integration,
-//      §IV.4).  Normalising inside the stages instead would change the method's
-//      coefficients' consistency conditions and spoil the order.
+//      §IV.4).  Normalising inside the stages instead would make the update something
+//      other than x + h Σ b_i k_i, for which the tableau's order conditions were derived.
 // With dopri5's FSAL derivative carried over a normalisation, the carried q̇ is off by the
 // same O(h^{p+1}) factor, again below the method's own error.
 //
