@@ -28,6 +28,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "engine/forward.hpp"
 #include "engine/simulation.hpp"
 
 namespace appell::cli {
@@ -172,6 +173,15 @@ int run_simulate(const SimulateOptions& o) {
   SimulationOptions so = SimulationOptions::from_model(m);
   so.formulation = f;
   if (!apply_overrides(o, so)) return 2;
+
+  // a formulation that cannot run on this model is bad input (2), not a numerical failure
+  {
+    Data probe(m);
+    if (forward(m, probe, f) == SolveStatus::Unsupported) {
+      std::cerr << "error: " << o.scene << ": " << probe.diagnostics.message << "\n";
+      return 2;
+    }
+  }
 
   // output files, with their headers
   Csv traj, forces;

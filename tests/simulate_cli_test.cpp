@@ -152,6 +152,7 @@ TEST(SimulateCli, UsageErrorsExit2) {
   EXPECT_EQ(run(scene + " --dt -1").status, 2);
   EXPECT_EQ(run(scene + " --duration nan").status, 2);
   EXPECT_EQ(run(scene + " --formulation lagrange").status, 2);
+  EXPECT_EQ(run(scene + " --dt 0").status, 2);
   EXPECT_EQ(run(scene + " --bogus").status, 2);
   EXPECT_EQ(run(dir() + "no_such_scene.json").status, 2);
   const CliRun bad = run(write("cli_bad.json", R"({"bodies": [{"name": "b", "mass": -1}]})"));
