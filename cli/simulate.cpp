@@ -153,12 +153,14 @@ bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
     so.integrator.method = o.integrator;
   }
   if (o.dt) {
-    if (!(*o.dt > 0) || !std::isfinite(*o.dt)) return usage_error("--dt: must be > 0");
+    if (!(*o.dt > 0) || !std::isfinite(*o.dt))
+      return usage_error("--dt: must be a finite number > 0, got " + std::to_string(*o.dt));
     so.integrator.dt = *o.dt;
   }
   if (o.duration) {
     if (!(*o.duration >= 0) || !std::isfinite(*o.duration))
-      return usage_error("--duration: must be >= 0");
+      return usage_error("--duration: must be a finite number >= 0, got " +
+                         std::to_string(*o.duration));
     so.integrator.duration = *o.duration;
   }
   return true;
