@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -140,6 +141,12 @@ class Progress {
   std::chrono::steady_clock::time_point last_;
 };
 
+std::string format_number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 bool usage_error(const std::string& what) {
   std::cerr << "error: " << what << "\nrun 'appell simulate --help' for usage\n";
   return false;
@@ -154,13 +161,13 @@ bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
   }
   if (o.dt) {
     if (!(*o.dt > 0) || !std::isfinite(*o.dt))
-      return usage_error("--dt: must be a finite number > 0, got " + std::to_string(*o.dt));
+      return usage_error("--dt: must be a finite number > 0, got " + format_number(*o.dt));
     so.integrator.dt = *o.dt;
   }
   if (o.duration) {
     if (!(*o.duration >= 0) || !std::isfinite(*o.duration))
       return usage_error("--duration: must be a finite number >= 0, got " +
-                         std::to_string(*o.duration));
+                         format_number(*o.duration));
     so.integrator.duration = *o.duration;
   }
   return true;
