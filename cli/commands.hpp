@@ -2,6 +2,7 @@
 // 0 success, 2 bad input (scene or usage), 3 a numerical failure.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "engine/model.hpp"
@@ -13,8 +14,18 @@ struct EvalOptions {
   std::string formulation;  // empty: the scene's choice
 };
 
+struct SimulateOptions {
+  std::string scene;
+  std::string formulation;  // empty: the scene's choice
+  std::string integrator;   // empty: the scene's choice
+  std::optional<double> dt, duration;
+  std::string out, summary, forces;  // empty: not written (summary: stdout)
+  bool quiet = false;
+};
+
 int run_check(const std::string& scene);
 int run_eval(const EvalOptions& options);
+int run_simulate(const SimulateOptions& options);
 
 // Loads a scene, or prints "error: <file>: <pointer>: <message>" and returns false.
 bool load_or_report(const std::string& scene, Model& out);

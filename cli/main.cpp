@@ -20,6 +20,20 @@ int main(int argc, char** argv) {
                  "auto | recursive | gibbs-appell | pinv | sparse")
       ->check(CLI::IsMember({"auto", "recursive", "gibbs-appell", "pinv", "sparse"}));
 
+  appell::cli::SimulateOptions sim;
+  CLI::App* simulate =
+      app.add_subcommand("simulate", "integrate a scene; trajectory, forces, summary");
+  simulate->add_option("SCENE", sim.scene, "scene file (JSON)")->required();
+  simulate->add_option("--formulation", sim.formulation,
+                       "auto | recursive | gibbs-appell | pinv | sparse");
+  simulate->add_option("--integrator", sim.integrator, "rk4 | dopri5 | rkf78");
+  simulate->add_option("--dt", sim.dt, "step (rk4) or output spacing (adaptive), s");
+  simulate->add_option("--duration", sim.duration, "simulated time, s");
+  simulate->add_option("--out", sim.out, "trajectory CSV");
+  simulate->add_option("--summary", sim.summary, "summary JSON (default: stdout)");
+  simulate->add_option("--forces", sim.forces, "constraint forces CSV");
+  simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -32,6 +46,7 @@ int main(int argc, char** argv) {
   try {
     if (check->parsed()) return appell::cli::run_check(check_scene);
     if (ev->parsed()) return appell::cli::run_eval(eval);
+    if (simulate->parsed()) return appell::cli::run_simulate(sim);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -1,6 +1,7 @@
 #include "engine/state_space.hpp"
 
 #include "engine/forward.hpp"
+#include "engine/projection.hpp"
 
 namespace appell {
 
@@ -51,11 +52,15 @@ void MaximalStateSpace::normalize(Eigen::VectorXd& x) const {
     }
 }
 
-SolveStatus MaximalStateSpace::project(Eigen::VectorXd&, double, Data& d) {
+SolveStatus MaximalStateSpace::project(Eigen::VectorXd& x, double t, Data& d) {
+  // positions first (Gauss–Newton), then velocities at the projected positions; see
+  // projection.hpp (P1–P3)
   d.diagnostics = Diagnostics{};
-  d.diagnostics.status = SolveStatus::Unsupported;
-  d.diagnostics.message = "projection is not implemented yet";
-  return d.diagnostics.status;
+  to_maximal(x, t, d);
+  SolveStatus status = project_positions(m_, d);
+  if (status == SolveStatus::Ok) status = project_velocities(m_, d);
+  if (status == SolveStatus::Ok) from_maximal(d, x);
+  return status;
 }
 
 }  // namespace appell

@@ -27,5 +27,8 @@
 #include "engine/gibbs_appell.hpp"
 #include "engine/model.hpp"
 #include "engine/pinv.hpp"
+#include "engine/projection.hpp"
+#include "engine/simulation.hpp"
 #include "engine/state_space.hpp"
 #include "scenes/scene.hpp"
+#include "scenes/standard_chain.hpp"

@@ -1,0 +1,162 @@
+// Running a simulation: Boost.Odeint on a StateSpace, with stabilization, initial
+// conditions and observers (SPEC §2 "integrator", "stabilization", "Initial conditions").
+//
+//   appell::SimulationOptions o = appell::SimulationOptions::from_model(model);
+//   appell::SimulationResult r = appell::simulate(model, o, [&](const appell::Sample& s) {
+//     use(s.t, s.data.body, s.energy, s.violation_position);
+//   });
+//   if (r.status != appell::SimulationStatus::Completed) report(r.t, r.message);
+//
+// The integrator talks to the formulation only through StateSpace (state_space.hpp):
+// x of the maximal state, ẋ = derivative(x, t), normalize(x), project(x, t).  The same
+// code therefore integrates the maximal coordinates of pinv/gibbs-appell/sparse and the
+// joint coordinates of `recursive`.
+//
+// Steppers (Boost.Odeint, Eigen::VectorXd state):
+//   rk4     runge_kutta4, fixed step dt (the last step is shortened to end at `duration`);
+//           one output row every `every` steps.
+//   dopri5  runge_kutta_dopri5 (order 5(4), FSAL) under the standard error controller
+//           |err_i| ≤ atol + rtol (|x_i| + h |ẋ_i|); output instants k·dt are read from the
+//           stepper's dense output (its order-4 continuous extension), so dt does not limit
+//           the step size.
+//   rkf78   runge_kutta_fehlberg78 (order 7(8)) under the same controller; steps are
+//           clipped so that every output instant k·dt is hit exactly.
+//
+// Unit quaternions (maximal coordinates) without spoiling the order.  The exact flow of q̇ = ½ (0,
+// ω) ⊗ q keeps |q| constant: d|q|²/dt = 2 q·q̇ = q·((0,ω)⊗q) = 0, because (0,ω)⊗q is orthogonal to q
+// for a pure (0,ω).  A Runge–Kutta method preserves only linear invariants, so the numerical |q|
+// drifts, but only by the local error, O(h^{p+1}) per step.  Two things keep that drift harmless:
+//   1. kinematics() builds Q from q/|q|, so the accelerations never see |q| ≠ 1; the
+//      right-hand side is invariant under q → c q, and the drift never feeds back.
+//   2. after every *accepted* step StateSpace::normalize() maps q → q/|q|.  That is the
+//      orthogonal projection onto |q| = 1; it moves x by | |q| − 1 | = O(h^{p+1}), which
+//      is of the size of the local error itself, so the global order p is unchanged
+//      (a projection method, Hairer–Lubich–Wanner, Geometric Numerical Integration,
+//      §IV.4).  Normalising inside the stages instead would make the update something
+//      other than x + h Σ b_i k_i, for which the tableau's order conditions were derived.
+// With dopri5's FSAL derivative carried over a normalisation, the carried q̇ is off by the
+// same O(h^{p+1}) factor, again below the method's own error.
+//
+// Stabilization (model.solver.stabilization):
+//   none        the drift of g and π grows like the integration error;
+//   baumgarte   b ← b − 2α π − β² g in constraint_rows() (forward.hpp), every rhs call;
+//   projection  after every accepted step StateSpace::project() puts the positions and then
+//               the velocities back on the constraint manifolds (projection.hpp).  With
+//               dopri5 the derivative is then re-evaluated (the FSAL value is stale).
+//
+// Initial conditions.  Holonomic violations above 1e-6 at t = 0 are refused (the scene
+// loader refuses them first, naming the constraint).  Initial velocities are projected
+// onto π = 0 in the mass metric (projection.hpp, P3) before integration starts;
+// `initial_velocity_correction` is the size of that change in the mass metric,
+// ‖Δu‖_M = sqrt(Δuᵀ M Δu) = sqrt(2 × the kinetic energy of the correction), in √J.
+//
+// Failures are returned, not thrown: a non-finite state or acceleration, inconsistent
+// constraints, a failed projection or a step-size underflow stop the run with a status,
+// the time and the reason.  Every output instant reached before the failure has already
+// been given to the observer.  Adaptive steppers treat a failing right-hand side inside a
+// trial step as a rejection (a too-large step often leaves the domain) and only give up
+// when the step size underflows.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/state_space.hpp"
+
+namespace appell {
+
+struct SimulationOptions {
+  Formulation formulation = Formulation::Auto;  // resolved against the model
+  IntegratorOptions integrator;                 // method, duration, dt, rtol, atol
+  int every = 1;                                // output every N steps / output instants
+  // called after every accepted step with the time reached; for progress bars
+  std::function<void(double t)> progress;
+
+  // the model's own integrator, output and formulation choices
+  static SimulationOptions from_model(const Model& m);
+};
+
+// What an observer sees at one output instant.  `data` describes (t, x) completely:
+// body states, udot, lambda, reaction, residuals (it is the Data after a forward pass).
+struct Sample {
+  double t;
+  const Data& data;
+  double kinetic_energy;
+  double potential_energy;
+  double energy;              // kinetic + potential (gravity, springs)
+  double violation_position;  // max |g| over the holonomic rows
+  double violation_velocity;  // max |π| over all rows
+  int index;                  // 0, 1, 2, ... over the samples of one run
+};
+using Observer = std::function<void(const Sample&)>;
+
+enum class SimulationStatus {
+  Completed,
+  NotFinite,      // the state or the accelerations stopped being finite
+  Inconsistent,   // constraints inconsistent, a projection failed, or initial violation
+  StepUnderflow,  // the adaptive step size fell below round-off
+  Unsupported,    // the formulation cannot run on this model
+};
+const char* simulation_status_name(SimulationStatus s);
+
+struct SimulationResult {
+  SimulationStatus status = SimulationStatus::Completed;
+  std::string message;          // why it stopped, for people (empty when completed)
+  double t = 0.0;               // the time reached (the failure time when it failed)
+  long steps = 0;               // accepted steps
+  long rejected_steps = 0;      // adaptive steppers only
+  long rhs_evaluations = 0;     // StateSpace::derivative calls made by the integrator
+  long output_evaluations = 0;  // extra derivative calls made only to fill a Sample
+  long samples = 0;
+  double initial_velocity_correction = 0.0;  // ‖Δu‖_M, see above
+  double wall_seconds = 0.0;
+  double rhs_seconds = 0.0;  // wall time inside StateSpace::derivative (integrator calls)
+  bool ok() const { return status == SimulationStatus::Completed; }
+};
+
+// One simulation of one model: owns the state space, the state x and a Data.  The model
+// must outlive it; several Simulations of one model may run on several threads.
+class Simulation {
+ public:
+  // Throws std::invalid_argument on bad options (method, dt ≤ 0, duration < 0, every < 1,
+  // tolerances ≤ 0).
+  Simulation(const Model& m, SimulationOptions options);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Integrates from the model's initial state over [0, duration]: start(), then step()
+  // until it returns false.  Calls `observe` at t = 0, at every `every`-th step / output
+  // instant and at the final time.  Cost: steps × (stages × one forward pass), plus one
+  // projection per step with projection stabilization.
+  SimulationResult run(const Observer& observe = nullptr);
+
+  // Stepping, for embedders that drive the loop themselves:
+  //   if (sim.start(obs)) while (sim.step(obs)) { ... sim.time(), sim.data() ... }
+  //   if (!sim.result().ok()) ...
+  // start() restarts from the model's initial state (initial conditions, the t = 0 sample);
+  // step() makes one accepted step (rk4: one step of dt; adaptive: one step the error
+  // controller accepts, with its rejected trials) and gives `observe` every output instant
+  // it passes.  Both return false when the run cannot go on: finished (result().ok()) or
+  // failed (result() says when and why).
+  bool start(const Observer& observe = nullptr);
+  bool step(const Observer& observe = nullptr);
+  bool running() const;                    // started, neither finished nor failed
+  double time() const;                     // the time reached
+  const SimulationResult& result() const;  // so far
+
+  const Data& data() const;              // the last evaluated state
+  const Eigen::VectorXd& state() const;  // x, in the state space's coordinates
+  const StateSpace& state_space() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Simulation(m, options).run(observe).
+SimulationResult simulate(const Model& m, const SimulationOptions& options,
+                          const Observer& observe = nullptr);
+
+}  // namespace appell
