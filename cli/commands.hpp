@@ -29,7 +29,8 @@ int run_simulate(const SimulateOptions& options);
 
 // Loads a scene, or prints "error: <file>: <pointer>: <message>" and returns false.
 bool load_or_report(const std::string& scene, Model& out);
-// Resolves --formulation (empty = the scene's); prints a usage error and returns false.
-bool formulation_or_report(const std::string& name, const Model& m, Formulation& out);
+// Parses --formulation (empty: Auto, i.e. the scene's choice); prints a usage error and
+// returns false.  Called before the scene is loaded: usage errors come first.
+bool formulation_or_report(const std::string& name, Formulation& out);
 
 }  // namespace appell::cli

@@ -17,9 +17,9 @@ bool load_or_report(const std::string& scene, Model& out) {
   return false;
 }
 
-bool formulation_or_report(const std::string& name, const Model& m, Formulation& out) {
+bool formulation_or_report(const std::string& name, Formulation& out) {
   if (name.empty()) {
-    out = m.solver.formulation;
+    out = Formulation::Auto;  // the scene's choice
     return true;
   }
   if (parse_formulation(name, out)) return true;

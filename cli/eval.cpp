@@ -18,7 +18,7 @@ static ojson vec(const Vec3& v) {
 int run_eval(const EvalOptions& o) {
   Model m;
   Formulation f;
-  if (!load_or_report(o.scene, m) || !formulation_or_report(o.formulation, m, f)) return 2;
+  if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, m)) return 2;
   Data d(m);
   const SolveStatus status = forward(m, d, f);
   if (status != SolveStatus::Ok) {

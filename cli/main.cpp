@@ -17,8 +17,7 @@ int main(int argc, char** argv) {
   CLI::App* ev = app.add_subcommand("eval", "equations of motion at t = 0, JSON on stdout");
   ev->add_option("SCENE", eval.scene, "scene file (JSON)")->required();
   ev->add_option("--formulation", eval.formulation,
-                 "auto | recursive | gibbs-appell | pinv | sparse")
-      ->check(CLI::IsMember({"auto", "recursive", "gibbs-appell", "pinv", "sparse"}));
+                 "auto | recursive | gibbs-appell | pinv | sparse");
 
   appell::cli::SimulateOptions sim;
   CLI::App* simulate =

@@ -178,7 +178,7 @@ bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
 int run_simulate(const SimulateOptions& o) {
   Model m;
   Formulation f;
-  if (!load_or_report(o.scene, m) || !formulation_or_report(o.formulation, m, f)) return 2;
+  if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, m)) return 2;
   SimulationOptions so = SimulationOptions::from_model(m);
   so.formulation = f;
   if (!apply_overrides(o, so)) return 2;
