@@ -185,6 +185,19 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
       }
     } else {
       ++redundant_cases;
+      std::vector<Wrench> total(m.nbody()), total_pinv(m.nbody());
+      for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
+        for (size_t j = 0; j < m.constraints()[c]->bodies().size(); ++j) {
+          const int b = m.constraints()[c]->bodies()[j], k = m.slot_offset(c) + static_cast<int>(j);
+          total[b].force += d.reaction[k].force;
+          total[b].moment += d.reaction[k].moment;
+          total_pinv[b].force += reaction_pinv[k].force;
+          total_pinv[b].moment += reaction_pinv[k].moment;
+        }
+      for (int b = 0; b < m.nbody(); ++b) {
+        EXPECT_LT((total[b].force - total_pinv[b].force).norm(), 1e-9 * scale) << "trial " << trial << " body " << b;
+        EXPECT_LT((total[b].moment - total_pinv[b].moment).norm(), 1e-9 * scale) << "trial " << trial << " body " << b;
+      }
     }
     ++compared;
     if (ss.tree().nrows_extra > 0) ++with_rows;
