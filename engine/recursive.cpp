@@ -1,6 +1,7 @@
 // Recursive Gibbs–Appell formulation: three passes over the tree (docs/recursive.md).
 #include "engine/recursive.hpp"
 
+#include <Eigen/Cholesky>
 #include <cmath>
 #include <type_traits>
 
@@ -72,7 +73,7 @@ inline void add_shifted_inertia(const Vec3& r, const Mat6& Ia, Mat6& IA_p) {
 
 // U, D⁻¹ and the condensed Ia of a joint with K quasi-velocities (R7, R8)
 template <int K>
-inline void project_inertia(TreeBodyWork& w) {
+inline void project_inertia(TreeBodyWork& w, Mat6& Ia) {
   const auto S = w.S.leftCols<K>();
   Eigen::Matrix<double, 6, K> U = w.IA * S;
   Eigen::Matrix<double, K, K> D = S.transpose() * U;
@@ -84,7 +85,7 @@ inline void project_inertia(TreeBodyWork& w) {
   }
   w.U.leftCols<K>() = U;
   w.Dinv.topLeftCorner<K, K>() = Dinv;
-  w.Ia.noalias() = w.IA - U * Dinv * U.transpose();
+  Ia.noalias() = w.IA - U * Dinv * U.transpose();
 }
 
 // uu = −Sᵀ pA (R9);  returns pa = pA + Ia c + U D⁻¹ uu, the bias the parent sees (R8)
@@ -94,7 +95,7 @@ inline Vec6 project_bias(TreeBodyWork& w, bool with_c) {
   const Eigen::Matrix<double, K, 1> uu = -S.transpose() * w.pA;
   w.uu.head<K>() = uu;
   Vec6 pa = w.pA + w.U.leftCols<K>() * (w.Dinv.topLeftCorner<K, K>() * uu);
-  if (with_c) pa.noalias() += w.Ia * w.c;
+  if (with_c) pa += w.Iac;
   return pa;
 }
 
@@ -198,15 +199,29 @@ void tree_kinematics_BaseToTip(const Model& m, const Data& d, RecursiveWorkspace
   }
 }
 
-// Pass 2, tip to base: articulated inertias IA_i, condensed Ia_i (R5–R8).
-void inertia_TipToBase(RecursiveWorkspace& ws) {
-  for (int i = static_cast<int>(ws.w.size()) - 1; i >= 0; --i) {
+// Pass 2, tip to base: articulated inertias IA_i and, in the same sweep, the biases
+// pA_i of the applied forces w.f (R5–R9).  Keeps Ia_i c_i for later bias passes.
+void inertia_bias_TipToBase(RecursiveWorkspace& ws) {
+  const int n = static_cast<int>(ws.w.size());
+  for (int i = 0; i < n; ++i) ws.w[i].pA = -ws.w[i].f;
+  for (int i = n - 1; i >= 0; --i) {
     TreeBodyWork& w = ws.w[i];
     const int nu = ws.tree.joints[i].nu;
-    if (nu == 0) w.Ia = w.IA;
-    dispatch(nu, [&](auto K) { project_inertia<decltype(K)::value>(w); });
+    Mat6 Ia = w.IA;
+    Vec6 pa = w.pA;
+
+    dispatch(nu, [&](auto K) {
+      constexpr int k = decltype(K)::value;
+      project_inertia<k>(w, Ia);
+      pa = project_bias<k>(w, false);
+    });
+    w.Iac.noalias() = Ia * w.c;
+    pa += w.Iac;                                                           // (R8)
     const int p = ws.tree.joints[i].parent;
-    if (p >= 0) add_shifted_inertia(w.r, w.Ia, ws.w[p].IA);
+    if (p >= 0) {
+      add_shifted_inertia(w.r, Ia, ws.w[p].IA);                           // (R5)
+      ws.w[p].pA += shift_force(w.r, pa);                                  // (R4)
+    }
   }
 }
 
@@ -219,7 +234,7 @@ void bias_TipToBase(RecursiveWorkspace& ws, bool with_c) {
     TreeBodyWork& w = ws.w[i];
     const int nu = ws.tree.joints[i].nu;
     Vec6 pa = w.pA;
-    if (nu == 0 && with_c) pa.noalias() += w.Ia * w.c;
+    if (nu == 0 && with_c) pa += w.Iac;
     dispatch(nu, [&](auto K) { pa = project_bias<decltype(K)::value>(w, with_c); });
     const int p = ws.tree.joints[i].parent;
     if (p >= 0) ws.w[p].pA += shift_force(w.r, pa);
@@ -372,39 +387,52 @@ void solve_extra_rows(const Model& m, Data& d, RecursiveWorkspace& ws) {
   }
 }
 
+// the minimum-norm λ of one joint's R rows with A_jᵀ λ = W (R16); fixed sizes, no heap
+template <int R>
+void joint_lambda(const Model& m, Data& d, const TreeJoint& t, const Vec3& r, const Vec6& Rc) {
+  const Constraint& con = *m.constraints()[t.constraint];
+  const int nb = static_cast<int>(con.bodies().size());
+  Eigen::Matrix<double, R, 12> A = Eigen::Matrix<double, R, 12>::Zero();
+  Eigen::Matrix<double, 12, 1> W = Eigen::Matrix<double, 12, 1>::Zero();
+  const RowTerm* terms = d.terms.data() + m.term_offset(t.constraint);
+  for (int j = 0; j < nb; ++j) {
+    const int b = con.bodies()[j];
+    const bool rigid = m.bodies()[b].rigid();
+    for (int k = 0; k < R; ++k) {
+      const RowTerm& rt = terms[k * nb + j];
+      A.template block<1, 3>(k, 6 * j) = rt.lin.transpose();
+      if (rigid) A.template block<1, 3>(k, 6 * j + 3) = rt.ang.transpose();
+    }
+    if (b == t.body) {
+      W.template segment<6>(6 * j) = Rc;
+    } else {  // the parent: −R moved to its centre
+      W.template segment<3>(6 * j) = -Rc.head<3>();
+      if (rigid) W.template segment<3>(6 * j + 3) = -(Rc.tail<3>() + r.cross(Rc.head<3>()));
+    }
+  }
+  // small fixed sizes: coefficient-wise products, Cholesky (LDLT when rows degenerate)
+  const Eigen::Matrix<double, R, R> G = A.lazyProduct(A.transpose());
+  const Eigen::Matrix<double, R, 1> AW = A.lazyProduct(W);
+  const Eigen::LLT<Eigen::Matrix<double, R, R>> llt(G);
+  auto lam = d.lambda.segment<R>(m.row_offset(t.constraint));
+  if (llt.info() == Eigen::Success) lam = llt.solve(AW);                    // (R16)
+  else lam = G.ldlt().solve(AW);
+}
+
 // Tree joints' multipliers: the minimum-norm λ_j with A_jᵀ λ_j = R_i (R15, R16).
 void joint_multipliers(const Model& m, Data& d, RecursiveWorkspace& ws) {
-  using Rows = Eigen::Matrix<double, Eigen::Dynamic, 12, Eigen::RowMajor, 6, 12>;
-  using Gram = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
-  using Vec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
   for (int i = 0; i < static_cast<int>(ws.w.size()); ++i) {
     const TreeJoint& t = ws.tree.joints[i];
     if (t.constraint < 0) continue;
     const TreeBodyWork& w = ws.w[i];
     const Vec6 R = w.IA * w.a + w.pA;  // on C, at C's centre                    (R15)
-    const Constraint& con = *m.constraints()[t.constraint];
-    const int nb = static_cast<int>(con.bodies().size()), nr = con.rows();
-    Rows A = Rows::Zero(nr, 12);
-    Eigen::Matrix<double, 12, 1> W = Eigen::Matrix<double, 12, 1>::Zero();
-    for (int j = 0; j < nb; ++j) {
-      const int b = con.bodies()[j];
-      const bool rigid = m.bodies()[b].rigid();
-      for (int k = 0; k < nr; ++k) {
-        const RowTerm& rt = d.terms[m.term_offset(t.constraint) + k * nb + j];
-        A.block<1, 3>(k, 6 * j) = rt.lin.transpose();
-        if (rigid) A.block<1, 3>(k, 6 * j + 3) = rt.ang.transpose();
-      }
-      if (b == t.body) {
-        W.segment<6>(6 * j) = R;
-      } else {  // the parent: −R moved to its centre
-        W.segment<3>(6 * j) = -R.head<3>();
-        if (rigid) W.segment<3>(6 * j + 3) = -(R.tail<3>() + w.r.cross(R.head<3>()));
-      }
+    switch (m.constraints()[t.constraint]->rows()) {
+      case 3: joint_lambda<3>(m, d, t, w.r, R); break;
+      case 4: joint_lambda<4>(m, d, t, w.r, R); break;
+      case 5: joint_lambda<5>(m, d, t, w.r, R); break;
+      case 6: joint_lambda<6>(m, d, t, w.r, R); break;
+      default: break;
     }
-    const Gram AAt = A * A.transpose();
-    const Vec AW = A * W;
-    const Vec lam = AAt.ldlt().solve(AW);                                   // (R16)
-    d.lambda.segment(m.row_offset(t.constraint), nr) = lam;
   }
 }
 
@@ -423,8 +451,7 @@ void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
 void solve_recursive(const Model& m, Data& d) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   tree_kinematics_BaseToTip(m, d, ws);
-  inertia_TipToBase(ws);
-  bias_TipToBase(ws, true);
+  inertia_bias_TipToBase(ws);
   accelerations_BaseToTip(ws, true);
   d.diagnostics.rank = ws.tree.ntree_rows;
   d.diagnostics.rank_tolerance = kTreeRankTolerance;
@@ -438,8 +465,7 @@ void recursive_accelerations(const Model& m, Data& d) {
   kinematics(m, d);
   applied_forces(m, d);
   tree_kinematics_BaseToTip(m, d, ws);
-  inertia_TipToBase(ws);
-  bias_TipToBase(ws, true);
+  inertia_bias_TipToBase(ws);
   accelerations_BaseToTip(ws, true);
   write_accelerations(m, d, ws);
 }

@@ -43,12 +43,12 @@ constexpr double kTreeRankTolerance = 1e-12;
 
 // Per tree body, per evaluation.  Fields are written by the passes named.
 struct TreeBodyWork {
-  Mat6 IA;    // articulated inertia (R6); by inertia_TipToBase
-  Mat6 Ia;    // IA − U D⁻¹ Uᵀ, condensed onto the joint (R8); by inertia_TipToBase
+  Mat6 IA;    // articulated inertia (R6); by inertia_bias_TipToBase
   Mat6 S;     // motion subspace, first nu columns (R2); by tree_kinematics_BaseToTip
   Mat6 U;     // IA S (R7)
   Mat6 Dinv;  // (Sᵀ IA S)⁻¹, nu × nu (R7)
   Vec6 c;     // velocity-product acceleration (R3); by tree_kinematics_BaseToTip
+  Vec6 Iac;   // Ia c, Ia = IA − U D⁻¹ Uᵀ condensed onto the joint (R8); by inertia_bias_TipToBase
   Vec6 f;     // applied generalized force (R1), plus extra-row forces
   Vec6 pA;    // bias (R6); by bias_TipToBase
   Vec6 a;     // acceleration (R11); by accelerations_BaseToTip
