@@ -387,32 +387,25 @@ void solve_extra_rows(const Model& m, Data& d, RecursiveWorkspace& ws) {
   }
 }
 
-// the minimum-norm λ of one joint's R rows with A_jᵀ λ = W (R16); fixed sizes, no heap
+// λ of one joint's R rows (R16).  The joint's rows restricted to the child C have full
+// row rank for every joint type (constraints/joints.hpp), so A_jᵀ λ = (wrenches on P and
+// C) has exactly one solution, and it already solves the child's block
+// A_Cᵀ λ = R_i: (A_C A_Cᵀ) λ = A_C R_i, R × 6, fixed sizes, no heap.
 template <int R>
-void joint_lambda(const Model& m, Data& d, const TreeJoint& t, const Vec3& r, const Vec6& Rc) {
+void joint_lambda(const Model& m, Data& d, const TreeJoint& t, const Vec6& Rc) {
   const Constraint& con = *m.constraints()[t.constraint];
   const int nb = static_cast<int>(con.bodies().size());
-  Eigen::Matrix<double, R, 12> A = Eigen::Matrix<double, R, 12>::Zero();
-  Eigen::Matrix<double, 12, 1> W = Eigen::Matrix<double, 12, 1>::Zero();
+  const int j = con.slot(t.body);
+  Eigen::Matrix<double, R, 6> A;
   const RowTerm* terms = d.terms.data() + m.term_offset(t.constraint);
-  for (int j = 0; j < nb; ++j) {
-    const int b = con.bodies()[j];
-    const bool rigid = m.bodies()[b].rigid();
-    for (int k = 0; k < R; ++k) {
-      const RowTerm& rt = terms[k * nb + j];
-      A.template block<1, 3>(k, 6 * j) = rt.lin.transpose();
-      if (rigid) A.template block<1, 3>(k, 6 * j + 3) = rt.ang.transpose();
-    }
-    if (b == t.body) {
-      W.template segment<6>(6 * j) = Rc;
-    } else {  // the parent: −R moved to its centre
-      W.template segment<3>(6 * j) = -Rc.head<3>();
-      if (rigid) W.template segment<3>(6 * j + 3) = -(Rc.tail<3>() + r.cross(Rc.head<3>()));
-    }
+  for (int k = 0; k < R; ++k) {
+    const RowTerm& rt = terms[k * nb + j];
+    A.template block<1, 3>(k, 0) = rt.lin.transpose();
+    A.template block<1, 3>(k, 3) = rt.ang.transpose();
   }
   // small fixed sizes: coefficient-wise products, Cholesky (LDLT when rows degenerate)
   const Eigen::Matrix<double, R, R> G = A.lazyProduct(A.transpose());
-  const Eigen::Matrix<double, R, 1> AW = A.lazyProduct(W);
+  const Eigen::Matrix<double, R, 1> AW = A.lazyProduct(Rc);
   const Eigen::LLT<Eigen::Matrix<double, R, R>> llt(G);
   auto lam = d.lambda.segment<R>(m.row_offset(t.constraint));
   if (llt.info() == Eigen::Success) lam = llt.solve(AW);                    // (R16)
@@ -427,10 +420,10 @@ void joint_multipliers(const Model& m, Data& d, RecursiveWorkspace& ws) {
     const TreeBodyWork& w = ws.w[i];
     const Vec6 R = w.IA * w.a + w.pA;  // on C, at C's centre                    (R15)
     switch (m.constraints()[t.constraint]->rows()) {
-      case 3: joint_lambda<3>(m, d, t, w.r, R); break;
-      case 4: joint_lambda<4>(m, d, t, w.r, R); break;
-      case 5: joint_lambda<5>(m, d, t, w.r, R); break;
-      case 6: joint_lambda<6>(m, d, t, w.r, R); break;
+      case 3: joint_lambda<3>(m, d, t, R); break;
+      case 4: joint_lambda<4>(m, d, t, R); break;
+      case 5: joint_lambda<5>(m, d, t, R); break;
+      case 6: joint_lambda<6>(m, d, t, R); break;
       default: break;
     }
   }
