@@ -21,8 +21,8 @@ inline int add_link(Model& m, const std::string& name, const Vec3& top) {
   return m.add_body(b);
 }
 
-inline void add_revolute(Model& m, const std::string& name, int parent, int child, const Vec3& anchor,
-                         const Vec3& axis) {
+inline void add_revolute(Model& m, const std::string& name, int parent, int child,
+                         const Vec3& anchor, const Vec3& axis) {
   m.add_constraint(std::make_shared<Joint>(name, JointType::Revolute, parent, child,
                                            m.initial_state(parent), m.initial_state(child), anchor,
                                            axis, Vec3::Zero()));
@@ -37,7 +37,8 @@ inline Model standard_chain(int n) {
   for (int i = 1; i <= n; ++i) {
     const Vec3 top(0, 0, -0.2 * (i - 1));
     const int b = add_link(m, "link" + std::to_string(i), top);
-    add_revolute(m, "joint" + std::to_string(i), parent, b, top, i % 2 ? Vec3::UnitX() : Vec3::UnitY());
+    add_revolute(m, "joint" + std::to_string(i), parent, b, top,
+                 i % 2 ? Vec3::UnitX() : Vec3::UnitY());
     parent = b;
   }
   return m;

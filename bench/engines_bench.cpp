@@ -31,8 +31,13 @@ namespace {
 
 const Vec3 kLinkInertia = inertia_box(1.0, Vec3(0.05, 0.05, 0.2)).diagonal();
 constexpr double kAgree = 1e-5;
-double q0(int i) { return 0.1 * std::sin(i); }   // i from 1 (SPEC §5)
-double qd0(int i) { return 0.05 * std::cos(i); }
+// the standard state, joint i from 1 (SPEC §5)
+double q0(int i) {
+  return 0.1 * std::sin(i);
+}
+double qd0(int i) {
+  return 0.05 * std::cos(i);
+}
 
 // our joint accelerations on the standard chain of n links
 Eigen::VectorXd appell_qdd(int n) {
@@ -49,8 +54,9 @@ double relative_difference(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
 
 void set_counters(benchmark::State& st, int n) {
   st.counters["bodies"] = n;
-  st.counters["ns_per_body"] = benchmark::Counter(static_cast<double>(st.iterations()) * n,
-                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  st.counters["ns_per_body"] =
+      benchmark::Counter(static_cast<double>(st.iterations()) * n,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_Appell(benchmark::State& st) {
@@ -89,7 +95,8 @@ std::unique_ptr<btMultiBody> bullet_chain(int n) {
   for (int i = 0; i < n; ++i) {
     const btVector3 axis = (i + 1) % 2 ? btVector3(1, 0, 0) : btVector3(0, 1, 0);
     mb->setupRevolute(i, 1.0, inertia, i - 1, btQuaternion::getIdentity(), axis,
-                      i == 0 ? btVector3(0, 0, 0) : btVector3(0, 0, -0.1), btVector3(0, 0, -0.1), true);
+                      i == 0 ? btVector3(0, 0, 0) : btVector3(0, 0, -0.1), btVector3(0, 0, -0.1),
+                      true);
   }
   mb->finalizeMultiDof();
   mb->setLinearDamping(0);
@@ -101,7 +108,9 @@ std::unique_ptr<btMultiBody> bullet_chain(int n) {
     mb->setJointPos(i, q0(i + 1));
     mb->setJointVel(i, qd0(i + 1));
   }
-  mb->forwardKinematics(*new btAlignedObjectArray<btQuaternion>(), *new btAlignedObjectArray<btVector3>());
+  btAlignedObjectArray<btQuaternion> world_to_local;
+  btAlignedObjectArray<btVector3> local_origin;
+  mb->forwardKinematics(world_to_local, local_origin);
   return mb;
 }
 
@@ -132,7 +141,8 @@ void BM_Bullet(benchmark::State& st) {
   BulletScratch s;
   const double diff = relative_difference(bullet_qdd(*mb, s), appell_qdd(n));
   if (!(diff < kAgree)) {
-    st.SkipWithError(("Bullet accelerations differ from appell's: " + std::to_string(diff)).c_str());
+    st.SkipWithError(
+        ("Bullet accelerations differ from appell's: " + std::to_string(diff)).c_str());
     return;
   }
   for (auto _ : st) {
@@ -140,13 +150,24 @@ void BM_Bullet(benchmark::State& st) {
     // velocity update, so every iteration sees the same state)
     mb->clearForcesAndTorques();
     for (int i = 0; i < n; ++i) mb->addLinkForce(i, btVector3(0, 0, -9.81));
-    mb->computeAccelerationsArticulatedBodyAlgorithmMultiDof(0.0, s.r, s.v, s.m, false, false, false);
+    mb->computeAccelerationsArticulatedBodyAlgorithmMultiDof(0.0, s.r, s.v, s.m, false, false,
+                                                             false);
     benchmark::ClobberMemory();
   }
   set_counters(st, n);
   st.counters["max_rel_diff"] = diff;
 }
-BENCHMARK(BM_Bullet)->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(20)->Arg(50)->Arg(100)->Arg(200)->Arg(500)->Arg(1000);
+BENCHMARK(BM_Bullet)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(5)
+    ->Arg(10)
+    ->Arg(20)
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(200)
+    ->Arg(500)
+    ->Arg(1000);
 #endif
 
 #ifdef APPELL_HAVE_MUJOCO
@@ -189,7 +210,8 @@ struct MuJoCo {
     for (size_t k = 0; k < files.size(); ++k) {
       const std::string name = "chain" + std::to_string(k) + ".xml";
       mj_makeEmptyFileVFS(vfs.get(), name.c_str(), static_cast<int>(files[k].size()));
-      std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), name.c_str())], files[k].data(), files[k].size());
+      std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), name.c_str())], files[k].data(),
+                  files[k].size());
     }
     char error[1000] = "";
     m = mj_loadXML("chain0.xml", vfs.get(), error, sizeof error);
@@ -218,9 +240,11 @@ void BM_MuJoCo(benchmark::State& st) {
     return;
   }
   mj_forward(mj.m, mj.d);
-  const double diff = relative_difference(Eigen::Map<Eigen::VectorXd>(mj.d->qacc, n), appell_qdd(n));
+  const double diff =
+      relative_difference(Eigen::Map<Eigen::VectorXd>(mj.d->qacc, n), appell_qdd(n));
   if (!(diff < kAgree)) {
-    st.SkipWithError(("MuJoCo accelerations differ from appell's: " + std::to_string(diff)).c_str());
+    st.SkipWithError(
+        ("MuJoCo accelerations differ from appell's: " + std::to_string(diff)).c_str());
     return;
   }
   for (auto _ : st) {
@@ -231,11 +255,41 @@ void BM_MuJoCo(benchmark::State& st) {
   set_counters(st, n);
   st.counters["max_rel_diff"] = diff;
 }
-BENCHMARK(BM_MuJoCo)->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(20)->Arg(50)->Arg(100)->Arg(200)->Arg(500)->Arg(1000);
+BENCHMARK(BM_MuJoCo)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(5)
+    ->Arg(10)
+    ->Arg(20)
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(200)
+    ->Arg(500)
+    ->Arg(1000);
 #endif
 
-BENCHMARK(BM_Appell)->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(20)->Arg(50)->Arg(100)->Arg(200)->Arg(500)->Arg(1000);
-BENCHMARK(BM_AppellForward)->Arg(1)->Arg(2)->Arg(5)->Arg(10)->Arg(20)->Arg(50)->Arg(100)->Arg(200)->Arg(500)->Arg(1000);
+BENCHMARK(BM_Appell)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(5)
+    ->Arg(10)
+    ->Arg(20)
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(200)
+    ->Arg(500)
+    ->Arg(1000);
+BENCHMARK(BM_AppellForward)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(5)
+    ->Arg(10)
+    ->Arg(20)
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(200)
+    ->Arg(500)
+    ->Arg(1000);
 
 }  // namespace
 }  // namespace appell

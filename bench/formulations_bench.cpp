@@ -26,8 +26,9 @@ void run_forward(benchmark::State& st, const Model& m, Formulation f) {
     benchmark::ClobberMemory();
   }
   st.counters["bodies"] = m.nbody();
-  st.counters["ns_per_body"] = benchmark::Counter(static_cast<double>(st.iterations()) * m.nbody(),
-                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  st.counters["ns_per_body"] =
+      benchmark::Counter(static_cast<double>(st.iterations()) * m.nbody(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_Forward(benchmark::State& st, Formulation f) {
@@ -46,12 +47,17 @@ void BM_RecursiveAccelerations(benchmark::State& st) {
     benchmark::ClobberMemory();
   }
   st.counters["bodies"] = m.nbody();
-  st.counters["ns_per_body"] = benchmark::Counter(static_cast<double>(st.iterations()) * m.nbody(),
-                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  st.counters["ns_per_body"] =
+      benchmark::Counter(static_cast<double>(st.iterations()) * m.nbody(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-void BM_BranchedTree(benchmark::State& st, Formulation f) { run_forward(st, bench::branched_tree(4, 6), f); }
-void BM_ClosedChain(benchmark::State& st, Formulation f) { run_forward(st, bench::closed_chain(100), f); }
+void BM_BranchedTree(benchmark::State& st, Formulation f) {
+  run_forward(st, bench::branched_tree(4, 6), f);
+}
+void BM_ClosedChain(benchmark::State& st, Formulation f) {
+  run_forward(st, bench::closed_chain(100), f);
+}
 
 void chain_sizes(benchmark::internal::Benchmark* b, int max_n) {
   for (int n : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000})
@@ -60,15 +66,21 @@ void chain_sizes(benchmark::internal::Benchmark* b, int max_n) {
 }
 
 // the dense formulations are O(n³): only while one evaluation stays under ~1 s
-BENCHMARK_CAPTURE(BM_Forward, recursive, Formulation::Recursive)->Apply([](auto* b) { chain_sizes(b, 1000); });
+BENCHMARK_CAPTURE(BM_Forward, recursive, Formulation::Recursive)->Apply([](auto* b) {
+  chain_sizes(b, 1000);
+});
 BENCHMARK(BM_RecursiveAccelerations)->Apply([](auto* b) { chain_sizes(b, 1000); });
-BENCHMARK_CAPTURE(BM_Forward, gibbs_appell, Formulation::GibbsAppell)->Apply([](auto* b) { chain_sizes(b, 500); });
+BENCHMARK_CAPTURE(BM_Forward, gibbs_appell, Formulation::GibbsAppell)->Apply([](auto* b) {
+  chain_sizes(b, 500);
+});
 BENCHMARK_CAPTURE(BM_Forward, pinv, Formulation::Pinv)->Apply([](auto* b) { chain_sizes(b, 500); });
 BENCHMARK_CAPTURE(BM_BranchedTree, recursive, Formulation::Recursive)->Unit(benchmark::kNanosecond);
-BENCHMARK_CAPTURE(BM_BranchedTree, gibbs_appell, Formulation::GibbsAppell)->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_BranchedTree, gibbs_appell, Formulation::GibbsAppell)
+    ->Unit(benchmark::kNanosecond);
 BENCHMARK_CAPTURE(BM_BranchedTree, pinv, Formulation::Pinv)->Unit(benchmark::kNanosecond);
 BENCHMARK_CAPTURE(BM_ClosedChain, recursive, Formulation::Recursive)->Unit(benchmark::kNanosecond);
-BENCHMARK_CAPTURE(BM_ClosedChain, gibbs_appell, Formulation::GibbsAppell)->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_ClosedChain, gibbs_appell, Formulation::GibbsAppell)
+    ->Unit(benchmark::kNanosecond);
 BENCHMARK_CAPTURE(BM_ClosedChain, pinv, Formulation::Pinv)->Unit(benchmark::kNanosecond);
 
 }  // namespace

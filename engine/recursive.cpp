@@ -111,11 +111,20 @@ inline void project_acceleration(TreeBodyWork& w) {
 template <typename Fn>
 inline void dispatch(int nu, Fn&& fn) {
   switch (nu) {
-    case 1: fn(std::integral_constant<int, 1>{}); break;
-    case 2: fn(std::integral_constant<int, 2>{}); break;
-    case 3: fn(std::integral_constant<int, 3>{}); break;
-    case 6: fn(std::integral_constant<int, 6>{}); break;
-    default: break;  // fixed joints (nu = 0)
+    case 1:
+      fn(std::integral_constant<int, 1>{});
+      break;
+    case 2:
+      fn(std::integral_constant<int, 2>{});
+      break;
+    case 3:
+      fn(std::integral_constant<int, 3>{});
+      break;
+    case 6:
+      fn(std::integral_constant<int, 6>{});
+      break;
+    default:
+      break;  // fixed joints (nu = 0)
   }
 }
 
@@ -136,8 +145,10 @@ void tree_kinematics_BaseToTip(const Model& m, const Data& d, RecursiveWorkspace
     w.IA.bottomRightCorner<3, 3>() = d.J[t.body];
     const int iu = m.u_offset(t.body);
     w.f.head<3>() = d.F.segment<3>(iu);
-    if (body.rigid()) w.f.tail<3>() = d.F.segment<3>(iu + 3);
-    else w.f.tail<3>().setZero();
+    if (body.rigid())
+      w.f.tail<3>() = d.F.segment<3>(iu + 3);
+    else
+      w.f.tail<3>().setZero();
     w.r = C.x - P.x;
     w.c.setZero();
     if (t.type == TreeJointType::Free) {
@@ -166,7 +177,9 @@ void tree_kinematics_BaseToTip(const Model& m, const Data& d, RecursiveWorkspace
     Vec3 c_w = P.w.cross(w_rel);
     Vec3 t_W = Vec3::Zero();  // the slide velocity Σ s u of the slides
     switch (t.type) {
-      case TreeJointType::Revolute: turn(0, P.Q * t.a1_P); break;
+      case TreeJointType::Revolute:
+        turn(0, P.Q * t.a1_P);
+        break;
       case TreeJointType::Prismatic:
         slide(0, P.Q * t.a1_P);
         t_W = (C.v - P.v) - P.w.cross(w.r);  // ω_C = ω_P
@@ -194,8 +207,8 @@ void tree_kinematics_BaseToTip(const Model& m, const Data& d, RecursiveWorkspace
     }
     // velocity products: d/dt of V_C = X V_P + S u at constant u                (R3)
     w.c.tail<3>() = c_w;
-    w.c.head<3>() = P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA)) +
-                    P.w.cross(t_W);
+    w.c.head<3>() =
+        P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA)) + P.w.cross(t_W);
   }
 }
 
@@ -216,11 +229,11 @@ void inertia_bias_TipToBase(RecursiveWorkspace& ws) {
       pa = project_bias<k>(w, false);
     });
     w.Iac.noalias() = Ia * w.c;
-    pa += w.Iac;                                                           // (R8)
+    pa += w.Iac;  // (R8)
     const int p = ws.tree.joints[i].parent;
     if (p >= 0) {
-      add_shifted_inertia(w.r, Ia, ws.w[p].IA);                           // (R5)
-      ws.w[p].pA += shift_force(w.r, pa);                                  // (R4)
+      add_shifted_inertia(w.r, Ia, ws.w[p].IA);  // (R5)
+      ws.w[p].pA += shift_force(w.r, pa);        // (R4)
     }
   }
 }
@@ -247,15 +260,18 @@ void accelerations_BaseToTip(RecursiveWorkspace& ws, bool with_c) {
   for (int i = 0; i < n; ++i) {
     TreeBodyWork& w = ws.w[i];
     const int p = ws.tree.joints[i].parent;
-    if (p >= 0) w.a = shift_motion(w.r, ws.w[p].a);
-    else w.a.setZero();
+    if (p >= 0)
+      w.a = shift_motion(w.r, ws.w[p].a);
+    else
+      w.a.setZero();
     if (with_c) w.a += w.c;
     dispatch(ws.tree.joints[i].nu, [&](auto K) { project_acceleration<decltype(K)::value>(w); });
   }
 }
 
 // the force of row `row` of extra constraint c with multiplier `lam`, added to w.f
-void add_row_force(const Model& m, const Data& d, int c, int row, double lam, RecursiveWorkspace& ws) {
+void add_row_force(const Model& m, const Data& d, int c, int row, double lam,
+                   RecursiveWorkspace& ws) {
   const Constraint& con = *m.constraints()[c];
   const int nb = static_cast<int>(con.bodies().size());
   for (int j = 0; j < nb; ++j) {
@@ -269,7 +285,8 @@ void add_row_force(const Model& m, const Data& d, int c, int row, double lam, Re
 
 // A_row a: the row's left side on the accelerations `a` of the tree bodies
 template <typename Get>
-double row_times(const Model& m, const Data& d, const RecursiveWorkspace& ws, int c, int row, Get&& a) {
+double row_times(const Model& m, const Data& d, const RecursiveWorkspace& ws, int c, int row,
+                 Get&& a) {
   const Constraint& con = *m.constraints()[c];
   const int nb = static_cast<int>(con.bodies().size());
   double s = 0.0;
@@ -357,8 +374,10 @@ void solve_extra_rows(const Model& m, Data& d, RecursiveWorkspace& ws) {
     const TreeJoint& t = ws.tree.joints[i];
     const int iu = m.u_offset(t.body);
     ws.w[i].f.head<3>() = d.F.segment<3>(iu);
-    if (m.bodies()[t.body].rigid()) ws.w[i].f.tail<3>() = d.F.segment<3>(iu + 3);
-    else ws.w[i].f.tail<3>().setZero();
+    if (m.bodies()[t.body].rigid())
+      ws.w[i].f.tail<3>() = d.F.segment<3>(iu + 3);
+    else
+      ws.w[i].f.tail<3>().setZero();
   }
   for_rows([&](int k, int c, int i, int row) {
     d.lambda(row) = ws.lambda(k);
@@ -408,8 +427,10 @@ void joint_lambda(const Model& m, Data& d, const TreeJoint& t, const Vec6& Rc) {
   const Eigen::Matrix<double, R, 1> AW = A.lazyProduct(Rc);
   const Eigen::LLT<Eigen::Matrix<double, R, R>> llt(G);
   auto lam = d.lambda.segment<R>(m.row_offset(t.constraint));
-  if (llt.info() == Eigen::Success) lam = llt.solve(AW);                    // (R16)
-  else lam = G.ldlt().solve(AW);
+  if (llt.info() == Eigen::Success)
+    lam = llt.solve(AW);  // (R16)
+  else
+    lam = G.ldlt().solve(AW);
 }
 
 // Tree joints' multipliers: the minimum-norm λ_j with A_jᵀ λ_j = R_i (R15, R16).
@@ -420,11 +441,20 @@ void joint_multipliers(const Model& m, Data& d, RecursiveWorkspace& ws) {
     const TreeBodyWork& w = ws.w[i];
     const Vec6 R = w.IA * w.a + w.pA;  // on C, at C's centre                    (R15)
     switch (m.constraints()[t.constraint]->rows()) {
-      case 3: joint_lambda<3>(m, d, t, R); break;
-      case 4: joint_lambda<4>(m, d, t, R); break;
-      case 5: joint_lambda<5>(m, d, t, R); break;
-      case 6: joint_lambda<6>(m, d, t, R); break;
-      default: break;
+      case 3:
+        joint_lambda<3>(m, d, t, R);
+        break;
+      case 4:
+        joint_lambda<4>(m, d, t, R);
+        break;
+      case 5:
+        joint_lambda<5>(m, d, t, R);
+        break;
+      case 6:
+        joint_lambda<6>(m, d, t, R);
+        break;
+      default:
+        break;
     }
   }
 }

@@ -48,7 +48,7 @@ struct TreeBodyWork {
   Mat6 U;     // IA S (R7)
   Mat6 Dinv;  // (Sᵀ IA S)⁻¹, nu × nu (R7)
   Vec6 c;     // velocity-product acceleration (R3); by tree_kinematics_BaseToTip
-  Vec6 Iac;   // Ia c, Ia = IA − U D⁻¹ Uᵀ condensed onto the joint (R8); by inertia_bias_TipToBase
+  Vec6 Iac;  // Ia c, Ia = IA − U D⁻¹ Uᵀ condensed onto the joint (R8); by inertia_bias_TipToBase
   Vec6 f;     // applied generalized force (R1), plus extra-row forces
   Vec6 pA;    // bias (R6); by bias_TipToBase
   Vec6 a;     // acceleration (R11); by accelerations_BaseToTip
@@ -62,12 +62,12 @@ struct RecursiveWorkspace {
   explicit RecursiveWorkspace(const Model& m);
   const Model* model;
   TreeModel tree;
-  std::vector<TreeBodyWork> w;   // tree order                                    (nbody)
-  Eigen::MatrixXd G;             // A M⁻¹ Aᵀ of the extra rows (R13)              (m × m)
+  std::vector<TreeBodyWork> w;       // tree order                                    (nbody)
+  Eigen::MatrixXd G;                 // A M⁻¹ Aᵀ of the extra rows (R13)              (m × m)
   Eigen::VectorXd e, scale, lambda;  // right side, scaling, multipliers          (m)
-  Eigen::MatrixXd V;             // eigenvectors of the scaled G                   (m × m)
+  Eigen::MatrixXd V;                 // eigenvectors of the scaled G                   (m × m)
   std::vector<int> row_constraint;   // extra row → model constraint              (m)
-  Eigen::VectorXd udot;          // joint quasi-accelerations u̇ (tree.nu); by solve_recursive
+  Eigen::VectorXd udot;              // joint quasi-accelerations u̇ (tree.nu); by solve_recursive
 };
 
 // The workspace of d, built for m on first use (allocates once).

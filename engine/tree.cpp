@@ -11,35 +11,57 @@ namespace {
 
 int tree_nq(TreeJointType t) {
   switch (t) {
-    case TreeJointType::Revolute: case TreeJointType::Prismatic: return 1;
-    case TreeJointType::Cylindrical: case TreeJointType::Universal: return 2;
-    case TreeJointType::Spherical: return 4;
-    case TreeJointType::Free: return 7;
-    case TreeJointType::Particle: return 3;
-    case TreeJointType::Fixed: return 0;
+    case TreeJointType::Revolute:
+    case TreeJointType::Prismatic:
+      return 1;
+    case TreeJointType::Cylindrical:
+    case TreeJointType::Universal:
+      return 2;
+    case TreeJointType::Spherical:
+      return 4;
+    case TreeJointType::Free:
+      return 7;
+    case TreeJointType::Particle:
+      return 3;
+    case TreeJointType::Fixed:
+      return 0;
   }
   return 0;
 }
 
 int tree_nu(TreeJointType t) {
   switch (t) {
-    case TreeJointType::Revolute: case TreeJointType::Prismatic: return 1;
-    case TreeJointType::Cylindrical: case TreeJointType::Universal: return 2;
-    case TreeJointType::Spherical: case TreeJointType::Particle: return 3;
-    case TreeJointType::Free: return 6;
-    case TreeJointType::Fixed: return 0;
+    case TreeJointType::Revolute:
+    case TreeJointType::Prismatic:
+      return 1;
+    case TreeJointType::Cylindrical:
+    case TreeJointType::Universal:
+      return 2;
+    case TreeJointType::Spherical:
+    case TreeJointType::Particle:
+      return 3;
+    case TreeJointType::Free:
+      return 6;
+    case TreeJointType::Fixed:
+      return 0;
   }
   return 0;
 }
 
 TreeJointType tree_type(JointType t) {
   switch (t) {
-    case JointType::Revolute: return TreeJointType::Revolute;
-    case JointType::Prismatic: return TreeJointType::Prismatic;
-    case JointType::Cylindrical: return TreeJointType::Cylindrical;
-    case JointType::Universal: return TreeJointType::Universal;
-    case JointType::Spherical: return TreeJointType::Spherical;
-    case JointType::Fixed: return TreeJointType::Fixed;
+    case JointType::Revolute:
+      return TreeJointType::Revolute;
+    case JointType::Prismatic:
+      return TreeJointType::Prismatic;
+    case JointType::Cylindrical:
+      return TreeJointType::Cylindrical;
+    case JointType::Universal:
+      return TreeJointType::Universal;
+    case JointType::Spherical:
+      return TreeJointType::Spherical;
+    case JointType::Fixed:
+      return TreeJointType::Fixed;
   }
   return TreeJointType::Fixed;
 }
@@ -54,7 +76,8 @@ TreeJoint tree_joint(const Model& m, const Joint& j, int c, bool reversed) {
   t.body = reversed ? j.parent() : j.child();
   const BodyState P0 = m.initial_state(t.parent_body), C0 = m.initial_state(t.body);
   // prismatic and fixed joints act at the joint child's centre (constraints/joints.cpp)
-  const bool at_centre = j.joint_type() == JointType::Prismatic || j.joint_type() == JointType::Fixed;
+  const bool at_centre =
+      j.joint_type() == JointType::Prismatic || j.joint_type() == JointType::Fixed;
   const Vec3 p = at_centre ? m.initial_state(j.child()).x : j.anchor();
   t.X_P = P0.Q.transpose() * (p - P0.x);
   t.X_C = C0.Q.transpose() * (p - C0.x);
@@ -97,7 +120,8 @@ TreeModel build_tree(const Model& m) {
 
   // breadth first from `root` (a body already in the tree, or the world)
   auto grow = [&](int root) {
-    for (int k = root == kWorld ? -1 : tree.tree_index[root]; k < static_cast<int>(tree.joints.size()); ++k) {
+    for (int k = root == kWorld ? -1 : tree.tree_index[root];
+         k < static_cast<int>(tree.joints.size()); ++k) {
       const int node = k < 0 ? kWorld : tree.joints[k].body;
       for (int c : adjacent[node + 1]) {
         if (used[c]) continue;
@@ -199,8 +223,8 @@ void tree_to_maximal(const Model& m, const TreeModel& tree, const Eigen::VectorX
         break;
     }
     if (t.type != TreeJointType::Free && t.type != TreeJointType::Particle) {
-      C.Q = P.Q * Rj * t.R0;                                                  // (T1)
-      const Vec3 x_A = P.x + P.Q * (t.X_P + dq);                               // (T2)
+      C.Q = P.Q * Rj * t.R0;                      // (T1)
+      const Vec3 x_A = P.x + P.Q * (t.X_P + dq);  // (T2)
       C.x = x_A - C.Q * t.X_C;
       const Vec3 w_rel = P.Q * w_P;
       C.w = P.w + w_rel;
@@ -225,11 +249,12 @@ void tree_from_maximal(const Model&, const TreeModel& tree, const Data& d, Eigen
     const BodyState& C = d.body[t.body];
     const BodyState& P = t.parent_body == kWorld ? kRest : d.body[t.parent_body];
     const int iq = t.q_offset, iu = t.u_offset;
-    const Mat3 Rj = P.Q.transpose() * C.Q * t.R0.transpose();               // (T1)
+    const Mat3 Rj = P.Q.transpose() * C.Q * t.R0.transpose();  // (T1)
     const Vec3 x_A = C.x + C.Q * t.X_C;
-    const Vec3 d_P = P.Q.transpose() * (x_A - P.x) - t.X_P;                  // (T2)
+    const Vec3 d_P = P.Q.transpose() * (x_A - P.x) - t.X_P;  // (T2)
     const Vec3 w_P = P.Q.transpose() * (C.w - P.w);
-    const Vec3 t_P = P.Q.transpose() * ((C.v + C.w.cross(x_A - C.x)) - (P.v + P.w.cross(x_A - P.x)));
+    const Vec3 t_P =
+        P.Q.transpose() * ((C.v + C.w.cross(x_A - C.x)) - (P.v + P.w.cross(x_A - P.x)));
     // the angle of a rotation R about a (R = exp(θ a) on the plane ⊥ a)
     auto angle = [](const Mat3& R, const Vec3& a) {
       Vec3 n1, n2;

@@ -32,33 +32,42 @@
 
 namespace appell {
 
-enum class TreeJointType { Revolute, Prismatic, Cylindrical, Universal, Spherical, Free, Particle, Fixed };
+enum class TreeJointType {
+  Revolute,
+  Prismatic,
+  Cylindrical,
+  Universal,
+  Spherical,
+  Free,
+  Particle,
+  Fixed
+};
 
 // One edge of the tree: the joint that carries tree body i.  Constant.
 struct TreeJoint {
   TreeJointType type = TreeJointType::Free;
-  int body = 0;               // model index of the child C
-  int parent = -1;            // tree index of the parent, −1 for the world
-  int parent_body = kWorld;   // model index of the parent P
-  int constraint = -1;        // model constraint index of the joint, −1 for free joints
-  int nq = 0, nu = 0;         // coordinate and quasi-velocity counts (table above)
+  int body = 0;              // model index of the child C
+  int parent = -1;           // tree index of the parent, −1 for the world
+  int parent_body = kWorld;  // model index of the parent P
+  int constraint = -1;       // model constraint index of the joint, −1 for free joints
+  int nq = 0, nu = 0;        // coordinate and quasi-velocity counts (table above)
   int q_offset = 0, u_offset = 0;
-  Vec3 X_P = Vec3::Zero();    // anchor, P's frame, from P's centre of mass
-  Vec3 X_C = Vec3::Zero();    // anchor, C's frame, from C's centre of mass
-  Vec3 a1_P = Vec3::UnitX();  // first axis, P's frame
-  Vec3 a2_P = Vec3::UnitY();  // universal: the child's axis at q = 0, P's frame
-  Vec3 a2_C = Vec3::UnitY();  // universal: the child's axis, C's frame (R0ᵀ a2_P)
-  Mat3 R0 = Mat3::Identity(); // Q_P(0)ᵀ Q_C(0)
+  Vec3 X_P = Vec3::Zero();     // anchor, P's frame, from P's centre of mass
+  Vec3 X_C = Vec3::Zero();     // anchor, C's frame, from C's centre of mass
+  Vec3 a1_P = Vec3::UnitX();   // first axis, P's frame
+  Vec3 a2_P = Vec3::UnitY();   // universal: the child's axis at q = 0, P's frame
+  Vec3 a2_C = Vec3::UnitY();   // universal: the child's axis, C's frame (R0ᵀ a2_P)
+  Mat3 R0 = Mat3::Identity();  // Q_P(0)ᵀ Q_C(0)
 };
 
 struct TreeModel {
-  std::vector<TreeJoint> joints;     // tree order: joints[i].parent < i
-  std::vector<int> tree_index;       // model body → tree index
-  std::vector<int> extra;            // model constraints solved as extra rows
+  std::vector<TreeJoint> joints;           // tree order: joints[i].parent < i
+  std::vector<int> tree_index;             // model body → tree index
+  std::vector<int> extra;                  // model constraints solved as extra rows
   std::vector<std::vector<int>> children;  // tree index → child tree indices
-  int nq = 0, nu = 0;                // joint coordinates and quasi-velocities
-  int nrows_extra = 0;               // Σ rows of the extra constraints
-  int ntree_rows = 0;                // Σ rows of the tree joints
+  int nq = 0, nu = 0;                      // joint coordinates and quasi-velocities
+  int nrows_extra = 0;                     // Σ rows of the extra constraints
+  int ntree_rows = 0;                      // Σ rows of the tree joints
 };
 
 // The spanning forest of m's joints.  O(n + constraints).

@@ -1,5 +1,7 @@
 // The recursive formulation (engine/recursive.hpp) against the dense ones and against an
 // independently assembled joint-space mass matrix; and its no-allocation promise.
+#include "engine/recursive.hpp"
+
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
@@ -9,7 +11,6 @@
 
 #include "../bench/chain_scenes.hpp"
 #include "engine/dense.hpp"
-#include "engine/recursive.hpp"
 #include "engine/tree_state_space.hpp"
 
 // ---- a malloc counter, armed only inside AllocationScope (the binary is shared) -------
@@ -87,12 +88,13 @@ RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
     b.name = "b" + std::to_string(i);
     b.type = (i == n / 2) ? BodyType::Particle : BodyType::Rigid;
     b.mass = uniform(rng, 0.5, 2.0);
-    b.inertia = inertia_box(b.mass, Vec3(uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5)));
+    b.inertia = inertia_box(
+        b.mass, Vec3(uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5)));
     b.position = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
     b.orientation = quat_from_rotation_vector(random_unit(rng) * uniform(rng, 0, 3));
     m.add_body(b);
   }
-  const JointType types[] = {JointType::Spherical, JointType::Revolute, JointType::Prismatic,
+  const JointType types[] = {JointType::Spherical,   JointType::Revolute,  JointType::Prismatic,
                              JointType::Cylindrical, JointType::Universal, JointType::Fixed};
   auto add_joint = [&](const std::string& name, JointType type, int p, int c) {
     const BodyState P = m.initial_state(p), C = m.initial_state(c);
@@ -102,13 +104,16 @@ RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
     m.add_constraint(std::make_shared<Joint>(name, type, p, c, P, C, anchor, axis, axis2));
   };
   for (int i = 0; i < n; ++i) {
-    if (i == n / 2) continue;                       // the particle: a root
-    if (uniform(rng, 0, 1) < 0.1) continue;        // a floating base
-    const int p = (i == 0 || uniform(rng, 0, 1) < 0.15) ? kWorld
-                  : std::uniform_int_distribution<int>(0, i - 1)(rng);
+    if (i == n / 2) continue;                // the particle: a root
+    if (uniform(rng, 0, 1) < 0.1) continue;  // a floating base
+    const int p = (i == 0 || uniform(rng, 0, 1) < 0.15)
+                      ? kWorld
+                      : std::uniform_int_distribution<int>(0, i - 1)(rng);
     const JointType type = types[std::uniform_int_distribution<int>(0, 5)(rng)];
-    if (p != kWorld && uniform(rng, 0, 1) < 0.25) add_joint("j" + std::to_string(i), type, i, p);  // reversed
-    else add_joint("j" + std::to_string(i), type, p, i);
+    if (p != kWorld && uniform(rng, 0, 1) < 0.25)
+      add_joint("j" + std::to_string(i), type, i, p);  // reversed
+    else
+      add_joint("j" + std::to_string(i), type, p, i);
   }
   if (loops) {
     for (int k = 0; k < 2; ++k) {
@@ -116,8 +121,8 @@ RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
       const int b = std::uniform_int_distribution<int>(0, n - 1)(rng);
       if (a == b) continue;
       const BodyState A = m.initial_state(a), B = m.initial_state(b);
-      m.add_constraint(std::make_shared<DistanceConstraint>("d" + std::to_string(k), a, b, A, B, A.x,
-                                                            B.x + 0.1 * random_unit(rng), 1.0));
+      m.add_constraint(std::make_shared<DistanceConstraint>(
+          "d" + std::to_string(k), a, b, A, B, A.x, B.x + 0.1 * random_unit(rng), 1.0));
       if (redundant && k == 0) {
         m.add_constraint(std::make_shared<DistanceConstraint>("d_copy", a, b, A, B, A.x,
                                                               B.x + 0.1 * random_unit(rng), 1.0));
@@ -177,11 +182,14 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
     // per constraint per body when the multipliers are unique up to exact duplicates,
     // else the total constraint force on each body (always unique)
     double scale = 1.0;
-    for (const Wrench& w : reaction_pinv) scale = std::max({scale, w.force.norm(), w.moment.norm()});
+    for (const Wrench& w : reaction_pinv)
+      scale = std::max({scale, w.force.norm(), w.moment.norm()});
     if (rank_pinv == m.nrows() - s.duplicated_rows - (redundant ? 1 : 0)) {
       for (size_t k = 0; k < d.reaction.size(); ++k) {
-        EXPECT_LT((d.reaction[k].force - reaction_pinv[k].force).norm(), 1e-9 * scale) << "trial " << trial << " slot " << k;
-        EXPECT_LT((d.reaction[k].moment - reaction_pinv[k].moment).norm(), 1e-9 * scale) << "trial " << trial << " slot " << k;
+        EXPECT_LT((d.reaction[k].force - reaction_pinv[k].force).norm(), 1e-9 * scale)
+            << "trial " << trial << " slot " << k;
+        EXPECT_LT((d.reaction[k].moment - reaction_pinv[k].moment).norm(), 1e-9 * scale)
+            << "trial " << trial << " slot " << k;
       }
     } else {
       ++redundant_cases;
@@ -195,8 +203,10 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
           total_pinv[b].moment += reaction_pinv[k].moment;
         }
       for (int b = 0; b < m.nbody(); ++b) {
-        EXPECT_LT((total[b].force - total_pinv[b].force).norm(), 1e-9 * scale) << "trial " << trial << " body " << b;
-        EXPECT_LT((total[b].moment - total_pinv[b].moment).norm(), 1e-9 * scale) << "trial " << trial << " body " << b;
+        EXPECT_LT((total[b].force - total_pinv[b].force).norm(), 1e-9 * scale)
+            << "trial " << trial << " body " << b;
+        EXPECT_LT((total[b].moment - total_pinv[b].moment).norm(), 1e-9 * scale)
+            << "trial " << trial << " body " << b;
       }
     }
     ++compared;
