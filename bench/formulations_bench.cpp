@@ -71,7 +71,7 @@ BENCHMARK_CAPTURE(BM_Forward, recursive, Formulation::Recursive)->Apply([](auto*
 });
 BENCHMARK(BM_RecursiveAccelerations)->Apply([](auto* b) { chain_sizes(b, 1000); });
 BENCHMARK_CAPTURE(BM_Forward, gibbs_appell, Formulation::GibbsAppell)->Apply([](auto* b) {
-  chain_sizes(b, 500);
+  chain_sizes(b, 200);
 });
 BENCHMARK_CAPTURE(BM_Forward, pinv, Formulation::Pinv)->Apply([](auto* b) { chain_sizes(b, 200); });
 BENCHMARK_CAPTURE(BM_BranchedTree, recursive, Formulation::Recursive)->Unit(benchmark::kNanosecond);
