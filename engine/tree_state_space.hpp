@@ -13,8 +13,8 @@ class TreeStateSpace : public StateSpace {
   explicit TreeStateSpace(const Model& m) : m_(m), tree_(build_tree(m)) {}
   Formulation formulation() const override { return Formulation::Recursive; }
   int size() const override { return tree_.nq + tree_.nu; }
-  // reads d.q, d.u through the body states (runs the maximal kinematics on a copy-free
-  // path: d.body must describe d.q, d.u, which forward() and to_maximal() ensure)
+  // x of d.q, d.u (which must satisfy the tree joints): runs the maximal kinematics on
+  // a copy of d, then reads the joint coordinates off the body states.  O(n), allocates.
   void from_maximal(const Data& d, Eigen::VectorXd& x) const override;
   void to_maximal(const Eigen::VectorXd& x, double t, Data& d) override;
   // ẋ = (N(q) u, u̇) with u̇ from the recursion; d describes (t, x) afterwards

@@ -23,5 +23,8 @@
 #include "engine/gibbs_appell.hpp"
 #include "engine/model.hpp"
 #include "engine/pinv.hpp"
+#include "engine/recursive.hpp"
 #include "engine/state_space.hpp"
+#include "engine/tree.hpp"
+#include "engine/tree_state_space.hpp"
 #include "scenes/scene.hpp"
