@@ -26,6 +26,15 @@ RecursiveWorkspace::RecursiveWorkspace(const Model& m)
   scale.resize(nx);
   lambda.resize(nx);
   V.resize(nx, nx);
+  S.assign(tree.nu, Vec6::Zero());
+  U.assign(tree.nu, Vec6::Zero());
+  int nd = 0;
+  for (const TreeJoint& t : tree.joints) {
+    dinv_offset.push_back(nd);
+    nd += t.nu * t.nu;
+  }
+  Dinv.assign(nd, 0.0);
+  uu.setZero(tree.nu);
   for (int c : tree.extra)
     for (int k = 0; k < m.constraints()[c]->rows(); ++k) row_constraint.push_back(c);
   udot.setZero(tree.nu);
@@ -71,41 +80,63 @@ inline void add_shifted_inertia(const Vec3& r, const Mat6& Ia, Mat6& IA_p) {
   IA_p.bottomRightCorner<3, 3>() += Cp;
 }
 
+// joint i's S, U (6 × K), D⁻¹ (K × K), uu and u̇ (K): views into the workspace's flat,
+// contiguous per-quasi-velocity arrays
+template <int K>
+struct JointBlocks {
+  Eigen::Map<Eigen::Matrix<double, 6, K>> S, U;
+  Eigen::Map<Eigen::Matrix<double, K, K>> Dinv;
+  Eigen::Map<Eigen::Matrix<double, K, 1>> uu, udot;
+};
+
+template <int K>
+inline JointBlocks<K> blocks(RecursiveWorkspace& ws, int i) {
+  const int o = ws.tree.joints[i].u_offset;
+  return {Eigen::Map<Eigen::Matrix<double, 6, K>>(ws.S[o].data()),
+          Eigen::Map<Eigen::Matrix<double, 6, K>>(ws.U[o].data()),
+          Eigen::Map<Eigen::Matrix<double, K, K>>(ws.Dinv.data() + ws.dinv_offset[i]),
+          Eigen::Map<Eigen::Matrix<double, K, 1>>(ws.uu.data() + o),
+          Eigen::Map<Eigen::Matrix<double, K, 1>>(ws.udot.data() + o)};
+}
+
 // U, D⁻¹ and the condensed Ia of a joint with K quasi-velocities (R7, R8)
 template <int K>
-inline void project_inertia(TreeBodyWork& w, Mat6& Ia) {
-  const auto S = w.S.leftCols<K>();
-  Eigen::Matrix<double, 6, K> U = w.IA * S;
-  Eigen::Matrix<double, K, K> D = S.transpose() * U;
+inline void project_inertia(RecursiveWorkspace& ws, int i, Mat6& Ia) {
+  JointBlocks<K> j = blocks<K>(ws, i);
+  const TreeBodyWork& w = ws.w[i];
+  const Eigen::Matrix<double, 6, K> U = w.IA * j.S;
+  const Eigen::Matrix<double, K, K> D = j.S.transpose() * U;
   Eigen::Matrix<double, K, K> Dinv;
   if constexpr (K <= 4) {
     Dinv = D.inverse();
   } else {
     Dinv = D.llt().solve(Eigen::Matrix<double, K, K>::Identity());
   }
-  w.U.leftCols<K>() = U;
-  w.Dinv.topLeftCorner<K, K>() = Dinv;
+  j.U = U;
+  j.Dinv = Dinv;
   Ia.noalias() = w.IA - U * Dinv * U.transpose();
 }
 
 // uu = −Sᵀ pA (R9);  returns pa = pA + Ia c + U D⁻¹ uu, the bias the parent sees (R8)
 template <int K>
-inline Vec6 project_bias(TreeBodyWork& w, bool with_c) {
-  const auto S = w.S.leftCols<K>();
-  const Eigen::Matrix<double, K, 1> uu = -S.transpose() * w.pA;
-  w.uu.head<K>() = uu;
-  Vec6 pa = w.pA + w.U.leftCols<K>() * (w.Dinv.topLeftCorner<K, K>() * uu);
+inline Vec6 project_bias(RecursiveWorkspace& ws, int i, bool with_c) {
+  JointBlocks<K> j = blocks<K>(ws, i);
+  const TreeBodyWork& w = ws.w[i];
+  const Eigen::Matrix<double, K, 1> uu = -j.S.transpose() * w.pA;
+  j.uu = uu;
+  Vec6 pa = w.pA + j.U * (j.Dinv * uu);
   if (with_c) pa += w.Iac;
   return pa;
 }
 
 // u̇ = D⁻¹ (uu − Uᵀ a) and a += S u̇ (R10, R11)
 template <int K>
-inline void project_acceleration(TreeBodyWork& w) {
-  const Eigen::Matrix<double, K, 1> ud =
-      w.Dinv.topLeftCorner<K, K>() * (w.uu.head<K>() - w.U.leftCols<K>().transpose() * w.a);
-  w.udot.head<K>() = ud;
-  w.a.noalias() += w.S.leftCols<K>() * ud;
+inline void project_acceleration(RecursiveWorkspace& ws, int i) {
+  JointBlocks<K> j = blocks<K>(ws, i);
+  TreeBodyWork& w = ws.w[i];
+  const Eigen::Matrix<double, K, 1> ud = j.Dinv * (j.uu - j.U.transpose() * w.a);
+  j.udot = ud;
+  w.a.noalias() += j.S * ud;
 }
 
 template <typename Fn>
@@ -151,13 +182,13 @@ void tree_kinematics_BaseToTip(const Model& m, const Data& d, RecursiveWorkspace
       w.f.tail<3>().setZero();
     w.r = C.x - P.x;
     w.c.setZero();
+    Vec6* S = ws.S.data() + t.u_offset;  // the joint's columns
     if (t.type == TreeJointType::Free) {
-      w.S.setIdentity();
+      for (int k = 0; k < 6; ++k) S[k] = Vec6::Unit(k);
       continue;
     }
     if (t.type == TreeJointType::Particle) {
-      w.S.leftCols<3>().setZero();
-      w.S.topLeftCorner<3, 3>().setIdentity();
+      for (int k = 0; k < 3; ++k) S[k] = Vec6::Unit(k);
       continue;
     }
     // motion subspace: a turn s about the anchor moves the centre by s × r_CA; a
@@ -166,12 +197,12 @@ void tree_kinematics_BaseToTip(const Model& m, const Data& d, RecursiveWorkspace
     const Vec3 r_CA = C.x - x_A;
     const Vec3 w_rel = C.w - P.w;
     auto turn = [&](int k, const Vec3& s) {
-      w.S.col(k).head<3>() = s.cross(r_CA);
-      w.S.col(k).tail<3>() = s;
+      S[k].head<3>() = s.cross(r_CA);
+      S[k].tail<3>() = s;
     };
     auto slide = [&](int k, const Vec3& s) {
-      w.S.col(k).head<3>() = s;
-      w.S.col(k).tail<3>().setZero();
+      S[k].head<3>() = s;
+      S[k].tail<3>().setZero();
     };
     // Σ ṡ u of the turns: axes fixed in P turn with ω_P, a universal's second with ω_C
     Vec3 c_w = P.w.cross(w_rel);
@@ -225,8 +256,8 @@ void inertia_bias_TipToBase(RecursiveWorkspace& ws) {
 
     dispatch(nu, [&](auto K) {
       constexpr int k = decltype(K)::value;
-      project_inertia<k>(w, Ia);
-      pa = project_bias<k>(w, false);
+      project_inertia<k>(ws, i, Ia);
+      pa = project_bias<k>(ws, i, false);
     });
     w.Iac.noalias() = Ia * w.c;
     pa += w.Iac;  // (R8)
@@ -248,7 +279,7 @@ void bias_TipToBase(RecursiveWorkspace& ws, bool with_c) {
     const int nu = ws.tree.joints[i].nu;
     Vec6 pa = w.pA;
     if (nu == 0 && with_c) pa += w.Iac;
-    dispatch(nu, [&](auto K) { pa = project_bias<decltype(K)::value>(w, with_c); });
+    dispatch(nu, [&](auto K) { pa = project_bias<decltype(K)::value>(ws, i, with_c); });
     const int p = ws.tree.joints[i].parent;
     if (p >= 0) ws.w[p].pA += shift_force(w.r, pa);
   }
@@ -265,7 +296,8 @@ void accelerations_BaseToTip(RecursiveWorkspace& ws, bool with_c) {
     else
       w.a.setZero();
     if (with_c) w.a += w.c;
-    dispatch(ws.tree.joints[i].nu, [&](auto K) { project_acceleration<decltype(K)::value>(w); });
+    dispatch(ws.tree.joints[i].nu,
+             [&](auto K) { project_acceleration<decltype(K)::value>(ws, i); });
   }
 }
 
@@ -465,7 +497,6 @@ void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
     const int iu = m.u_offset(t.body);
     d.udot.segment<3>(iu) = ws.w[i].a.head<3>();
     if (m.bodies()[t.body].rigid()) d.udot.segment<3>(iu + 3) = ws.w[i].a.tail<3>();
-    ws.udot.segment(t.u_offset, t.nu) = ws.w[i].udot.head(t.nu);
   }
 }
 

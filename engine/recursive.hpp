@@ -43,18 +43,13 @@ constexpr double kTreeRankTolerance = 1e-12;
 
 // Per tree body, per evaluation.  Fields are written by the passes named.
 struct TreeBodyWork {
-  Mat6 IA;    // articulated inertia (R6); by inertia_bias_TipToBase
-  Mat6 S;     // motion subspace, first nu columns (R2); by tree_kinematics_BaseToTip
-  Mat6 U;     // IA S (R7)
-  Mat6 Dinv;  // (Sᵀ IA S)⁻¹, nu × nu (R7)
-  Vec6 c;     // velocity-product acceleration (R3); by tree_kinematics_BaseToTip
+  Mat6 IA;  // articulated inertia (R6); by inertia_bias_TipToBase
+  Vec6 c;   // velocity-product acceleration (R3); by tree_kinematics_BaseToTip
   Vec6 Iac;  // Ia c, Ia = IA − U D⁻¹ Uᵀ condensed onto the joint (R8); by inertia_bias_TipToBase
-  Vec6 f;     // applied generalized force (R1), plus extra-row forces
-  Vec6 pA;    // bias (R6); by bias_TipToBase
-  Vec6 a;     // acceleration (R11); by accelerations_BaseToTip
-  Vec6 uu;    // −Sᵀ pA (R9), first nu
-  Vec6 udot;  // joint quasi-accelerations (R10), first nu
-  Vec3 r;     // x̄_i − x̄_p
+  Vec6 f;   // applied generalized force (R1), plus extra-row forces
+  Vec6 pA;  // bias (R6); by bias_TipToBase
+  Vec6 a;   // acceleration (R11); by accelerations_BaseToTip
+  Vec3 r;   // x̄_i − x̄_p
   double mass;
 };
 
@@ -62,8 +57,15 @@ struct RecursiveWorkspace {
   explicit RecursiveWorkspace(const Model& m);
   const Model* model;
   TreeModel tree;
-  std::vector<TreeBodyWork> w;       // tree order                                    (nbody)
-  Eigen::MatrixXd G;                 // A M⁻¹ Aᵀ of the extra rows (R13)              (m × m)
+  std::vector<TreeBodyWork> w;  // tree order                                    (nbody)
+  // per quasi-velocity, joint after joint (joint i's at tree.joints[i].u_offset), so
+  // that a joint's columns form one contiguous 6 × nu block:
+  std::vector<Vec6> S;           // motion subspace (R2); by tree_kinematics_BaseToTip (tree.nu)
+  std::vector<Vec6> U;           // IA S (R7); by inertia_bias_TipToBase           (tree.nu)
+  std::vector<double> Dinv;      // (Sᵀ IA S)⁻¹, nu × nu per joint (R7)           (Σ nu²)
+  std::vector<int> dinv_offset;  // joint → its D⁻¹ in Dinv                        (nbody)
+  Eigen::VectorXd uu;            // −Sᵀ pA (R9); by the bias passes                (tree.nu)
+  Eigen::MatrixXd G;             // A M⁻¹ Aᵀ of the extra rows (R13)              (m × m)
   Eigen::VectorXd e, scale, lambda;  // right side, scaling, multipliers          (m)
   Eigen::MatrixXd V;                 // eigenvectors of the scaled G                   (m × m)
   std::vector<int> row_constraint;   // extra row → model constraint              (m)
