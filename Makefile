@@ -45,8 +45,24 @@ test-asan: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest -j $(JOBS) --output-on-failure
 
-bench: build
+# the other engines are needed only here (never by the main build)
+BENCH_PACKAGES := libbullet-dev libmujoco-dev
+bench: deps
+	@if [ ! -e /usr/include/bullet/BulletDynamics/Featherstone/btMultiBody.h ] || \
+	    [ ! -e /usr/include/mujoco/mujoco.h ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $(BENCH_PACKAGES)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PACKAGES) >/dev/null; \
+	  else \
+	    echo "note: $(BENCH_PACKAGES) missing (run as root to install); engines_bench is skipped" >&2; \
+	  fi; \
+	fi
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
 	./$(BUILD)/formulations_bench --benchmark_format=json --benchmark_out=$(BUILD)/bench.json
+	if [ -x ./$(BUILD)/engines_bench ]; then \
+	  ./$(BUILD)/engines_bench --benchmark_format=json --benchmark_out=$(BUILD)/engines_bench.json; \
+	fi
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')

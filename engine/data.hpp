@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,18 @@ struct Diagnostics {
   std::string message;            // what went wrong, for people
 };
 
+struct RecursiveWorkspace;  // engine/recursive.hpp
+
+// The recursive formulation's tree and preallocated workspace, built by the first
+// forward(Recursive) on this Data.  Copies of a Data start without one (they rebuild).
+struct RecursiveCache {
+  RecursiveCache();
+  ~RecursiveCache();
+  RecursiveCache(const RecursiveCache&);
+  RecursiveCache& operator=(const RecursiveCache&);
+  std::unique_ptr<RecursiveWorkspace> workspace;
+};
+
 struct Data {
   explicit Data(const Model& m);
 
@@ -53,6 +66,7 @@ struct Data {
   Eigen::VectorXd lambda;        // minimum-norm multipliers; by forward()        (nrows)
   std::vector<Wrench> reaction;  // per constraint, per named body; by forward()  (nslots)
   Diagnostics diagnostics;       // by forward()
+  RecursiveCache recursive;      // tree and workspace; by forward(Recursive)
 
   // workspace of constraints and forces (expressions); by whoever evaluates them
   mutable std::vector<double> scratch;  //                                 (scratch_size)

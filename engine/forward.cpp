@@ -2,9 +2,12 @@
 
 #include <cmath>
 
+#include "constraints/joints.hpp"
+
 #include "engine/gibbs_appell.hpp"
 #include "engine/pinv.hpp"
 #include "engine/sparse.hpp"
+#include "engine/recursive.hpp"
 
 namespace appell {
 
@@ -116,8 +119,12 @@ void solve_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::
 
 Formulation resolve_formulation(const Model& m, Formulation f) {
   if (f == Formulation::Auto) f = m.solver.formulation;
-  if (f == Formulation::Auto) f = Formulation::Pinv;
-  return f;
+  if (f != Formulation::Auto) return f;
+  // recursive when the scene has tree joints (SPEC §1)
+  for (const ConstraintPtr& c : m.constraints())
+    if (dynamic_cast<const Joint*>(c.get())) return Formulation::Recursive;
+  // otherwise the sparse {1}-inverse form (itself falling back to pinv on redundant rows)
+  return Formulation::Sparse;
 }
 
 SolveStatus forward(const Model& m, Data& d, Formulation f) {
@@ -139,6 +146,9 @@ SolveStatus forward(const Model& m, Data& d, Formulation f) {
       break;
     case Formulation::Sparse:
       solve_sparse(m, d);
+      break;
+    case Formulation::Recursive:
+      solve_recursive(m, d);
       break;
     default:
       d.diagnostics.status = SolveStatus::Unsupported;

@@ -2,11 +2,14 @@
 
 #include "engine/forward.hpp"
 #include "engine/projection.hpp"
+#include "engine/tree_state_space.hpp"
 
 namespace appell {
 
 std::unique_ptr<StateSpace> make_state_space(const Model& m, Formulation f) {
-  return std::make_unique<MaximalStateSpace>(m, resolve_formulation(m, f));
+  const Formulation r = resolve_formulation(m, f);
+  if (r == Formulation::Recursive) return std::make_unique<TreeStateSpace>(m);
+  return std::make_unique<MaximalStateSpace>(m, r);
 }
 
 void MaximalStateSpace::from_maximal(const Data& d, Eigen::VectorXd& x) const {

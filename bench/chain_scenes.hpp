@@ -1,0 +1,104 @@
+// Benchmark scenes built in code (SPEC §5), with their states in joint coordinates.
+// A local builder until scenes/standard_chain.hpp lands on main.
+#pragma once
+
+#include <appell/appell.hpp>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "engine/tree_state_space.hpp"
+
+namespace appell::bench {
+
+// link box 1 kg, 0.05 × 0.05 × 0.2 m along z; its top (joint) at `top`
+inline int add_link(Model& m, const std::string& name, const Vec3& top) {
+  Body b;
+  b.name = name;
+  b.mass = 1.0;
+  b.inertia = inertia_box(1.0, Vec3(0.05, 0.05, 0.2));
+  b.position = top - Vec3(0, 0, 0.1);
+  return m.add_body(b);
+}
+
+inline void add_revolute(Model& m, const std::string& name, int parent, int child,
+                         const Vec3& anchor, const Vec3& axis) {
+  m.add_constraint(std::make_shared<Joint>(name, JointType::Revolute, parent, child,
+                                           m.initial_state(parent), m.initial_state(child), anchor,
+                                           axis, Vec3::Zero()));
+}
+
+// SPEC §5 standard chain of n links: joint i revolute about x (odd i) or y (even i).
+inline Model standard_chain(int n) {
+  Model m;
+  m.name = "standard_chain_" + std::to_string(n);
+  m.gravity = Vec3(0, 0, -9.81);
+  int parent = kWorld;
+  for (int i = 1; i <= n; ++i) {
+    const Vec3 top(0, 0, -0.2 * (i - 1));
+    const int b = add_link(m, "link" + std::to_string(i), top);
+    add_revolute(m, "joint" + std::to_string(i), parent, b, top,
+                 i % 2 ? Vec3::UnitX() : Vec3::UnitY());
+    parent = b;
+  }
+  return m;
+}
+
+// The standard state q_i = 0.1 sin i, q̇_i = 0.05 cos i on every 1-DoF joint (in tree
+// order), other joints at rest; writes d.q, d.u.
+inline void standard_state(const Model& m, Data& d) {
+  TreeStateSpace ss(m);
+  const TreeModel& tree = ss.tree();
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(ss.size());
+  int i = 1;
+  for (const TreeJoint& j : tree.joints) {
+    if (j.nu == 1) {
+      x(j.q_offset) = 0.1 * std::sin(i);
+      x(tree.nq + j.u_offset) = 0.05 * std::cos(i);
+      ++i;
+    } else if (j.type == TreeJointType::Free) {
+      x.segment<3>(j.q_offset) = m.bodies()[j.body].position;
+      x(j.q_offset + 3) = 1.0;
+    }
+  }
+  ss.to_maximal(x, 0.0, d);
+}
+
+// A base body (free) with 4 limbs of `links` revolute links each.
+inline Model branched_tree(int limbs = 4, int links = 6) {
+  Model m;
+  m.name = "branched_tree";
+  m.gravity = Vec3(0, 0, -9.81);
+  Body base;
+  base.name = "base";
+  base.mass = 4.0;
+  base.inertia = inertia_box(4.0, Vec3(0.3, 0.3, 0.1));
+  const int b0 = m.add_body(base);
+  for (int l = 0; l < limbs; ++l) {
+    const double phi = 2.0 * M_PI * l / limbs;
+    const Vec3 dir(std::cos(phi), std::sin(phi), 0.0);
+    int parent = b0;
+    for (int k = 0; k < links; ++k) {
+      const Vec3 top = 0.15 * dir + Vec3(0, 0, -0.2 * k);
+      const int b = add_link(m, "limb" + std::to_string(l) + "_" + std::to_string(k), top);
+      add_revolute(m, "j" + std::to_string(l) + "_" + std::to_string(k), parent, b, top,
+                   k % 2 ? Vec3::UnitX() : Vec3::UnitY());
+      parent = b;
+    }
+  }
+  return m;
+}
+
+// The standard chain of n links with its tip's end held at its t = 0 place by a
+// spherical joint to the world: one loop closure, 3 extra rows.
+inline Model closed_chain(int n) {
+  Model m = standard_chain(n);
+  const int tip = n - 1;
+  const Vec3 end = m.bodies()[tip].position - Vec3(0, 0, 0.1);
+  m.add_constraint(std::make_shared<Joint>("closure", JointType::Spherical, kWorld, tip,
+                                           m.initial_state(kWorld), m.initial_state(tip), end,
+                                           Vec3::UnitZ(), Vec3::Zero()));
+  return m;
+}
+
+}  // namespace appell::bench

@@ -1,0 +1,87 @@
+// One evaluation of the equations of motion, per formulation (SPEC §5, STYLE §9).
+//   BM_Forward/<formulation>/n     forward(m, d, f): kinematics, forces, rows, solve,
+//                                  multipliers and reactions, on the standard chain
+//   BM_RecursiveAccelerations/n    recursive_accelerations(): the three passes only
+//   BM_BranchedTree/<f>            a base with 4 limbs of 6 links
+//   BM_ClosedChain/<f>             the chain of 100 with a spherical loop closure
+// Run with --benchmark_format=json for the JSON record.
+#include <benchmark/benchmark.h>
+
+#include "chain_scenes.hpp"
+#include "engine/recursive.hpp"
+
+namespace appell {
+namespace {
+
+void run_forward(benchmark::State& st, const Model& m, Formulation f) {
+  Data d(m);
+  bench::standard_state(m, d);
+  if (forward(m, d, f) != SolveStatus::Ok) {
+    st.SkipWithError(d.diagnostics.message.c_str());
+    return;
+  }
+  for (auto _ : st) {
+    forward(m, d, f);
+    benchmark::DoNotOptimize(d.udot.data());
+    benchmark::ClobberMemory();
+  }
+  st.counters["bodies"] = m.nbody();
+  st.counters["ns_per_body"] =
+      benchmark::Counter(static_cast<double>(st.iterations()) * m.nbody(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_Forward(benchmark::State& st, Formulation f) {
+  const Model m = bench::standard_chain(static_cast<int>(st.range(0)));
+  run_forward(st, m, f);
+}
+
+void BM_RecursiveAccelerations(benchmark::State& st) {
+  const Model m = bench::standard_chain(static_cast<int>(st.range(0)));
+  Data d(m);
+  bench::standard_state(m, d);
+  recursive_accelerations(m, d);
+  for (auto _ : st) {
+    recursive_accelerations(m, d);
+    benchmark::DoNotOptimize(d.udot.data());
+    benchmark::ClobberMemory();
+  }
+  st.counters["bodies"] = m.nbody();
+  st.counters["ns_per_body"] =
+      benchmark::Counter(static_cast<double>(st.iterations()) * m.nbody(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_BranchedTree(benchmark::State& st, Formulation f) {
+  run_forward(st, bench::branched_tree(4, 6), f);
+}
+void BM_ClosedChain(benchmark::State& st, Formulation f) {
+  run_forward(st, bench::closed_chain(100), f);
+}
+
+void chain_sizes(benchmark::internal::Benchmark* b, int max_n) {
+  for (int n : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000})
+    if (n <= max_n) b->Arg(n);
+  b->Unit(benchmark::kNanosecond);
+}
+
+// the dense formulations are O(n³): only while one evaluation stays under ~1 s
+BENCHMARK_CAPTURE(BM_Forward, recursive, Formulation::Recursive)->Apply([](auto* b) {
+  chain_sizes(b, 1000);
+});
+BENCHMARK(BM_RecursiveAccelerations)->Apply([](auto* b) { chain_sizes(b, 1000); });
+BENCHMARK_CAPTURE(BM_Forward, gibbs_appell, Formulation::GibbsAppell)->Apply([](auto* b) {
+  chain_sizes(b, 200);
+});
+BENCHMARK_CAPTURE(BM_Forward, pinv, Formulation::Pinv)->Apply([](auto* b) { chain_sizes(b, 200); });
+BENCHMARK_CAPTURE(BM_BranchedTree, recursive, Formulation::Recursive)->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_BranchedTree, gibbs_appell, Formulation::GibbsAppell)
+    ->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_BranchedTree, pinv, Formulation::Pinv)->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_ClosedChain, recursive, Formulation::Recursive)->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_ClosedChain, gibbs_appell, Formulation::GibbsAppell)
+    ->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_ClosedChain, pinv, Formulation::Pinv)->Unit(benchmark::kNanosecond);
+
+}  // namespace
+}  // namespace appell

@@ -1,0 +1,89 @@
+// The recursive formulation: O(n) Gibbs–Appell equations of a tree of joints, with extra
+// rows on top (SPEC §1 `recursive`).  The derivation, with the equations (R1)–(R16) cited
+// below, is in docs/recursive.md; it starts from the Gibbs function S [HO21 eq. 6].
+//
+// Notation (world frame, about each body's centre of mass, v̄ before ω as in the maximal u):
+//   V_i = (v̄_i, ω_i)            the body's twist;  a_i = dV_i/dt
+//   V_i = X_i V_p + S_i u_i      X_i shifts by r_i = x̄_i − x̄_p (R2);  S_i motion subspace
+//   a_i = X_i a_p + S_i u̇_i + c_i                        c_i velocity products (R3)
+//   M_i = diag(m I, J_i),  f_i = (f, τ − ω × J ω)          [HO21 eqs. 6, 7]       (R1)
+//   IA_i, pA_i  the Gibbs function of the subtree at i, condensed onto body i:
+//               S_i(a_i) = ½ a_iᵀ IA_i a_i + pA_iᵀ a_i + const                    (R6)
+//
+// Extra rows.  Constraints that are not tree joints give A a = b on the bodies'
+// accelerations.  With a⁰ the tree's accelerations under the applied forces and a^k its
+// response to the unit force of row k alone (the recursion applies M⁻¹ in O(n)),
+//   G λ = b − A a⁰,   G_jk = A_j a^k  (= A M⁻¹ Aᵀ on the tree)                   (R13)
+// is solved with a pseudo-inverse (redundant rows allowed): this is the generalized-
+// inverse equation [UK96 eq. 4] on the reduced system, O(n·m + m³).  The choice of a
+// pseudo-inverse of G over a Cholesky factorization is forced by redundant rows: G is then
+// singular.  G is scaled to unit diagonal first (the scaling leaves the minimiser
+// unchanged) and eigenvalues below kTreeRankTolerance · max are dropped: they are σ² of
+// the unit-row constraint matrix, so 1e-12 here is σ ≈ 1e-6, between roundoff (≈1e-16 for
+// exactly redundant rows) and real near-singular rows.
+//
+// Reactions [HO21 §6].  The force exerted through tree joint i on the subtree is
+//   R_i = IA_i a_i + pA_i                                                          (R15)
+// and the multipliers of the joint's canonical rows (constraints/joints.cpp) are the
+// minimum-norm λ_j with A_jᵀ λ_j = R_i on both bodies: (A_j A_jᵀ) λ_j = A_j R_i.     (R16)
+#pragma once
+
+#include <Eigen/Jacobi>
+#include <vector>
+
+#include "engine/data.hpp"
+#include "engine/tree.hpp"
+
+namespace appell {
+
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+constexpr double kTreeRankTolerance = 1e-12;
+
+// Per tree body, per evaluation.  Fields are written by the passes named.
+struct TreeBodyWork {
+  Mat6 IA;  // articulated inertia (R6); by inertia_bias_TipToBase
+  Vec6 c;   // velocity-product acceleration (R3); by tree_kinematics_BaseToTip
+  Vec6 Iac;  // Ia c, Ia = IA − U D⁻¹ Uᵀ condensed onto the joint (R8); by inertia_bias_TipToBase
+  Vec6 f;   // applied generalized force (R1), plus extra-row forces
+  Vec6 pA;  // bias (R6); by bias_TipToBase
+  Vec6 a;   // acceleration (R11); by accelerations_BaseToTip
+  Vec3 r;   // x̄_i − x̄_p
+  double mass;
+};
+
+struct RecursiveWorkspace {
+  explicit RecursiveWorkspace(const Model& m);
+  const Model* model;
+  TreeModel tree;
+  std::vector<TreeBodyWork> w;  // tree order                                    (nbody)
+  // per quasi-velocity, joint after joint (joint i's at tree.joints[i].u_offset), so
+  // that a joint's columns form one contiguous 6 × nu block:
+  std::vector<Vec6> S;           // motion subspace (R2); by tree_kinematics_BaseToTip (tree.nu)
+  std::vector<Vec6> U;           // IA S (R7); by inertia_bias_TipToBase           (tree.nu)
+  std::vector<double> Dinv;      // (Sᵀ IA S)⁻¹, nu × nu per joint (R7)           (Σ nu²)
+  std::vector<int> dinv_offset;  // joint → its D⁻¹ in Dinv                        (nbody)
+  Eigen::VectorXd uu;            // −Sᵀ pA (R9); by the bias passes                (tree.nu)
+  Eigen::MatrixXd G;             // A M⁻¹ Aᵀ of the extra rows (R13)              (m × m)
+  Eigen::VectorXd e, scale, lambda;  // right side, scaling, multipliers          (m)
+  Eigen::MatrixXd V;                 // eigenvectors of the scaled G                   (m × m)
+  std::vector<int> row_constraint;   // extra row → model constraint              (m)
+  Eigen::VectorXd udot;              // joint quasi-accelerations u̇ (tree.nu); by solve_recursive
+};
+
+// The workspace of d, built for m on first use (allocates once).
+RecursiveWorkspace& recursive_workspace(const Model& m, Data& d);
+
+// The recursive solve.  Reads d.body, d.J, d.F, d.terms, d.b (run kinematics,
+// applied_forces and constraint_rows first).  Writes d.udot (maximal), d.lambda (tree
+// joint rows and extra rows), d.diagnostics, and the workspace's joint u̇.
+// O(n) for a tree, O(n·m + m³) with m extra rows.  Never allocates after the first call.
+void solve_recursive(const Model& m, Data& d);
+
+// Only the tree accelerations: kinematics, applied forces and the three passes; no rows,
+// no multipliers, no reactions; extra rows are ignored.  Writes d.body, d.J, d.F, d.udot.
+// O(n).  forward(m, d, Formulation::Recursive) is the full evaluation.
+void recursive_accelerations(const Model& m, Data& d);
+
+}  // namespace appell

@@ -1,0 +1,34 @@
+// The recursive formulation's state space: x = (joint coordinates q (nq), joint
+// quasi-velocities u (nu)) of the spanning tree (engine/tree.hpp).  Tree joints hold
+// exactly at every x, so they never drift; only extra rows can.
+#pragma once
+
+#include "engine/recursive.hpp"
+#include "engine/state_space.hpp"
+
+namespace appell {
+
+class TreeStateSpace : public StateSpace {
+ public:
+  explicit TreeStateSpace(const Model& m) : m_(m), tree_(build_tree(m)) {}
+  Formulation formulation() const override { return Formulation::Recursive; }
+  int size() const override { return tree_.nq + tree_.nu; }
+  // x of d.q, d.u (which must satisfy the tree joints): runs the maximal kinematics on
+  // a copy of d, then reads the joint coordinates off the body states.  O(n), allocates.
+  void from_maximal(const Data& d, Eigen::VectorXd& x) const override;
+  void to_maximal(const Eigen::VectorXd& x, double t, Data& d) override;
+  // ẋ = (N(q) u, u̇) with u̇ from the recursion; d describes (t, x) afterwards
+  SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
+                         Eigen::VectorXd& xdot) override;
+  void normalize(Eigen::VectorXd& x) const override;
+  // tree joints cannot drift; Ok without extra rows, else Unsupported (not yet)
+  SolveStatus project(Eigen::VectorXd& x, double t, Data& d) override;
+
+  const TreeModel& tree() const { return tree_; }
+
+ private:
+  const Model& m_;
+  TreeModel tree_;
+};
+
+}  // namespace appell
