@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "constraints/constraint.hpp"
+#include "engine/dense.hpp"
 #include "engine/forward.hpp"
 
 namespace appell {
@@ -511,6 +512,14 @@ void solve_recursive(const Model& m, Data& d) {
   d.diagnostics.rank_tolerance = kTreeRankTolerance;
   if (ws.tree.nrows_extra > 0) solve_extra_rows(m, d, ws);
   write_accelerations(m, d, ws);
+  if (d.diagnostics.status == SolveStatus::Inconsistent) {
+    // confirm with the dense formulations' criterion (engine/dense.hpp), so that every
+    // formulation calls the same scenes inconsistent; O(rows · nu), on this path only
+    d.diagnostics.status = SolveStatus::Ok;
+    d.diagnostics.message.clear();
+    dense_rows(m, d);
+    check_consistency(m, d);
+  }
   joint_multipliers(m, d, ws);
 }
 

@@ -84,7 +84,6 @@ void solve_sparse(const Model& m, Data& d) {
   if (!full_rank) {
     // redundant rows: A M⁻¹ Aᵀ is singular; the Moore–Penrose solve handles it
     solve_pinv(m, d);
-    d.diagnostics.message.clear();
     return;
   }
   const Eigen::VectorXd w = s.cwiseProduct(ldlt.solve(es));  // (A M⁻¹ Aᵀ)⁻¹ e

@@ -165,6 +165,9 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
     TreeStateSpace ss(m);
     Data d(m);
     ss.to_maximal(random_tree_state(rng, ss.tree()), 0.0, d);
+    // velocities on the constraints, as a simulation starts (SPEC §2): with redundant
+    // closures, random joint rates would leave A u̇ = b slightly contradictory
+    project_velocities(m, d);
 
     // a loop with too few degrees of freedom can leave A u̇ = b without a solution;
     // the formulations then minimise different residuals, so skip the scene

@@ -103,7 +103,7 @@ TEST(SimulateCli, OutputsHaveExactlyTheSpecColumnsAndKeys) {
                 "formulation", "integrator", "duration", "steps", "rhs_evaluations", "wall_seconds",
                 "energy", "constraint_violation", "initial_velocity_correction", "final_state"}));
   EXPECT_EQ(s["integrator"], "rk4");
-  EXPECT_EQ(s["formulation"], "pinv");
+  EXPECT_EQ(s["formulation"], "recursive");
   EXPECT_DOUBLE_EQ(s["duration"].get<double>(), 0.1);
   EXPECT_EQ(s["steps"], 10);
   EXPECT_EQ(s["rhs_evaluations"], 40);

@@ -68,7 +68,7 @@ TEST(StateSpace, DerivativeIsTheRateOfTheMaximalState) {
 
 TEST(StateSpace, MapsAndNormalisation) {
   const Model m = pendulum_with_a_particle();
-  auto space = make_state_space(m, Formulation::Auto);
+  auto space = make_state_space(m, Formulation::Pinv);
   EXPECT_EQ(space->formulation(), Formulation::Pinv);
   Data d(m);
   Eigen::VectorXd x;
