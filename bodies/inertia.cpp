@@ -7,7 +7,9 @@
 
 namespace appell {
 
-Mat3 inertia_principal(const Vec3& moments) { return moments.asDiagonal(); }
+Mat3 inertia_principal(const Vec3& moments) {
+  return moments.asDiagonal();
+}
 
 Mat3 inertia_box(double mass, const Vec3& e) {
   const Vec3 sq = e.cwiseProduct(e);
@@ -38,8 +40,7 @@ std::string inertia_defect(const Mat3& J) {
     return "inertia matrix is not symmetric";
   Eigen::SelfAdjointEigenSolver<Mat3> eig(J, Eigen::EigenvaluesOnly);
   const Vec3 I = eig.eigenvalues();  // ascending
-  if (I.minCoeff() <= 0)
-    return "principal moments " + format_vec(I) + " are not all positive";
+  if (I.minCoeff() <= 0) return "principal moments " + format_vec(I) + " are not all positive";
   if (I(2) > I(0) + I(1) + 1e-12 * scale)
     return "principal moments " + format_vec(I) + " violate the triangle inequality";
   return "";

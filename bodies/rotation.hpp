@@ -28,7 +28,9 @@ Quat quat_from_rotation_vector(const Vec3& theta);
 Vec3 rotation_vector_from_quat(const Quat& q);
 
 // Quaternion from [w, x, y, z]; the caller normalises.
-inline Quat quat_wxyz(double w, double x, double y, double z) { return Quat(w, x, y, z); }
+inline Quat quat_wxyz(double w, double x, double y, double z) {
+  return Quat(w, x, y, z);
+}
 
 // The rotation tensor's distance from SO(3): max(|QᵀQ − I|_max, |det Q − 1|).
 double rotation_matrix_defect(const Mat3& Q);

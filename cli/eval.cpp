@@ -11,7 +11,9 @@ namespace appell::cli {
 
 using ojson = nlohmann::ordered_json;
 
-static ojson vec(const Vec3& v) { return ojson::array({v.x(), v.y(), v.z()}); }
+static ojson vec(const Vec3& v) {
+  return ojson::array({v.x(), v.y(), v.z()});
+}
 
 int run_eval(const EvalOptions& o) {
   Model m;

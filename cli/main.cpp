@@ -11,18 +11,22 @@ int main(int argc, char** argv) {
 
   appell::cli::EvalOptions eval;
   std::string check_scene;
-  CLI::App* check = app.add_subcommand("check", "validate a scene; print bodies, constraints, DoF, rank");
+  CLI::App* check =
+      app.add_subcommand("check", "validate a scene; print bodies, constraints, DoF, rank");
   check->add_option("SCENE", check_scene, "scene file (JSON)")->required();
   CLI::App* ev = app.add_subcommand("eval", "equations of motion at t = 0, JSON on stdout");
   ev->add_option("SCENE", eval.scene, "scene file (JSON)")->required();
-  ev->add_option("--formulation", eval.formulation, "auto | recursive | gibbs-appell | pinv | sparse");
+  ev->add_option("--formulation", eval.formulation,
+                 "auto | recursive | gibbs-appell | pinv | sparse")
+      ->check(CLI::IsMember({"auto", "recursive", "gibbs-appell", "pinv", "sparse"}));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << "\n" << "run 'appell --help' for usage\n";
+    std::cerr << "error: " << e.what() << "\n"
+              << "run 'appell --help' for usage\n";
     return 2;
   }
   try {

@@ -42,7 +42,7 @@ struct RowTerm {
 // Where a constraint writes its rows: a window into the model-wide row arrays.
 // Row i's term for the constraint's j-th body is term(i, j); terms arrive zeroed.
 struct RowSpan {
-  RowTerm* terms = nullptr;  // rows × nbodies, row-major
+  RowTerm* terms = nullptr;    // rows × nbodies, row-major
   double* b = nullptr;         // acceleration-level right side (C3)
   double* velocity = nullptr;  // π: velocity-level residual
   double* position = nullptr;  // g: position-level residual (holonomic rows, else 0)

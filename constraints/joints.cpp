@@ -4,19 +4,24 @@ namespace appell {
 
 const char* joint_type_name(JointType t) {
   switch (t) {
-    case JointType::Spherical: return "spherical";
-    case JointType::Revolute: return "revolute";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Cylindrical: return "cylindrical";
-    case JointType::Universal: return "universal";
-    case JointType::Fixed: return "fixed";
+    case JointType::Spherical:
+      return "spherical";
+    case JointType::Revolute:
+      return "revolute";
+    case JointType::Prismatic:
+      return "prismatic";
+    case JointType::Cylindrical:
+      return "cylindrical";
+    case JointType::Universal:
+      return "universal";
+    case JointType::Fixed:
+      return "fixed";
   }
   return "joint";
 }
 
-Joint::Joint(std::string name, JointType type, int parent, int child,
-             const BodyState& parent0, const BodyState& child0, const Vec3& anchor,
-             const Vec3& axis, const Vec3& axis2)
+Joint::Joint(std::string name, JointType type, int parent, int child, const BodyState& parent0,
+             const BodyState& child0, const Vec3& anchor, const Vec3& axis, const Vec3& axis2)
     : Constraint(std::move(name), {parent, child}), type_(type), anchor_(anchor) {
   parent_ = {parent, slot(parent)};
   child_ = {child, slot(child)};
@@ -37,12 +42,18 @@ Joint::Joint(std::string name, JointType type, int parent, int child,
 
 int Joint::rows() const {
   switch (type_) {
-    case JointType::Spherical: return 3;
-    case JointType::Revolute: return 5;
-    case JointType::Prismatic: return 5;
-    case JointType::Cylindrical: return 4;
-    case JointType::Universal: return 4;
-    case JointType::Fixed: return 6;
+    case JointType::Spherical:
+      return 3;
+    case JointType::Revolute:
+      return 5;
+    case JointType::Prismatic:
+      return 5;
+    case JointType::Cylindrical:
+      return 4;
+    case JointType::Universal:
+      return 4;
+    case JointType::Fixed:
+      return 6;
   }
   return 0;
 }

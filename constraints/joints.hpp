@@ -48,10 +48,10 @@ class Joint final : public Constraint {
   JointType type_;
   End parent_, child_;
   Vec3 anchor_, axis_, axis2_;
-  Vec3 Xp_, Xc_;         // the anchor (or the child's centre) in each body's frame
-  Vec3 Ap_, Ac_;         // the axis in the parent's / child's frame
-  Vec3 Np1_, Np2_;       // normals to the axis, parent frame
-  Mat3 R0_;              // Q_Pᵀ Q_C at t = 0
+  Vec3 Xp_, Xc_;    // the anchor (or the child's centre) in each body's frame
+  Vec3 Ap_, Ac_;    // the axis in the parent's / child's frame
+  Vec3 Np1_, Np2_;  // normals to the axis, parent frame
+  Mat3 R0_;         // Q_Pᵀ Q_C at t = 0
 };
 
 }  // namespace appell

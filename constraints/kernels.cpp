@@ -4,8 +4,8 @@
 
 namespace appell {
 
-double add_point_term(const RowSpan& out, int row, const End& e, const BodyState& s,
-                      const Vec3& r, const Vec3& c) {
+double add_point_term(const RowSpan& out, int row, const End& e, const BodyState& s, const Vec3& r,
+                      const Vec3& c) {
   if (e.slot >= 0) {
     RowTerm& t = out.term(row, e.slot);
     t.lin += c;
@@ -18,8 +18,8 @@ static void add_ang_term(const RowSpan& out, int row, const End& e, const Vec3& 
   if (e.slot >= 0) out.term(row, e.slot).ang += k;
 }
 
-int point_coincident_rows(const StateView& in, End a, End b, const Vec3& Xa,
-                          const Vec3& Xb, const RowSpan& out, int row) {
+int point_coincident_rows(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
+                          const RowSpan& out, int row) {
   const BodyState& sa = in.body(a.body);
   const BodyState& sb = in.body(b.body);
   const Vec3 ra = sa.offset(Xa), rb = sb.offset(Xb);
@@ -27,7 +27,8 @@ int point_coincident_rows(const StateView& in, End a, End b, const Vec3& Xa,
   const Vec3 dv = (sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra));
   for (int k = 0; k < 3; ++k, ++row) {  // (K1)
     const Vec3 E = Vec3::Unit(k);
-    const double kappa = add_point_term(out, row, b, sb, rb, E) + add_point_term(out, row, a, sa, ra, -E);
+    const double kappa =
+        add_point_term(out, row, b, sb, rb, E) + add_point_term(out, row, a, sa, ra, -E);
     out.b[row] = -kappa;
     out.velocity[row] = dv(k);
     out.position[row] = d(k);
@@ -35,8 +36,8 @@ int point_coincident_rows(const StateView& in, End a, End b, const Vec3& Xa,
   return row;
 }
 
-int plane_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
-              const Vec3& Na, double g0, const RowSpan& out, int row) {
+int plane_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb, const Vec3& Na,
+              double g0, const RowSpan& out, int row) {
   const BodyState& sa = in.body(a.body);
   const BodyState& sb = in.body(b.body);
   const Vec3 ra = sa.offset(Xa), rb = sb.offset(Xb);
@@ -54,8 +55,8 @@ int plane_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
   return row + 1;
 }
 
-int angle_row(const StateView& in, End a, End b, const Vec3& Na, const Vec3& Cb,
-              double c0, const RowSpan& out, int row) {
+int angle_row(const StateView& in, End a, End b, const Vec3& Na, const Vec3& Cb, double c0,
+              const RowSpan& out, int row) {
   const BodyState& sa = in.body(a.body);
   const BodyState& sb = in.body(b.body);
   const Vec3 n = sa.Q * Na, c = sb.Q * Cb;
@@ -70,8 +71,8 @@ int angle_row(const StateView& in, End a, End b, const Vec3& Na, const Vec3& Cb,
   return row + 1;
 }
 
-int rotation_lock_rows(const StateView& in, End a, End b, const Mat3& R0,
-                       const RowSpan& out, int row) {
+int rotation_lock_rows(const StateView& in, End a, End b, const Mat3& R0, const RowSpan& out,
+                       int row) {
   const BodyState& sa = in.body(a.body);
   const BodyState& sb = in.body(b.body);
   // (K4): the world-frame rotation error whose rate is ω_B − ω_A near the manifold
@@ -88,8 +89,8 @@ int rotation_lock_rows(const StateView& in, End a, End b, const Mat3& R0,
   return row;
 }
 
-int distance_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
-                 double length, const RowSpan& out, int row) {
+int distance_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb, double length,
+                 const RowSpan& out, int row) {
   const BodyState& sa = in.body(a.body);
   const BodyState& sb = in.body(b.body);
   const Vec3 ra = sa.offset(Xa), rb = sb.offset(Xb);

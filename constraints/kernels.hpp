@@ -34,19 +34,19 @@ struct End {
 
 // Adds the contribution c · a_P of a material point (offset r) to a row: lin += c,
 // ang += r × c; returns c · ω × (ω × r), the point's share of κ.
-double add_point_term(const RowSpan& out, int row, const End& e, const BodyState& s,
-                      const Vec3& r, const Vec3& c);
+double add_point_term(const RowSpan& out, int row, const End& e, const BodyState& s, const Vec3& r,
+                      const Vec3& c);
 
-int point_coincident_rows(const StateView& in, End a, End b, const Vec3& Xa,
-                          const Vec3& Xb, const RowSpan& out, int row);
-int plane_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
-              const Vec3& Na, double g0, const RowSpan& out, int row);
-int angle_row(const StateView& in, End a, End b, const Vec3& Na, const Vec3& Cb,
-              double c0, const RowSpan& out, int row);
-int rotation_lock_rows(const StateView& in, End a, End b, const Mat3& R0,
-                       const RowSpan& out, int row);
-int distance_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
-                 double length, const RowSpan& out, int row);
+int point_coincident_rows(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
+                          const RowSpan& out, int row);
+int plane_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb, const Vec3& Na,
+              double g0, const RowSpan& out, int row);
+int angle_row(const StateView& in, End a, End b, const Vec3& Na, const Vec3& Cb, double c0,
+              const RowSpan& out, int row);
+int rotation_lock_rows(const StateView& in, End a, End b, const Mat3& R0, const RowSpan& out,
+                       int row);
+int distance_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb, double length,
+                 const RowSpan& out, int row);
 
 // Two unit vectors perpendicular to n and to each other.
 void perpendicular_basis(const Vec3& n, Vec3& t1, Vec3& t2);

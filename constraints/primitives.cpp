@@ -3,8 +3,12 @@
 namespace appell {
 
 // body-frame coordinates of a world point / direction given at t = 0
-static Vec3 material_point(const BodyState& s0, const Vec3& p) { return s0.Q.transpose() * (p - s0.x); }
-static Vec3 material_direction(const BodyState& s0, const Vec3& n) { return s0.Q.transpose() * n; }
+static Vec3 material_point(const BodyState& s0, const Vec3& p) {
+  return s0.Q.transpose() * (p - s0.x);
+}
+static Vec3 material_direction(const BodyState& s0, const Vec3& n) {
+  return s0.Q.transpose() * n;
+}
 
 DistanceConstraint::DistanceConstraint(std::string name, int a, int b, const BodyState& a0,
                                        const BodyState& b0, const Vec3& pa, const Vec3& pb,

@@ -40,8 +40,8 @@ class PointOnPlaneConstraint final : public Constraint {
 // Directions fixed in two bodies (either may be the world) stay perpendicular (K3).
 class PerpendicularConstraint final : public Constraint {
  public:
-  PerpendicularConstraint(std::string name, int a, int b, const BodyState& a0,
-                          const BodyState& b0, const Vec3& axis_a, const Vec3& axis_b);
+  PerpendicularConstraint(std::string name, int a, int b, const BodyState& a0, const BodyState& b0,
+                          const Vec3& axis_a, const Vec3& axis_b);
   std::string type() const override { return "perpendicular"; }
   int rows() const override { return 1; }
   bool holonomic(int) const override { return true; }

@@ -24,35 +24,35 @@ enum class SolveStatus {
 
 struct Diagnostics {
   SolveStatus status = SolveStatus::Ok;
-  int rank = 0;                  // numerical rank of A
-  double rank_tolerance = 0.0;   // relative pivot threshold used for it
-  double residual = 0.0;         // |A u̇ − b| / (1 + |b|)
-  std::vector<int> inconsistent; // constraints whose rows are violated by the best u̇
-  std::string message;           // what went wrong, for people
+  int rank = 0;                   // numerical rank of A
+  double rank_tolerance = 0.0;    // relative pivot threshold used for it
+  double residual = 0.0;          // |A u̇ − b| / (1 + |b|)
+  std::vector<int> inconsistent;  // constraints whose rows are violated by the best u̇
+  std::string message;            // what went wrong, for people
 };
 
 struct Data {
   explicit Data(const Model& m);
 
-  double t = 0.0;                 // time                                        (set by caller)
-  Eigen::VectorXd q;              // maximal configuration                        (nq)
-  Eigen::VectorXd u;              // maximal quasi-velocities                     (nu)
+  double t = 0.0;     // time                                        (set by caller)
+  Eigen::VectorXd q;  // maximal configuration                        (nq)
+  Eigen::VectorXd u;  // maximal quasi-velocities                     (nu)
 
-  std::vector<BodyState> body;    // world-frame state; by kinematics()           (nbody)
-  std::vector<Mat3> J;            // world inertia Q J0 Qᵀ; by kinematics()        (nbody)
-  std::vector<Wrench> applied;    // applied wrenches; by applied_forces()         (nbody)
-  Eigen::VectorXd F;              // (f, τ − ω×Jω) per body; by applied_forces()   (nu)
+  std::vector<BodyState> body;  // world-frame state; by kinematics()           (nbody)
+  std::vector<Mat3> J;          // world inertia Q J0 Qᵀ; by kinematics()        (nbody)
+  std::vector<Wrench> applied;  // applied wrenches; by applied_forces()         (nbody)
+  Eigen::VectorXd F;            // (f, τ − ω×Jω) per body; by applied_forces()   (nu)
 
-  std::vector<RowTerm> terms;     // ∂π/∂u per row and body; by constraint_rows()  (nterms)
-  Eigen::VectorXd b;              // acceleration right side; by constraint_rows() (nrows)
+  std::vector<RowTerm> terms;         // ∂π/∂u per row and body; by constraint_rows()  (nterms)
+  Eigen::VectorXd b;                  // acceleration right side; by constraint_rows() (nrows)
   Eigen::VectorXd velocity_residual;  // π; by constraint_rows()                   (nrows)
   Eigen::VectorXd position_residual;  // g (0 for nonholonomic rows)               (nrows)
-  Eigen::MatrixXd A;              // dense A; by dense_rows()                      (nrows × nu)
+  Eigen::MatrixXd A;                  // dense A; by dense_rows()                      (nrows × nu)
 
-  Eigen::VectorXd udot;           // accelerations; by forward()                   (nu)
-  Eigen::VectorXd lambda;         // minimum-norm multipliers; by forward()        (nrows)
-  std::vector<Wrench> reaction;   // per constraint, per named body; by forward()  (nslots)
-  Diagnostics diagnostics;        // by forward()
+  Eigen::VectorXd udot;          // accelerations; by forward()                   (nu)
+  Eigen::VectorXd lambda;        // minimum-norm multipliers; by forward()        (nrows)
+  std::vector<Wrench> reaction;  // per constraint, per named body; by forward()  (nslots)
+  Diagnostics diagnostics;       // by forward()
 
   // the state view constraints and forces evaluate on
   StateView view() const { return StateView{body.data(), t}; }

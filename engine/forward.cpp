@@ -4,6 +4,7 @@
 
 #include "engine/gibbs_appell.hpp"
 #include "engine/pinv.hpp"
+#include "engine/sparse.hpp"
 
 namespace appell {
 
@@ -30,7 +31,8 @@ void kinematics(const Model& m, Data& d) {
 }
 
 void applied_forces(const Model& m, Data& d) {
-  for (int i = 0; i < m.nbody(); ++i) d.applied[i] = Wrench{m.bodies()[i].mass * m.gravity, Vec3::Zero()};
+  for (int i = 0; i < m.nbody(); ++i)
+    d.applied[i] = Wrench{m.bodies()[i].mass * m.gravity, Vec3::Zero()};
   const StateView view = d.view();
   for (const ForcePtr& f : m.forces()) f->apply(view, d.applied.data());
   for (int i = 0; i < m.nbody(); ++i) {
@@ -135,9 +137,13 @@ SolveStatus forward(const Model& m, Data& d, Formulation f) {
     case Formulation::Pinv:
       solve_pinv(m, d);
       break;
+    case Formulation::Sparse:
+      solve_sparse(m, d);
+      break;
     default:
       d.diagnostics.status = SolveStatus::Unsupported;
-      d.diagnostics.message = std::string("formulation '") + formulation_name(resolve_formulation(m, f)) +
+      d.diagnostics.message = std::string("formulation '") +
+                              formulation_name(resolve_formulation(m, f)) +
                               "' is not available in this build";
       return d.diagnostics.status;
   }

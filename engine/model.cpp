@@ -8,11 +8,16 @@ namespace appell {
 
 const char* formulation_name(Formulation f) {
   switch (f) {
-    case Formulation::Auto: return "auto";
-    case Formulation::Recursive: return "recursive";
-    case Formulation::GibbsAppell: return "gibbs-appell";
-    case Formulation::Pinv: return "pinv";
-    case Formulation::Sparse: return "sparse";
+    case Formulation::Auto:
+      return "auto";
+    case Formulation::Recursive:
+      return "recursive";
+    case Formulation::GibbsAppell:
+      return "gibbs-appell";
+    case Formulation::Pinv:
+      return "pinv";
+    case Formulation::Sparse:
+      return "sparse";
   }
   return "auto";
 }

@@ -22,7 +22,9 @@ std::string format_vec(const Vec3& v) {
   return os.str();
 }
 
-void Node::fail(const std::string& message) const { throw SceneError(*file_, ptr_, message); }
+void Node::fail(const std::string& message) const {
+  throw SceneError(*file_, ptr_, message);
+}
 
 const Node& Node::object(std::initializer_list<const char*> allowed) const {
   if (!j_->is_object()) fail("expected an object, got " + type_name(*j_));
@@ -96,7 +98,8 @@ std::string Node::string() const {
 }
 
 std::vector<Node> Node::array(size_t n) const {
-  if (!j_->is_array()) fail("expected an array of " + std::to_string(n) + ", got " + type_name(*j_));
+  if (!j_->is_array())
+    fail("expected an array of " + std::to_string(n) + ", got " + type_name(*j_));
   if (j_->size() != n)
     fail("expected " + std::to_string(n) + " elements, got " + std::to_string(j_->size()));
   std::vector<Node> out;

@@ -160,7 +160,8 @@ void check_initial_positions(const Model& m, const Node& constraints) {
     const Constraint& con = *m.constraints()[c];
     double worst = 0.0;
     for (int i = 0; i < con.rows(); ++i)
-      if (con.holonomic(i)) worst = std::max(worst, std::abs(d.position_residual(m.row_offset(c) + i)));
+      if (con.holonomic(i))
+        worst = std::max(worst, std::abs(d.position_residual(m.row_offset(c) + i)));
     if (!(worst <= 1e-6)) {
       std::ostringstream os;
       os << "constraint '" << con.name() << "' is violated at t = 0 by " << worst
@@ -220,8 +221,8 @@ Model load_model_from_string(const std::string& text, const std::string& file) {
                          (colon == std::string::npos ? what : what.substr(colon + 2)));
   }
   const Node top(root, "", file);
-  top.object({"name", "gravity", "bodies", "constraints", "forces", "solver", "integrator",
-              "output"});
+  top.object(
+      {"name", "gravity", "bodies", "constraints", "forces", "solver", "integrator", "output"});
   Model m;
   m.name = top.has("name") ? top["name"].string() : file;
   if (top.has("gravity")) m.gravity = top["gravity"].vec3();
@@ -242,10 +243,12 @@ Model load_model_from_string(const std::string& text, const std::string& file) {
     for (size_t i = 0; i < list.size(); ++i) {
       const Node n = list.at(i);
       const std::string type = n["type"].string();
-      const std::string name = n.has("name") ? n["name"].string() : "constraint" + std::to_string(i);
+      const std::string name =
+          n.has("name") ? n["name"].string() : "constraint" + std::to_string(i);
       if (name.empty()) n["name"].fail("constraint name must not be empty");
       for (const std::string& other : names)
-        if (other == name) (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
+        if (other == name)
+          (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
       names.push_back(name);
       const auto& parsers = constraint_parsers();
       auto it = parsers.find(type);

@@ -3,8 +3,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "constraints/expression_constraint.hpp"
 #include "constraints/joints.hpp"
 #include "constraints/primitives.hpp"
+#include "constraints/rolling.hpp"
+#include "engine/expression_force.hpp"
 #include "engine/forces.hpp"
 
 namespace appell {
@@ -27,12 +30,22 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
   const std::string tname = joint_type_name(type);
   const bool spherical = type == JointType::Spherical;
   switch (type) {
-    case JointType::Spherical: n.object({"name", "type", "bodies", "anchor"}); break;
+    case JointType::Spherical:
+      n.object({"name", "type", "bodies", "anchor"});
+      break;
     case JointType::Revolute:
-    case JointType::Cylindrical: n.object({"name", "type", "bodies", "anchor", "axis"}); break;
-    case JointType::Prismatic: n.object({"name", "type", "bodies", "axis"}); break;
-    case JointType::Universal: n.object({"name", "type", "bodies", "anchor", "axes"}); break;
-    case JointType::Fixed: n.object({"name", "type", "bodies"}); break;
+    case JointType::Cylindrical:
+      n.object({"name", "type", "bodies", "anchor", "axis"});
+      break;
+    case JointType::Prismatic:
+      n.object({"name", "type", "bodies", "axis"});
+      break;
+    case JointType::Universal:
+      n.object({"name", "type", "bodies", "anchor", "axes"});
+      break;
+    case JointType::Fixed:
+      n.object({"name", "type", "bodies"});
+      break;
   }
   const auto [p, c] = two_bodies(n, ctx, !spherical, "a " + tname + " joint needs rigid bodies");
   Vec3 anchor = Vec3::Zero(), axis = Vec3::UnitX(), axis2 = Vec3::Zero();
@@ -42,8 +55,7 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
     anchor = ctx.point_of(p, an);
     ctx.point_of(c, an);
   }
-  if (type == JointType::Revolute || type == JointType::Prismatic ||
-      type == JointType::Cylindrical)
+  if (type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Cylindrical)
     axis = n["axis"].unit_vec3();
   if (type == JointType::Universal) {
     const auto axes = n["axes"].array(2);
@@ -63,7 +75,8 @@ ConstraintPtr parse_distance(const Node& n, const std::string& name, const Scene
   const auto pts = n["points"].array(2);
   const Vec3 pa = ctx.point_of(a, pts[0]), pb = ctx.point_of(b, pts[1]);
   const double d0 = (pb - pa).norm();
-  if (!(d0 > 1e-9)) n["points"].fail("the two points coincide at t = 0; a distance needs a direction");
+  if (!(d0 > 1e-9))
+    n["points"].fail("the two points coincide at t = 0; a distance needs a direction");
   const double length = n.has("length") ? n["length"].positive() : d0;
   return std::make_shared<DistanceConstraint>(name, a, b, ctx.model.initial_state(a),
                                               ctx.model.initial_state(b), pa, pb, length);
@@ -79,14 +92,13 @@ ConstraintPtr parse_point_on_plane(const Node& n, const std::string& name,
                                                   n["normal"].unit_vec3());
 }
 
-ConstraintPtr parse_perpendicular(const Node& n, const std::string& name,
-                                  const SceneContext& ctx) {
+ConstraintPtr parse_perpendicular(const Node& n, const std::string& name, const SceneContext& ctx) {
   n.object({"name", "type", "bodies", "axes"});
   const auto [a, b] = two_bodies(n, ctx, true, "perpendicular axes need rigid bodies");
   const auto axes = n["axes"].array(2);
   return std::make_shared<PerpendicularConstraint>(name, a, b, ctx.model.initial_state(a),
-                                                   ctx.model.initial_state(b),
-                                                   axes[0].unit_vec3(), axes[1].unit_vec3());
+                                                   ctx.model.initial_state(b), axes[0].unit_vec3(),
+                                                   axes[1].unit_vec3());
 }
 
 ConstraintPtr parse_linear(const Node& n, const std::string& name, const SceneContext& ctx) {
@@ -113,6 +125,91 @@ ConstraintPtr parse_linear(const Node& n, const std::string& name, const SceneCo
   const Vec3 fb = frame == LinearConstraint::Frame::Body ? Vec3(s0.Q.transpose() * f) : f;
   const Vec3 hb = frame == LinearConstraint::Frame::Body ? Vec3(s0.Q.transpose() * h) : h;
   return std::make_shared<LinearConstraint>(name, b, s0, p, fb, hb, e, frame);
+}
+
+ConstraintPtr parse_rolling(const Node& n, const std::string& name, const SceneContext& ctx) {
+  n.object({"name", "type", "body", "radius", "shape", "normal"});
+  const int b = ctx.rigid_body(n["body"], "rolling needs a rigid body");
+  if (b == kWorld) n["body"].fail("expected a body, got 'world'");
+  const double radius = n["radius"].positive();
+  const std::string shape = n["shape"].string();
+  RollingConstraint::Shape sh = RollingConstraint::Shape::Sphere;
+  if (shape == "disk")
+    sh = RollingConstraint::Shape::Disk;
+  else if (shape != "sphere")
+    n["shape"].fail("unknown shape '" + shape + "'; expected sphere or disk");
+  const Vec3 normal = n["normal"].unit_vec3();
+  const BodyState s0 = ctx.model.initial_state(b);
+  if (sh == RollingConstraint::Shape::Disk && normal.cross(s0.Q.col(2)).norm() < 1e-9)
+    n["normal"].fail(
+        "the disk (axis = body z) lies flat on the plane; its contact point is undefined");
+  return std::make_shared<RollingConstraint>(name, b, s0, radius, sh, normal);
+}
+
+ConstraintPtr parse_knife_edge(const Node& n, const std::string& name, const SceneContext& ctx) {
+  n.object({"name", "type", "body", "point", "direction"});
+  const int b = ctx.rigid_body(n["body"], "a knife edge needs a rigid body");
+  if (b == kWorld) n["body"].fail("expected a body, got 'world'");
+  const Vec3 p = ctx.point_of(b, n["point"]);
+  return std::make_shared<KnifeEdgeConstraint>(name, b, ctx.model.initial_state(b), p,
+                                               n["direction"].unit_vec3());
+}
+
+// "parameters": {"name": number, ...}
+std::map<std::string, double> parse_parameters(const Node& n) {
+  std::map<std::string, double> out;
+  if (!n.has("parameters")) return out;
+  const Node p = n["parameters"];
+  if (!p.json().is_object())
+    p.fail("expected an object of named numbers, got " + type_name(p.json()));
+  for (auto it = p.json().begin(); it != p.json().end(); ++it) {
+    const Node v = p[it.key().c_str()];
+    if (!Expression::valid_parameter_name(it.key()))
+      v.fail("'" + it.key() +
+             "' cannot name a parameter: expected an identifier that is not t, pi, a function or a "
+             "variable");
+    out[it.key()] = v.number();
+  }
+  return out;
+}
+
+// the equation at `n`, parsed and checked at t = 0; errors located at n with the column
+Expression parse_equation(const Node& n, const std::map<std::string, double>& params,
+                          const SceneContext& ctx, bool derivatives) {
+  const std::string text = n.string();
+  Expression e;
+  try {
+    e = Expression::parse(text, params, [&](const std::string& body) {
+      Expression::BodyInfo info;
+      info.index = ctx.model.body_index(body);
+      if (info.index == kWorld) info.index = -2;
+      if (info.index >= 0) info.rigid = ctx.model.bodies()[info.index].rigid();
+      return info;
+    });
+    std::vector<BodyState> s0;
+    for (int b = 0; b < ctx.model.nbody(); ++b) s0.push_back(ctx.model.initial_state(b));
+    e.check_finite(StateView{s0.data(), 0.0}, "at t = 0", derivatives);
+  } catch (const ExpressionError& err) {
+    n.fail(err.what());
+  }
+  return e;
+}
+
+ConstraintPtr parse_expression(const Node& n, const std::string& name, const SceneContext& ctx) {
+  n.object({"name", "type", "level", "equation", "parameters"});
+  const std::string level = n["level"].string();
+  ExpressionConstraint::Level lv = ExpressionConstraint::Level::Position;
+  if (level == "velocity")
+    lv = ExpressionConstraint::Level::Velocity;
+  else if (level != "position")
+    n["level"].fail("unknown level '" + level + "'; expected position or velocity");
+  const Node eq = n["equation"];
+  Expression e = parse_equation(eq, parse_parameters(n), ctx, true);
+  try {
+    return std::make_shared<ExpressionConstraint>(name, std::move(e), lv);
+  } catch (const ExpressionError& err) {
+    eq.fail(err.what());
+  }
 }
 
 ForcePtr parse_spring(const Node& n, const SceneContext& ctx) {
@@ -157,6 +254,18 @@ ForcePtr parse_damping(const Node& n, const SceneContext& ctx) {
   return std::make_shared<DampingForce>(b, lin, ang);
 }
 
+ForcePtr parse_expression_force(const Node& n, const SceneContext& ctx) {
+  n.object({"type", "body", "point", "vector", "parameters"});
+  const int b = force_body(n["body"], ctx, false, "");
+  const BodyState s0 = ctx.model.initial_state(b);
+  const Vec3 p = n.has("point") ? ctx.point_of(b, n["point"]) : s0.x;
+  const auto params = parse_parameters(n);
+  const auto comps = n["vector"].array(3);
+  std::array<Expression, 3> f;
+  for (int k = 0; k < 3; ++k) f[k] = parse_equation(comps[k], params, ctx, false);
+  return std::make_shared<ExpressionForce>(b, s0, p, std::move(f));
+}
+
 }  // namespace
 
 const std::map<std::string, ConstraintParser>& constraint_parsers() {
@@ -171,6 +280,9 @@ const std::map<std::string, ConstraintParser>& constraint_parsers() {
     t["point_on_plane"] = parse_point_on_plane;
     t["perpendicular"] = parse_perpendicular;
     t["linear"] = parse_linear;
+    t["rolling"] = parse_rolling;
+    t["knife_edge"] = parse_knife_edge;
+    t["expression"] = parse_expression;
     return t;
   }();
   return table;
@@ -182,6 +294,7 @@ const std::map<std::string, ForceParser>& force_parsers() {
       {"force", parse_force},
       {"torque", parse_torque},
       {"damping", parse_damping},
+      {"expression", parse_expression_force},
   };
   return table;
 }

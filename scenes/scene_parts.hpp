@@ -23,8 +23,8 @@ struct SceneContext {
   Vec3 point_of(int b, const Node& n) const;
 };
 
-using ConstraintParser = std::function<ConstraintPtr(const Node&, const std::string& name,
-                                                      const SceneContext&)>;
+using ConstraintParser =
+    std::function<ConstraintPtr(const Node&, const std::string& name, const SceneContext&)>;
 using ForceParser = std::function<ForcePtr(const Node&, const SceneContext&)>;
 
 const std::map<std::string, ConstraintParser>& constraint_parsers();

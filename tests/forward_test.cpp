@@ -197,7 +197,7 @@ TEST(Forward, BaumgarteStabilizationObeysItsEquation) {
   }
 }
 
-TEST(Forward, StatusesForBadStatesAndMissingFormulations) {
+TEST(Forward, StatusesForBadStates) {
   Model m;
   Body b;
   b.name = "b";
@@ -206,10 +206,6 @@ TEST(Forward, StatusesForBadStatesAndMissingFormulations) {
   d.u(0) = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(forward(m, d, Formulation::Pinv), SolveStatus::NotFinite);
   EXPECT_EQ(d.diagnostics.message, "state is not finite");
-  Data ok(m);
-  EXPECT_EQ(forward(m, ok, Formulation::Sparse), SolveStatus::Unsupported);
-  EXPECT_NE(ok.diagnostics.message.find("sparse"), std::string::npos);
-  EXPECT_EQ(resolve_formulation(m, Formulation::Auto), Formulation::Pinv);
 }
 
 // Test builds start every output as NaN (STYLE §1), and forward() writes all of them.
