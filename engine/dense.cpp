@@ -89,11 +89,12 @@ void minimum_norm_multipliers(const Model& m, Data& d) {
   const int rank = static_cast<int>(qr.rank());
   const Eigen::VectorXd PtFc = qr.colsPermutation().transpose() * Fc;
   Eigen::VectorXd w = Eigen::VectorXd::Zero(nr);
-  w.head(rank) = qr.matrixQR()
-                     .topLeftCorner(rank, rank)
-                     .triangularView<Eigen::Upper>()
-                     .transpose()
-                     .solve(PtFc.head(rank));
+  if (rank > 0)
+    w.head(rank) = qr.matrixQR()
+                       .topLeftCorner(rank, rank)
+                       .triangularView<Eigen::Upper>()
+                       .transpose()
+                       .solve(PtFc.head(rank));
   const Eigen::MatrixXd Q = qr.householderQ();
   d.lambda = D.cwiseProduct(Q * w);
 

@@ -45,8 +45,12 @@ void solve_gibbs_appell(const Model& m, Data& d) {
   Qtb.applyOnTheLeft(qr.householderQ().transpose());
 
   // R = A_e⁺ A_I and s = A_e⁺ b                                          [UK98 eqs. 8, 34]
-  const Eigen::MatrixXd Rm = R11.solve(QR.topRightCorner(r, k));
-  const Eigen::VectorXd s = R11.solve(Qtb.head(r));
+  // (empty blocks are skipped: Eigen's triangular solve reads the first coefficient of its
+  // right-hand side, undefined behaviour when every coordinate is locked, k = 0)
+  Eigen::MatrixXd Rm = Eigen::MatrixXd::Zero(r, k);
+  Eigen::VectorXd s = Eigen::VectorXd::Zero(r);
+  if (r > 0 && k > 0) Rm = R11.solve(QR.topRightCorner(r, k));
+  if (r > 0) s = R11.solve(Qtb.head(r));
 
   // permute M and F into (e, I) blocks
   const Eigen::MatrixXd Mp = P.transpose() * Ms * P;
@@ -67,7 +71,8 @@ void solve_gibbs_appell(const Model& m, Data& d) {
   }
   // the eliminated ones from the constraints                            [UK98 eq. 8, 37]
   Eigen::VectorXd z(n);
-  z.head(r) = s - Rm * xI;
+  z.head(r) = s;
+  if (k > 0) z.head(r) -= Rm * xI;
   z.tail(k) = xI;
   d.udot = Dc.cwiseProduct(P * z);
 

@@ -39,7 +39,8 @@ namespace {
 using namespace test_scenes;
 
 constexpr int kScenes = 60;
-constexpr double kAgree = 1e-10;  // pinv vs gibbs-appell, relative
+constexpr double kAgree = 1e-10;       // pinv vs gibbs-appell, relative
+constexpr double kAgreeSparse = 1e-8;  // pinv vs sparse, relative
 
 SceneOptions options_for(int k) {
   SceneOptions o;
@@ -84,7 +85,7 @@ Eigen::MatrixXd kernel_basis(const Eigen::MatrixXd& X) {
 
 TEST(Formulations, PinvAndGibbsAppellAgreeOnRandomScenes) {
   double worst_u = 0.0, worst_reaction = 0.0, worst_residual = 0.0, worst_gauss = 0.0,
-         worst_lambda = 0.0;
+         worst_lambda = 0.0, worst_sparse_u = 0.0, worst_sparse_r = 0.0;
   int redundant_scenes = 0, loop_scenes = 0, max_rows = 0, max_nu = 0;
   for (int k = 0; k < kScenes; ++k) {
     const SceneOptions o = options_for(k);
@@ -124,6 +125,22 @@ TEST(Formulations, PinvAndGibbsAppellAgreeOnRandomScenes) {
     if (scale_r > 0) {
       EXPECT_LE(dr / scale_r, kAgree);
       worst_reaction = std::max(worst_reaction, dr / scale_r);
+    }
+
+    // the sparse {1}-inverse form [UK98 eq. 26], a third solver of the same minimum: its
+    // normal equations square the condition number, hence the looser bound
+    const Solved sp(m, sc.u, Formulation::Sparse);
+    ASSERT_EQ(sp.status, SolveStatus::Ok) << sp.d.diagnostics.message;
+    const double dus = max_abs(p.d.udot - sp.d.udot) / scale_u;
+    EXPECT_LE(dus, kAgreeSparse);
+    worst_sparse_u = std::max(worst_sparse_u, dus);
+    if (scale_r > 0) {
+      double drs = 0.0;
+      for (size_t s = 0; s < p.d.reaction.size(); ++s)
+        drs = std::max({drs, (p.d.reaction[s].force - sp.d.reaction[s].force).cwiseAbs().maxCoeff(),
+                        (p.d.reaction[s].moment - sp.d.reaction[s].moment).cwiseAbs().maxCoeff()});
+      EXPECT_LE(drs / scale_r, kAgreeSparse);
+      worst_sparse_r = std::max(worst_sparse_r, drs / scale_r);
     }
 
     const Eigen::MatrixXd M = dense_mass(m, p.d);
@@ -173,7 +190,8 @@ TEST(Formulations, PinvAndGibbsAppellAgreeOnRandomScenes) {
             << max_rows << " rows): max relative |pinv - gibbs-appell|: udot " << worst_u
             << ", reactions " << worst_reaction << "; max |A udot - b| (relative) "
             << worst_residual << "; Gaussian increase vs 1/2 dMd " << worst_gauss
-            << "; lambda off range(A) " << worst_lambda << "\n";
+            << "; lambda off range(A) " << worst_lambda << "; |pinv - sparse|: udot "
+            << worst_sparse_u << ", reactions " << worst_sparse_r << "\n";
 }
 
 // The same scene with and without redundant constraints (duplicated joints, distances
