@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "engine/data.hpp"
 #include "engine/forward.hpp"
+#include "engine/projection.hpp"
 
 namespace appell::cli {
 
@@ -20,7 +21,11 @@ int run_eval(const EvalOptions& o) {
   Formulation f;
   if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, m)) return 2;
   Data d(m);
-  const SolveStatus status = forward(m, d, f);
+  // the state a simulation starts from: velocities projected onto the constraints in the
+  // mass metric (SPEC §2 "Initial conditions"); a no-op for consistent velocities
+  kinematics(m, d);
+  SolveStatus status = project_velocities(m, d);
+  if (status == SolveStatus::Ok) status = forward(m, d, f);
   if (status != SolveStatus::Ok) {
     std::cerr << "error: " << o.scene << ": at t = 0: " << d.diagnostics.message << "\n";
     return 3;
