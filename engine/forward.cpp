@@ -3,11 +3,10 @@
 #include <cmath>
 
 #include "constraints/joints.hpp"
-
 #include "engine/gibbs_appell.hpp"
 #include "engine/pinv.hpp"
-#include "engine/sparse.hpp"
 #include "engine/recursive.hpp"
+#include "engine/sparse.hpp"
 
 namespace appell {
 

@@ -70,7 +70,7 @@ TEST(SimulateCli, OutputsHaveExactlyTheSpecColumnsAndKeys) {
   const std::string traj = dir() + "cli_traj.csv", summary = dir() + "cli_summary.json",
                     forces = dir() + "cli_forces.csv";
   const CliRun r = run(scene + " --integrator rk4 --dt 0.01 --duration 0.1 --out " + traj +
-                    " --summary " + summary + " --forces " + forces + " --quiet");
+                       " --summary " + summary + " --forces " + forces + " --quiet");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "");
