@@ -1,6 +1,7 @@
 #include "engine/tree_state_space.hpp"
 
 #include "engine/forward.hpp"
+#include "engine/projection.hpp"
 
 namespace appell {
 
@@ -41,12 +42,17 @@ void TreeStateSpace::normalize(Eigen::VectorXd& x) const {
   }
 }
 
-SolveStatus TreeStateSpace::project(Eigen::VectorXd&, double, Data& d) {
+SolveStatus TreeStateSpace::project(Eigen::VectorXd& x, double t, Data& d) {
   d.diagnostics = Diagnostics{};
-  if (tree_.nrows_extra == 0) return d.diagnostics.status;
-  d.diagnostics.status = SolveStatus::Unsupported;
-  d.diagnostics.message = "projection of extra rows in joint coordinates is not implemented yet";
-  return d.diagnostics.status;
+  if (tree_.nrows_extra == 0) return d.diagnostics.status;  // joint coordinates never drift
+  // Extra rows (loops, primitives) drift.  Project in maximal coordinates onto every row —
+  // the tree joints, which x satisfies, stay satisfied by the minimum-norm correction —
+  // then read the joint coordinates back (projection.hpp P1–P3).  Dense: O(n·m²).
+  to_maximal(x, t, d);
+  SolveStatus status = project_positions(m_, d);
+  if (status == SolveStatus::Ok) status = project_velocities(m_, d);
+  if (status == SolveStatus::Ok) from_maximal(d, x);
+  return status;
 }
 
 }  // namespace appell
