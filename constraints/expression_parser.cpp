@@ -50,6 +50,8 @@ class ExpressionParser {
                    const E::BodyLookup& bodies, E& out)
       : s_(text), params_(params), bodies_(bodies), e_(out) {}
 
+  static constexpr int kMaxDepth = 256;
+
   void run() {
     skip();
     if (pos_ >= s_.size()) throw ExpressionError(1, "empty equation");
@@ -144,9 +146,19 @@ class ExpressionParser {
         return lhs;
     }
   }
+  // every recursion of the grammar passes through here: bound it, so that no equation
+  // a user can type exhausts the stack
   int unary() {
     skip();
     const size_t at = pos_;
+    struct Depth {
+      int& d;
+      explicit Depth(int& depth) : d(++depth) {}
+      ~Depth() { --d; }
+    } guard(depth_);
+    if (depth_ > kMaxDepth)
+      fail(at, "the equation is nested too deeply (more than " + std::to_string(kMaxDepth) +
+                   " levels)");
     if (accept('-')) return emit(E::Op::Neg, unary(), -1, at);
     if (accept('+')) return unary();
     return power();
@@ -291,6 +303,7 @@ class ExpressionParser {
   const std::map<std::string, double>& params_;
   const E::BodyLookup& bodies_;
   E& e_;
+  int depth_ = 0;
   size_t pos_ = 0;
   std::vector<int> var_node_;  // the node of each variable
 };

@@ -351,3 +351,19 @@ TEST(Expression, RollingExpressionsMatchRollingPrimitive) {
 }
 
 }  // namespace
+
+// No equation a user can type exhausts the stack: nesting is bounded, with a located error.
+TEST(ExpressionParse, DeepNestingIsALocatedError) {
+  const std::string eq = std::string(100000, '(') + "x(p)" + std::string(100000, ')');
+  const std::string scene = R"({"bodies": [{"name": "p", "type": "particle", "mass": 1}],
+      "constraints": [{"type": "expression", "level": "position", "equation": ")" +
+                            eq + R"("}]})";
+  try {
+    appell::load_model_from_string(scene, "s.json");
+    FAIL() << "no SceneError";
+  } catch (const appell::SceneError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.json: /constraints/0/equation: column 257: the equation is nested too deeply "
+              "(more than 256 levels)");
+  }
+}
