@@ -9,23 +9,11 @@
 #include <iostream>
 #include <vector>
 
+#include "maximal_formulations.hpp"
+
 namespace {
 
-// the formulations in maximal coordinates this build has (sparse joins when it lands)
-std::vector<appell::Formulation> maximal_formulations() {
-  appell::Model m;
-  appell::Body b;
-  b.name = "probe";
-  m.add_body(b);
-  std::vector<appell::Formulation> out;
-  for (appell::Formulation f :
-       {appell::Formulation::Pinv, appell::Formulation::GibbsAppell, appell::Formulation::Sparse}) {
-    appell::Data d(m);
-    appell::initial_state(m, d);
-    if (appell::forward(m, d, f) != appell::SolveStatus::Unsupported) out.push_back(f);
-  }
-  return out;
-}
+using appell::testing::maximal_formulations;
 
 using appell::Vec3;
 
