@@ -122,7 +122,7 @@ Formulation resolve_formulation(const Model& m, Formulation f) {
   // recursive when the scene has tree joints (SPEC §1)
   for (const ConstraintPtr& c : m.constraints())
     if (dynamic_cast<const Joint*>(c.get())) return Formulation::Recursive;
-  // otherwise the sparse {1}-inverse form (itself falling back to pinv on redundant rows)
+  // otherwise the sparse {1}-inverse form (redundant rows included, sparse.hpp)
   return Formulation::Sparse;
 }
 

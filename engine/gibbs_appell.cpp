@@ -16,6 +16,15 @@ void solve_gibbs_appell(const Model& m, Data& d) {
     return;
   }
 
+  // the rank, decided on the unit-response rows like every formulation (rank_policy.hpp)
+  const InverseSqrtMass Mis(m, d);
+  UnitRows rows;
+  unit_rows(m, d, Mis, rows);
+  const int r = rows.inverse.rank();
+  const int k = n - r;
+  d.diagnostics.rank = r;
+  d.diagnostics.rank_tolerance = rows.tau;
+
   // scaled quasi-velocities z = diag(M)^{1/2} ü, unit rows
   const Eigen::MatrixXd M = dense_mass(m, d);
   const Eigen::VectorXd Dc = M.diagonal().cwiseSqrt().cwiseInverse();
@@ -30,14 +39,8 @@ void solve_gibbs_appell(const Model& m, Data& d) {
   const Eigen::MatrixXd Ms = Dc.asDiagonal() * M * Dc.asDiagonal();
   const Eigen::VectorXd Fs = Dc.cwiseProduct(d.F);
 
-  // rank and split: A P = Q [R11 R12; 0 R22]                            [UK98 eq. 7]
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
-  qr.setThreshold(kRankTolerance);
-  qr.compute(As);
-  const int r = static_cast<int>(qr.rank());
-  const int k = n - r;
-  d.diagnostics.rank = r;
-  d.diagnostics.rank_tolerance = kRankTolerance;
+  // split: A P = Q [R11 R12; 0 R22], the first r pivoted columns eliminated [UK98 eq. 7]
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(As);
   const auto& P = qr.colsPermutation();
   const Eigen::MatrixXd QR = qr.matrixQR();
   const auto R11 = QR.topLeftCorner(r, r).triangularView<Eigen::Upper>();
@@ -76,8 +79,8 @@ void solve_gibbs_appell(const Model& m, Data& d) {
   z.tail(k) = xI;
   d.udot = Dc.cwiseProduct(P * z);
 
-  check_consistency(m, d);
-  minimum_norm_multipliers(m, d);  // [HO21 §6]
+  check_consistency(m, d, rows.rho, rows.tau);
+  minimum_norm_multipliers(m, d, Mis, rows);  // [HO21 §6], [UK96 eq. 22]
 }
 
 }  // namespace appell

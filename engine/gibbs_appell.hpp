@@ -12,14 +12,16 @@
 // the three components of ω.  The reduced (reactionless) matrix is symmetric positive
 // definite [UK98 (i)–(ii)], so it is solved by Cholesky.
 //
-// Splitting.  A column-pivoted Householder QR of the scaled A (see dense.hpp) gives both
-// the rank and the split: A P = Q [R11 R12; 0 R22], R22 ≈ 0; the first r pivoted columns
+// Splitting.  The rank r is decided by the rule every formulation shares (rank_policy.hpp,
+// on the unit-response rows); a column-pivoted Householder QR of the scaled A then gives
+// the split: A P = Q [R11 R12; 0 R22], R22 ≈ 0; the first r pivoted columns
 // are the eliminated quasi-accelerations, A_e⁺ A_I = R11⁻¹ R12 and A_e⁺ b = R11⁻¹ (Qᵀb)₁.
 // The quasi-velocities are scaled by diag(M)^{-1/2} first (still quasi-velocities), so
 // pivoting does not depend on units.
 //
 // Constraint forces are recovered afterwards from the eliminated equations: the
-// generalized constraint force is M ü − F, and λ = (Aᵀ)⁺(M ü − F) [HO21 §6, UK96 eq. 22].
+// generalized constraint force is M ü − F, and λ = (Aᵀ)⁺(M ü − F) [HO21 §6, UK96 eq. 22],
+// minimum-norm for the unit-response rows (dense.hpp).
 //
 // Cost O(m n² + (n − r)³); dense.
 #pragma once

@@ -1,8 +1,5 @@
 #include "engine/pinv.hpp"
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/QR>
-
 #include "engine/dense.hpp"
 #include "engine/forward.hpp"
 
@@ -18,50 +15,25 @@ void solve_pinv(const Model& m, Data& d) {
     return;
   }
 
-  // per-body symmetric M^{-1/2}
-  std::vector<Mat3> Jinvsqrt(m.nbody(), Mat3::Zero());
-  for (int i = 0; i < m.nbody(); ++i)
-    if (m.bodies()[i].rigid())
-      Jinvsqrt[i] = Eigen::SelfAdjointEigenSolver<Mat3>(d.J[i]).operatorInverseSqrt();
-  auto apply_Minvsqrt_cols = [&](Eigen::MatrixXd& X) {  // X ← X M^{-1/2}
-    for (int i = 0; i < m.nbody(); ++i) {
-      const int o = m.u_offset(i);
-      X.middleCols<3>(o) /= std::sqrt(m.bodies()[i].mass);
-      if (m.bodies()[i].rigid()) X.middleCols<3>(o + 3) = X.middleCols<3>(o + 3) * Jinvsqrt[i];
-    }
-  };
+  // unit-response rows C = D A M^{-1/2} and their rank (rank_policy.hpp)
+  const InverseSqrtMass Mis(m, d);
+  UnitRows rows;
+  unit_rows(m, d, Mis, rows);
+  d.diagnostics.rank = rows.inverse.rank();
+  d.diagnostics.rank_tolerance = rows.tau;
 
-  // constraint matrix C = A M^{-1/2}, e = b − A a                     [UK96 eqs. 4, 14]
-  Eigen::MatrixXd C = d.A;
-  apply_Minvsqrt_cols(C);
-  Eigen::VectorXd e = d.b - d.A * a;
-
-  // scale rows to unit length (the solution set of C y = e is unchanged)
-  for (int r = 0; r < C.rows(); ++r) {
-    const double n = C.row(r).norm();
-    const double s = n > 0 ? 1.0 / n : 0.0;  // a zero row only constrains through e (checked below)
-    C.row(r) *= s;
-    e(r) *= s;
-  }
-
-  // y = C⁺ e: the minimum-norm least-squares solution                  [UK96 eq. 4]
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(kRankTolerance);
-  cod.compute(C);
-  const Eigen::VectorXd y = cod.solve(e);
-  d.diagnostics.rank = static_cast<int>(cod.rank());
-  d.diagnostics.rank_tolerance = kRankTolerance;
+  // y = C⁺ e, e = D (b − A a): the minimum-norm least-squares solution   [UK96 eqs. 4, 14]
+  const Eigen::VectorXd e = rows.D.cwiseProduct(d.b - d.A * a);
+  const Eigen::VectorXd y = rows.inverse.solve(e);
 
   // ü = a + M^{-1/2} y                                                 [UK96 eq. 5]
-  d.udot = a;
-  for (int i = 0; i < m.nbody(); ++i) {
-    const int o = m.u_offset(i);
-    d.udot.segment<3>(o) += y.segment<3>(o) / std::sqrt(m.bodies()[i].mass);
-    if (m.bodies()[i].rigid()) d.udot.segment<3>(o + 3) += Jinvsqrt[i] * y.segment<3>(o + 3);
-  }
+  Eigen::VectorXd dy;
+  Mis.apply(y, dy);
+  d.udot = a + dy;
 
-  check_consistency(m, d);
-  minimum_norm_multipliers(m, d);  // [UK96 eq. 22]
+  check_consistency(m, d, rows.rho, rows.tau);
+  // Cᵀ μ = M^{-1/2}(M ü − F) = y: the minimum-norm multipliers          [UK96 eq. 22]
+  d.lambda = rows.D.cwiseProduct(rows.inverse.multipliers(y));
 }
 
 }  // namespace appell

@@ -1,12 +1,10 @@
 #include "engine/projection.hpp"
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/QR>
 #include <cmath>
 #include <sstream>
 
-#include "engine/dense.hpp"
 #include "engine/forward.hpp"
+#include "engine/rank_policy.hpp"
 
 namespace appell {
 
@@ -17,35 +15,25 @@ constexpr double kPositionTolerance = 1e-13;  // a metre-sized model: a few ulps
 constexpr double kVelocityTolerance = 1e-13;
 constexpr double kFailure = 1e-6;  // the load-time tolerance of SPEC §2
 
-// δ = −M^{-1/2} (G M^{-1/2})⁺ r   (P2, P3).  G has nu columns.
+// δ = −M^{-1/2} (G M^{-1/2})⁺ r   (P2, P3), rows scaled to unit response and dependent
+// rows dropped as every formulation drops them (rank_policy.hpp).  G has nu columns.
 Eigen::VectorXd mass_metric_correction(const Model& m, const Data& d, Eigen::MatrixXd G,
                                        Eigen::VectorXd r) {
-  std::vector<Mat3> Jinvsqrt(m.nbody(), Mat3::Zero());
-  for (int i = 0; i < m.nbody(); ++i) {
-    const int o = m.u_offset(i);
-    G.middleCols<3>(o) /= std::sqrt(m.bodies()[i].mass);
-    if (m.bodies()[i].rigid()) {
-      Jinvsqrt[i] = Eigen::SelfAdjointEigenSolver<Mat3>(d.J[i]).operatorInverseSqrt();
-      G.middleCols<3>(o + 3) = G.middleCols<3>(o + 3) * Jinvsqrt[i];
-    }
-  }
-  // unit rows: the pivot threshold then does not depend on the rows' units
+  const InverseSqrtMass Mis(m, d);
+  Mis.right_multiply(G);
+  Eigen::VectorXd rho_all;
+  row_responses(m, d, rho_all);
+  const double tau = dependence_tolerance(m, d, rho_all);
   for (int k = 0; k < G.rows(); ++k) {
-    const double n = G.row(k).norm();
+    const double n = G.row(k).norm();  // ρ_k (rank_policy.hpp, P1)
     const double s = n > 0 ? 1.0 / n : 0.0;
     G.row(k) *= s;
     r(k) *= s;
   }
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(kRankTolerance);
-  cod.compute(G);
-  const Eigen::VectorXd y = cod.solve(r);
-  Eigen::VectorXd delta(m.nu());
-  for (int i = 0; i < m.nbody(); ++i) {
-    const int o = m.u_offset(i);
-    delta.segment<3>(o) = -y.segment<3>(o) / std::sqrt(m.bodies()[i].mass);
-    if (m.bodies()[i].rigid()) delta.segment<3>(o + 3) = -Jinvsqrt[i] * y.segment<3>(o + 3);
-  }
+  UnitRowInverse inverse;
+  inverse.compute(G, tau);
+  Eigen::VectorXd delta;
+  Mis.apply(-inverse.solve(r), delta);
   return delta;
 }
 

@@ -20,7 +20,9 @@
 // velocities admissible, the velocity analogue of Gauss's principle.
 //
 // Redundant rows are harmless: the pseudo-inverse (complete orthogonal decomposition of
-// the row-scaled A M^{-1/2}, rank threshold kRankTolerance of dense.hpp) ignores them.
+// the unit-response rows of A M^{-1/2}) drops them by the rule every formulation shares
+// (rank_policy.hpp), drift-aware and with the same τ, so that near a singular position the
+// projection neither divides the drift by a vanishing angle nor disagrees with the solver.
 // Cost: O(m² n) per iteration for m rows and n quasi-velocities (dense).
 #pragma once
 

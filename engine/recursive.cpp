@@ -6,8 +6,8 @@
 #include <type_traits>
 
 #include "constraints/constraint.hpp"
-#include "engine/dense.hpp"
 #include "engine/forward.hpp"
+#include "engine/rank_policy.hpp"
 
 namespace appell {
 
@@ -27,6 +27,7 @@ RecursiveWorkspace::RecursiveWorkspace(const Model& m)
   scale.resize(nx);
   lambda.resize(nx);
   V.resize(nx, nx);
+  rho.setZero(m.nrows());
   S.assign(tree.nu, Vec6::Zero());
   U.assign(tree.nu, Vec6::Zero());
   int nd = 0;
@@ -380,23 +381,26 @@ void solve_extra_rows(const Model& m, Data& d, RecursiveWorkspace& ws) {
       ws.G(k2, k) = row_times(m, d, ws, c2, i2, [&](int j) -> const Vec6& { return ws.w[j].a; });
     });
   });
-  // λ = G⁺ e with G scaled to unit diagonal (R13)
-  const double gmax = ws.G.diagonal().maxCoeff();
-  for (int k = 0; k < nx; ++k) {
-    const double g = ws.G(k, k);
-    ws.scale(k) = g > 1e-14 * gmax && g > 0 ? 1.0 / std::sqrt(g) : 0.0;
-  }
+  // λ = G⁺ e on the rows scaled to unit response ρ_k = ‖A_k‖_{M⁻¹} of the maximal M: the
+  // scaled G is the Schur complement of the tree rows in the unit-diagonal Ĝ, its
+  // eigenvalues are the sin² θ of (P2), and dependent directions (below τ², absolute)
+  // are dropped (R13; rank_policy.hpp).  A row that repeats a tree joint gives a zero
+  // column here, and no longer the round-off that a unit diagonal once blew up to rank.
+  row_responses(m, d, ws.rho);
+  const double tau = dependence_tolerance(m, d, ws.rho);
+  d.diagnostics.rank_tolerance = tau;
+  for_rows(
+      [&](int k, int, int, int row) { ws.scale(k) = ws.rho(row) > 0 ? 1.0 / ws.rho(row) : 0.0; });
   ws.G.array().colwise() *= ws.scale.array();
   ws.G.array().rowwise() *= ws.scale.transpose().array();
   symmetric_eigen_jacobi(ws.G, ws.V);
   const auto ev = ws.G.diagonal();
   const auto& V = ws.V;
-  const double emax = nx > 0 ? ev.maxCoeff() : 0.0;
   ws.e = ws.scale.cwiseProduct(ws.e);
   ws.lambda.setZero();
   int rank = 0;
   for (int k = 0; k < nx; ++k)
-    if (ev(k) > kTreeRankTolerance * emax) {
+    if (ev(k) >= tau * tau) {
       ++rank;
       ws.lambda += V.col(k) * (V.col(k).dot(ws.e) / ev(k));
     }
@@ -426,7 +430,8 @@ void solve_extra_rows(const Model& m, Data& d, RecursiveWorkspace& ws) {
     const double r = Aa - d.b(row);
     r2 += r * r;
     b2 += d.b(row) * d.b(row);
-    if (std::abs(r) > 1e-6 * (1.0 + std::abs(d.b(row)) + std::abs(Aa)) && c != last) {
+    // a quick filter, tighter than check_consistency's test (it lacks the ρ s term)
+    if (std::abs(r) > kConsistencyFactor * tau * (std::abs(d.b(row)) + std::abs(Aa)) && c != last) {
       d.diagnostics.inconsistent.push_back(c);
       last = c;
     }
@@ -509,16 +514,16 @@ void solve_recursive(const Model& m, Data& d) {
   inertia_bias_TipToBase(ws);
   accelerations_BaseToTip(ws, true);
   d.diagnostics.rank = ws.tree.ntree_rows;
-  d.diagnostics.rank_tolerance = kTreeRankTolerance;
+  d.diagnostics.rank_tolerance = kDependentSine;
   if (ws.tree.nrows_extra > 0) solve_extra_rows(m, d, ws);
   write_accelerations(m, d, ws);
   if (d.diagnostics.status == SolveStatus::Inconsistent) {
-    // confirm with the dense formulations' criterion (engine/dense.hpp), so that every
-    // formulation calls the same scenes inconsistent; O(rows · nu), on this path only
+    // confirm with the criterion every formulation uses (rank_policy.hpp), so that all
+    // call the same scenes inconsistent; O(terms), allocates, on this path only
     d.diagnostics.status = SolveStatus::Ok;
     d.diagnostics.message.clear();
-    dense_rows(m, d);
-    check_consistency(m, d);
+    d.diagnostics.inconsistent.clear();
+    check_consistency(m, d, ws.rho, d.diagnostics.rank_tolerance);
   }
   joint_multipliers(m, d, ws);
 }

@@ -17,10 +17,16 @@
 // is solved with a pseudo-inverse (redundant rows allowed): this is the generalized-
 // inverse equation [UK96 eq. 4] on the reduced system, O(n·m + m³).  The choice of a
 // pseudo-inverse of G over a Cholesky factorization is forced by redundant rows: G is then
-// singular.  G is scaled to unit diagonal first (the scaling leaves the minimiser
-// unchanged) and eigenvalues below kTreeRankTolerance · max are dropped: they are σ² of
-// the unit-row constraint matrix, so 1e-12 here is σ ≈ 1e-6, between roundoff (≈1e-16 for
-// exactly redundant rows) and real near-singular rows.
+// singular.  Each row is scaled by its unconstrained response ρ_k = ‖A_k‖_{M⁻¹} in the
+// *maximal* mass metric (rank_policy.hpp, P1), not by G's own diagonal: the scaled G is
+// then the Schur complement of the tree joints' rows in the unit-diagonal Gram matrix of
+// all rows, its diagonal entry is sin² of the row's angle to the tree joints, and its
+// eigenvalues are compared with τ² absolutely (P2, P3) — the rule every formulation uses.
+// A row that repeats a tree joint has a zero column in G; scaling G to a unit diagonal, as
+// was done before, blew its round-off up to a full-rank block (multipliers of 1e17).
+// Redundant extra rows get the minimum-norm split among themselves; against the tree
+// joints they are basic: a tree joint carries the whole force of a row that repeats it
+// (the forces on each body are the unique ones, equal to pinv's).
 //
 // Reactions [HO21 §6].  The force exerted through tree joint i on the subtree is
 //   R_i = IA_i a_i + pA_i                                                          (R15)
@@ -38,8 +44,6 @@ namespace appell {
 
 using Vec6 = Eigen::Matrix<double, 6, 1>;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
-
-constexpr double kTreeRankTolerance = 1e-12;
 
 // Per tree body, per evaluation.  Fields are written by the passes named.
 struct TreeBodyWork {
@@ -66,7 +70,8 @@ struct RecursiveWorkspace {
   std::vector<int> dinv_offset;  // joint → its D⁻¹ in Dinv                        (nbody)
   Eigen::VectorXd uu;            // −Sᵀ pA (R9); by the bias passes                (tree.nu)
   Eigen::MatrixXd G;             // A M⁻¹ Aᵀ of the extra rows (R13)              (m × m)
-  Eigen::VectorXd e, scale, lambda;  // right side, scaling, multipliers          (m)
+  Eigen::VectorXd e, scale, lambda;  // right side, scaling 1/ρ, multipliers       (m)
+  Eigen::VectorXd rho;               // ρ of every model row (rank_policy.hpp)     (nrows)
   Eigen::MatrixXd V;                 // eigenvectors of the scaled G                   (m × m)
   std::vector<int> row_constraint;   // extra row → model constraint              (m)
   Eigen::VectorXd udot;              // joint quasi-accelerations u̇ (tree.nu); by solve_recursive

@@ -1,12 +1,11 @@
 #include "engine/sparse.hpp"
 
-#include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 #include <vector>
 
-#include "engine/dense.hpp"
 #include "engine/forward.hpp"
-#include "engine/pinv.hpp"
+#include "engine/ldlt_zero_pivot.hpp"
+#include "engine/rank_policy.hpp"
 
 namespace appell {
 
@@ -62,41 +61,24 @@ void solve_sparse(const Model& m, Data& d) {
   SpMat A, AMinv;
   assemble(m, d, A, AMinv);
 
-  // K = A M⁻¹ Aᵀ with a unit diagonal; e = b − A a                       [UK98 eq. 26]
-  SpMat K = AMinv * A.transpose();
-  Eigen::VectorXd e = d.b - A * a;
-  Eigen::VectorXd s(m.nrows());
-  for (int r = 0; r < m.nrows(); ++r) {
-    const double kr = K.coeff(r, r);
-    s(r) = kr > 0 ? 1.0 / std::sqrt(kr) : 0.0;
-  }
-  K = s.asDiagonal() * K * s.asDiagonal();
-  for (int r = 0; r < m.nrows(); ++r)
-    if (s(r) == 0.0) K.coeffRef(r, r) = 1.0;  // an empty row decouples (checked below)
-  const Eigen::VectorXd es = s.cwiseProduct(e);
+  // rows scaled to unit response: Ĝ = D A M⁻¹ Aᵀ D has a unit diagonal (rank_policy.hpp)
+  Eigen::VectorXd rho;
+  row_responses(m, d, rho);
+  const double tau = dependence_tolerance(m, d, rho);
+  const Eigen::VectorXd D = rho.unaryExpr([](double r) { return r > 0 ? 1.0 / r : 0.0; });
+  const SpMat G = D.asDiagonal() * (AMinv * A.transpose()) * D.asDiagonal();
+  const Eigen::VectorXd e = D.cwiseProduct(d.b - A * a);  // ê = D (b − A a)  [UK98 eq. 26]
 
-  Eigen::SimplicialLDLT<SpMat> ldlt(K);
-  bool full_rank = ldlt.info() == Eigen::Success;
-  if (full_rank) {
-    const Eigen::VectorXd D = ldlt.vectorD();
-    full_rank = D.minCoeff() > kRankTolerance * std::max(1.0, D.maxCoeff());
-  }
-  if (!full_rank) {
-    // redundant rows: A M⁻¹ Aᵀ is singular; the Moore–Penrose solve handles it
-    solve_pinv(m, d);
-    return;
-  }
-  const Eigen::VectorXd w = s.cwiseProduct(ldlt.solve(es));  // (A M⁻¹ Aᵀ)⁻¹ e
-  d.lambda = w;
-  d.udot = a + AMinv.transpose() * w;  // ü = a + M⁻¹ Aᵀ λ
-  d.diagnostics.rank = m.nrows();
-  d.diagnostics.rank_tolerance = kRankTolerance;
-  for (int r = 0; r < m.nrows(); ++r)
-    if (s(r) == 0.0 && std::abs(e(r)) > kConsistencyTolerance * (1.0 + std::abs(d.b(r)))) {
-      dense_rows(m, d);
-      check_consistency(m, d);
-      break;
-    }
+  // μ = Ĝ⁻ ê with the zero-pivot LDLᵀ, a {1}-inverse (ldlt_zero_pivot.hpp)
+  ZeroPivotLDLT ldlt;
+  ldlt.compute(G, tau);
+  Eigen::VectorXd mu, dropped_residual;
+  ldlt.solve(e, mu, dropped_residual);
+  d.lambda = D.cwiseProduct(mu);
+  d.udot = a + AMinv.transpose() * d.lambda;  // ü = a + M⁻¹ Aᵀ λ
+  d.diagnostics.rank = ldlt.rank();
+  d.diagnostics.rank_tolerance = tau;
+  check_consistency(m, d, rho, tau);
 }
 
 }  // namespace appell

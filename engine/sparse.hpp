@@ -1,25 +1,30 @@
 // The {1}-inverse form of the generalized-inverse equation, with a sparse factorisation.
 //
 // Ref: [UK98] eq. 26:   M ü = F + Aᵀ (A M⁻¹ Aᵀ)^{1} (b − A a),   a = M⁻¹F.
-// Any {1}-inverse gives the same ü [UK98, after eq. 26], so when A M⁻¹ Aᵀ is nonsingular
-// its inverse is applied through a sparse LDLᵀ factorisation (Eigen SimplicialLDLT with
-// AMD ordering).  For chains and sparse graphs A M⁻¹ Aᵀ has O(n) nonzeros (a row touches
-// at most two bodies; two rows couple only when they share a body), so the whole
-// evaluation is about O(n).  The multipliers are then λ = (A M⁻¹ Aᵀ)⁻¹(b − A a), unique.
+// Any {1}-inverse gives the same ü [UK98, after eq. 26].  The rows are scaled to unit
+// response (rank_policy.hpp), so Ĝ = D A M⁻¹ Aᵀ D has a unit diagonal, and Ĝ's {1}-inverse
+// is applied through a sparse LDLᵀ that drops dependent rows (ldlt_zero_pivot.hpp): a row
+// whose pivot — the squared sine of its angle to the rows kept before it — is below τ²
+// gets no pivot, which is exactly the rank policy every formulation follows.  Redundant
+// rows (closed loops, a joint written twice) therefore cost nothing extra: no dense
+// fallback, still O(n) for chains and sparse graphs (a row touches at most two bodies;
+// two rows couple only when they share a body, so Ĝ has O(n) nonzeros).
 //
-// Scaling: rows are scaled so that A M⁻¹ Aᵀ has a unit diagonal (its Jacobi scaling);
-// a pivot of the scaled factor below kRankTolerance (dense.hpp) means the rows are
-// redundant.  Then A M⁻¹ Aᵀ is singular, a plain LDLᵀ is not a {1}-inverse, and the
-// evaluation falls back to the dense Moore–Penrose solve (`pinv`), which also yields the
-// minimum-norm multipliers — correct, at O(n³).  Diagnostics record the fallback.
+// Multipliers.  With independent rows λ = D Ĝ⁻¹ ê is unique.  With redundant rows the
+// zero-pivot inverse yields the basic multipliers: a dependent row's multiplier is 0 and
+// the rows kept before it (in the fill-reducing order) carry its force.  The forces on
+// every body, Aᵀλ, are the unique ones, equal to pinv's; the split among the redundant
+// rows is not pinv's minimum-norm split.  Making it minimum-norm would need a basis of
+// null(Âᵀ) (one sparse solve per dropped row) and a dense projection on it, O(n p + p³)
+// for p dependent rows, which is what this formulation exists to avoid.
 #pragma once
 
 #include "engine/data.hpp"
 
 namespace appell {
 
-// Reads d.terms, d.b, d.F, d.J.  Writes d.udot, d.lambda, d.diagnostics (and d.A when
-// falling back).
+// Reads d.terms, d.b, d.F, d.J, d.position_residual.  Writes d.udot, d.lambda,
+// d.diagnostics.  O(nnz(L)): about O(n) for chains and sparse graphs.
 void solve_sparse(const Model& m, Data& d);
 
 }  // namespace appell

@@ -135,10 +135,26 @@ TEST(Formulations, PinvAndGibbsAppellAgreeOnRandomScenes) {
     EXPECT_LE(dus, kAgreeSparse);
     worst_sparse_u = std::max(worst_sparse_u, dus);
     if (scale_r > 0) {
+      // per constraint and body when the multipliers are unique; with redundant rows sparse
+      // reports the basic multipliers (sparse.hpp), so then the total force on each body
+      const bool unique = p.d.diagnostics.rank == m.nrows();
+      std::vector<Wrench> total_p(m.nbody()), total_s(m.nbody());
       double drs = 0.0;
-      for (size_t s = 0; s < p.d.reaction.size(); ++s)
-        drs = std::max({drs, (p.d.reaction[s].force - sp.d.reaction[s].force).cwiseAbs().maxCoeff(),
-                        (p.d.reaction[s].moment - sp.d.reaction[s].moment).cwiseAbs().maxCoeff()});
+      for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
+        for (size_t j = 0; j < m.constraints()[c]->bodies().size(); ++j) {
+          const int b = m.constraints()[c]->bodies()[j];
+          const int s = m.slot_offset(c) + static_cast<int>(j);
+          total_p[b].force += p.d.reaction[s].force;
+          total_p[b].moment += p.d.reaction[s].moment;
+          total_s[b].force += sp.d.reaction[s].force;
+          total_s[b].moment += sp.d.reaction[s].moment;
+          if (unique)
+            drs = std::max({drs, max_abs(p.d.reaction[s].force - sp.d.reaction[s].force),
+                            max_abs(p.d.reaction[s].moment - sp.d.reaction[s].moment)});
+        }
+      for (int b = 0; b < m.nbody(); ++b)
+        drs = std::max({drs, max_abs(total_p[b].force - total_s[b].force),
+                        max_abs(total_p[b].moment - total_s[b].moment)});
       EXPECT_LE(drs / scale_r, kAgreeSparse);
       worst_sparse_r = std::max(worst_sparse_r, drs / scale_r);
     }
@@ -171,13 +187,19 @@ TEST(Formulations, PinvAndGibbsAppellAgreeOnRandomScenes) {
         worst_gauss = std::max(worst_gauss, rel);
       }
 
-      // multipliers: Aᵀλ = M ü − F, λ ⟂ null(Aᵀ)   [UK96 eq. 22]
+      // multipliers: Aᵀλ = M ü − F, and minimum-norm for the rows scaled to unit response
+      // ρ_k = ‖A_k‖_{M⁻¹} (rank_policy.hpp): μ = ρ∘λ ⟂ null(Âᵀ) = ρ∘null(Aᵀ), i.e.
+      // Wᵀ diag(ρ²) λ = 0                                   [UK96 eq. 22]
       const Eigen::VectorXd Fc = M * d.udot - d.F;
       const double fscale = 1.0 + max_abs(M * d.udot) + max_abs(d.F);
       EXPECT_LE(max_abs(d.A.transpose() * d.lambda - Fc) / fscale, 1e-10);
       const Eigen::MatrixXd W = kernel_basis(d.A.transpose());
       if (W.cols() > 0) {
-        const double off = max_abs(W.transpose() * d.lambda) / (1.0 + max_abs(d.lambda));
+        // ρ² from the dense A and M, independently of the solvers
+        const Eigen::VectorXd rho2 = (d.A * M.inverse()).cwiseProduct(d.A).rowwise().sum();
+        const Eigen::VectorXd mu = rho2.cwiseSqrt().cwiseProduct(d.lambda);
+        const double off = max_abs(W.transpose() * rho2.asDiagonal() * d.lambda) /
+                           (1.0 + max_abs(mu) * max_abs(rho2.cwiseSqrt()));
         EXPECT_LE(off, 1e-10);
         worst_lambda = std::max(worst_lambda, off);
       }

@@ -50,20 +50,28 @@ Model random_chain(int n, unsigned seed, bool redundant) {
   return m;
 }
 
+// the same accelerations and rank; the same multipliers when they are unique, else the same
+// generalized constraint force Aᵀλ = M ü − F (sparse reports basic multipliers, sparse.hpp)
 void expect_same(const Model& m) {
   Data dp(m), ds(m);
   ASSERT_EQ(forward(m, dp, Formulation::Pinv), SolveStatus::Ok);
   ASSERT_EQ(forward(m, ds, Formulation::Sparse), SolveStatus::Ok) << ds.diagnostics.message;
   EXPECT_LT((dp.udot - ds.udot).norm(), 1e-10 * dp.udot.norm());
-  EXPECT_LT((dp.lambda - ds.lambda).norm(), 1e-9 * (1.0 + dp.lambda.norm()));
   EXPECT_EQ(dp.diagnostics.rank, ds.diagnostics.rank);
+  if (dp.diagnostics.rank == m.nrows()) {
+    EXPECT_LT((dp.lambda - ds.lambda).norm(), 1e-9 * (1.0 + dp.lambda.norm()));
+  } else {
+    dense_rows(m, ds);
+    const Eigen::VectorXd Fp = dp.A.transpose() * dp.lambda, Fs = ds.A.transpose() * ds.lambda;
+    EXPECT_LT((Fp - Fs).norm(), 1e-9 * (1.0 + Fp.norm()));
+  }
 }
 
 TEST(Sparse, AgreesWithPinvOnChains) {
   for (unsigned seed = 1; seed <= 10; ++seed) expect_same(random_chain(1 + 3 * seed, seed, false));
 }
 
-TEST(Sparse, RedundantRowsFallBackToTheMinimumNormMultipliers) {
+TEST(Sparse, RedundantRowsAreDroppedByTheZeroPivotFactorisation) {
   for (unsigned seed = 1; seed <= 5; ++seed) {
     const Model m = random_chain(4 + seed, 100 + seed, true);
     expect_same(m);

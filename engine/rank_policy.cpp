@@ -1,0 +1,153 @@
+#include "engine/rank_policy.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "engine/forward.hpp"
+
+namespace appell {
+
+namespace {
+
+// calls fn(row, body, term) for every term of every row
+template <typename Fn>
+void for_terms(const Model& m, const Data& d, Fn&& fn) {
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const Constraint& con = *m.constraints()[c];
+    const int nb = static_cast<int>(con.bodies().size());
+    for (int i = 0; i < con.rows(); ++i)
+      for (int j = 0; j < nb; ++j)
+        fn(m.row_offset(c) + i, con.bodies()[j], d.terms[m.term_offset(c) + i * nb + j]);
+  }
+}
+
+}  // namespace
+
+void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho) {
+  rho.setZero(m.nrows());
+  for_terms(m, d, [&](int row, int body, const RowTerm& t) {
+    rho(row) += t.lin.squaredNorm() / m.bodies()[body].mass;  // (P1)
+    if (m.bodies()[body].rigid()) rho(row) += t.ang.dot(d.J[body].ldlt().solve(t.ang));
+  });
+  rho = rho.cwiseSqrt();
+}
+
+double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd& rho) {
+  // ν = max_k |g_k| / (ρ_k sqrt(tr J₀ / 2)) over holonomic rows with a rigid body (P3)
+  double nu = 0.0;
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const Constraint& con = *m.constraints()[c];
+    double lever = INFINITY;  // √kg·m: the smallest sqrt(tr J₀/2) of the row's rigid bodies
+    for (int b : con.bodies())
+      if (m.bodies()[b].rigid())
+        lever = std::min(lever, std::sqrt(0.5 * m.bodies()[b].inertia.trace()));
+    if (!std::isfinite(lever) || !(lever > 0)) continue;
+    for (int i = 0; i < con.rows(); ++i) {
+      const int row = m.row_offset(c) + i;
+      if (!con.holonomic(i) || !(rho(row) > 0)) continue;
+      const double g = std::abs(d.position_residual(row));
+      if (std::isfinite(g)) nu = std::max(nu, g / (rho(row) * lever));
+    }
+  }
+  return std::max(kDependentSine, std::min(kDriftFactor * nu, kDriftSineLimit));
+}
+
+InverseSqrtMass::InverseSqrtMass(const Model& m, const Data& d)
+    : m_(m), Jinvsqrt_(m.nbody(), Mat3::Zero()), Jsqrt_(m.nbody(), Mat3::Zero()) {
+  for (int i = 0; i < m.nbody(); ++i)
+    if (m.bodies()[i].rigid()) {
+      const Eigen::SelfAdjointEigenSolver<Mat3> eig(d.J[i]);
+      Jinvsqrt_[i] = eig.operatorInverseSqrt();
+      Jsqrt_[i] = eig.operatorSqrt();
+    }
+}
+
+void InverseSqrtMass::right_multiply(Eigen::MatrixXd& X) const {
+  for (int i = 0; i < m_.nbody(); ++i) {
+    const int o = m_.u_offset(i);
+    X.middleCols<3>(o) /= std::sqrt(m_.bodies()[i].mass);
+    if (m_.bodies()[i].rigid()) X.middleCols<3>(o + 3) = X.middleCols<3>(o + 3) * Jinvsqrt_[i];
+  }
+}
+
+void InverseSqrtMass::apply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+  y.resize(m_.nu());
+  for (int i = 0; i < m_.nbody(); ++i) {
+    const int o = m_.u_offset(i);
+    y.segment<3>(o) = x.segment<3>(o) / std::sqrt(m_.bodies()[i].mass);
+    if (m_.bodies()[i].rigid()) y.segment<3>(o + 3) = Jinvsqrt_[i] * x.segment<3>(o + 3);
+  }
+}
+
+void InverseSqrtMass::apply_inverse(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+  y.resize(m_.nu());
+  for (int i = 0; i < m_.nbody(); ++i) {
+    const int o = m_.u_offset(i);
+    y.segment<3>(o) = x.segment<3>(o) * std::sqrt(m_.bodies()[i].mass);
+    if (m_.bodies()[i].rigid()) y.segment<3>(o + 3) = Jsqrt_[i] * x.segment<3>(o + 3);
+  }
+}
+
+void UnitRowInverse::compute(const Eigen::MatrixXd& C, double tau) {
+  // columns of Cᵀ are the unit rows: the pivots are the sines of (P2)
+  cod_.setThreshold(tau);
+  cod_.compute(C.transpose());
+}
+
+Eigen::VectorXd UnitRowInverse::solve(const Eigen::VectorXd& e) const {
+  return cod_.transpose().solve(e);  // ((Cᵀ)⁺)ᵀ e = C⁺ e
+}
+
+Eigen::VectorXd UnitRowInverse::multipliers(const Eigen::VectorXd& f) const {
+  return cod_.solve(f);
+}
+
+void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, double tau) {
+  Diagnostics& diag = d.diagnostics;
+  diag.inconsistent.clear();
+  const int nr = m.nrows();
+  // r = A u̇ − b and Σ_j |A_ij u̇_j| from the terms
+  Eigen::VectorXd r = -d.b, size = Eigen::VectorXd::Zero(nr);
+  for_terms(m, d, [&](int row, int body, const RowTerm& t) {
+    const int iu = m.u_offset(body);
+    r(row) += t.lin.dot(d.udot.segment<3>(iu));
+    size(row) += t.lin.cwiseProduct(d.udot.segment<3>(iu)).cwiseAbs().sum();
+    if (m.bodies()[body].rigid()) {
+      r(row) += t.ang.dot(d.udot.segment<3>(iu + 3));
+      size(row) += t.ang.cwiseProduct(d.udot.segment<3>(iu + 3)).cwiseAbs().sum();
+    }
+  });
+  diag.residual = r.norm() / (1.0 + d.b.norm());
+  // s = |M^{1/2} u̇| + |M^{-1/2} F| + max_k |b_k| / ρ_k
+  Eigen::VectorXd Mu, a;
+  multiply_mass(m, d, d.udot, Mu);
+  solve_mass(m, d, d.F, a);
+  double s = std::sqrt(std::max(0.0, d.udot.dot(Mu))) + std::sqrt(std::max(0.0, d.F.dot(a)));
+  double bmax = 0.0;
+  for (int k = 0; k < nr; ++k)
+    if (rho(k) > 0) bmax = std::max(bmax, std::abs(d.b(k)) / rho(k));
+  s += bmax;
+  const double tol = kConsistencyFactor * tau;
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const int r0 = m.row_offset(c);
+    for (int i = 0; i < m.constraints()[c]->rows(); ++i) {
+      const double scale = std::abs(d.b(r0 + i)) + size(r0 + i) + rho(r0 + i) * s;
+      if (!(std::abs(r(r0 + i)) <= tol * scale)) {
+        diag.inconsistent.push_back(c);
+        break;
+      }
+    }
+  }
+  if (diag.inconsistent.empty()) return;
+  std::ostringstream os;
+  os << "inconsistent constraints (no acceleration satisfies A u̇ = b): ";
+  for (size_t k = 0; k < diag.inconsistent.size(); ++k)
+    os << (k ? ", " : "") << "'" << m.constraints()[diag.inconsistent[k]]->name() << "'";
+  os << "; residual " << diag.residual;
+  diag.status = SolveStatus::Inconsistent;
+  diag.message = os.str();
+}
+
+}  // namespace appell
