@@ -7,6 +7,7 @@
 #include <appell/appell.hpp>
 #include <atomic>
 #include <cstdlib>
+#include <iostream>
 #include <random>
 
 #include "../bench/chain_scenes.hpp"
@@ -220,6 +221,111 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
   EXPECT_GE(with_rows, 50);
   RecordProperty("redundant_with_tree", redundant_cases);
   RecordProperty("inconsistent_skipped", inconsistent);
+}
+
+// Extra rows that repeat what the tree joints already impose (issue: "Redundant and
+// singular constraint sets"): every joint type written twice, a spherical joint over a
+// revolute, universal, spherical or fixed one at the same anchor, a distance between two
+// points a revolute or fixed joint keeps apart, a perpendicularity a prismatic, fixed or
+// cylindrical joint keeps.  Such rows add nothing: the rank is that of the tree joints
+// alone (an independent count), and recursive and sparse equal pinv — accelerations and
+// the total constraint force on each body (the split among repeated rows is not unique).
+TEST(Recursive, ExtraRowsRepeatingTreeJointsEqualPinv) {
+  std::mt19937 rng(20261124);
+  const JointType types[] = {JointType::Spherical,   JointType::Revolute,  JointType::Prismatic,
+                             JointType::Cylindrical, JointType::Universal, JointType::Fixed};
+  int compared = 0, repeats = 0;
+  double worst_u = 0.0, worst_f = 0.0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = std::uniform_int_distribution<int>(2, 25)(rng);
+    Model m;
+    m.gravity = Vec3(0.3, -0.2, -9.81);
+    for (int i = 0; i < n; ++i) {
+      Body b;
+      b.name = "b" + std::to_string(i);
+      b.mass = uniform(rng, 0.5, 2.0);
+      b.inertia = inertia_box(
+          b.mass, Vec3(uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5)));
+      b.position = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
+      b.orientation = quat_from_rotation_vector(random_unit(rng) * uniform(rng, 0, 3));
+      m.add_body(b);
+    }
+    struct Edge {
+      JointType type;
+      int p, c;
+      Vec3 anchor, axis, axis2;
+    };
+    std::vector<Edge> edges;
+    int tree_rows = 0;
+    for (int i = 0; i < n; ++i) {
+      const int p = i == 0 ? kWorld : std::uniform_int_distribution<int>(-1, i - 1)(rng);
+      Edge e{types[(trial + i) % 6], p < 0 ? kWorld : p, i,
+             Vec3::Zero(),           random_unit(rng),   Vec3::Zero()};
+      const BodyState P = m.initial_state(e.p), C = m.initial_state(e.c);
+      e.anchor = 0.5 * (P.x + C.x) + 0.2 * random_unit(rng);
+      e.axis2 = e.axis.cross(random_unit(rng)).normalized();
+      auto j = std::make_shared<Joint>("j" + std::to_string(i), e.type, e.p, e.c, P, C, e.anchor,
+                                       e.axis, e.axis2);
+      tree_rows += j->rows();
+      m.add_constraint(j);
+      edges.push_back(e);
+    }
+    // one to three repeats, of the kinds each joint type implies
+    const int nrep = std::uniform_int_distribution<int>(1, 3)(rng);
+    for (int k = 0; k < nrep; ++k) {
+      const Edge& e = edges[std::uniform_int_distribution<int>(0, n - 1)(rng)];
+      const BodyState P = m.initial_state(e.p), C = m.initial_state(e.c);
+      const std::string name = "repeat" + std::to_string(k);
+      const int kind = std::uniform_int_distribution<int>(0, 1)(rng);
+      const bool pointwise = e.type == JointType::Revolute || e.type == JointType::Universal ||
+                             e.type == JointType::Spherical || e.type == JointType::Fixed;
+      if (kind == 0) {  // the joint written twice
+        m.add_constraint(
+            std::make_shared<Joint>(name, e.type, e.p, e.c, P, C, e.anchor, e.axis, e.axis2));
+      } else if (pointwise && e.type != JointType::Revolute) {  // a spherical at the anchor
+        const Vec3 at = e.type == JointType::Fixed ? C.x : e.anchor;
+        m.add_constraint(std::make_shared<Joint>(name, JointType::Spherical, e.p, e.c, P, C, at,
+                                                 e.axis, e.axis2));
+      } else if (e.type == JointType::Revolute) {  // two points on the hinge's axis
+        m.add_constraint(std::make_shared<DistanceConstraint>(
+            name, e.p, e.c, P, C, e.anchor + 0.3 * e.axis, e.anchor - 0.3 * e.axis, 0.6));
+      } else {  // prismatic, cylindrical: a direction across the axis stays perpendicular to it
+        m.add_constraint(std::make_shared<PerpendicularConstraint>(
+            name, e.p, e.c, P, C, e.axis, e.axis.cross(random_unit(rng)).normalized()));
+      }
+      ++repeats;
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(n) + " bodies");
+    TreeStateSpace ss(m);
+    ASSERT_EQ(ss.tree().ntree_rows, tree_rows);  // the first joint of each pair is the tree's
+    Data d(m);
+    ss.to_maximal(random_tree_state(rng, ss.tree()), 0.0, d);
+
+    ASSERT_EQ(forward(m, d, Formulation::Pinv), SolveStatus::Ok) << d.diagnostics.message;
+    EXPECT_EQ(d.diagnostics.rank, tree_rows);
+    const Eigen::VectorXd udot = d.udot;
+    dense_rows(m, d);
+    const Eigen::VectorXd force = d.A.transpose() * d.lambda;  // Aᵀλ, unique
+    for (Formulation f : {Formulation::Recursive, Formulation::Sparse}) {
+      ASSERT_EQ(forward(m, d, f), SolveStatus::Ok)
+          << formulation_name(f) << ": " << d.diagnostics.message;
+      EXPECT_EQ(d.diagnostics.rank, tree_rows) << formulation_name(f);
+      const double eu = rel_error(d.udot, udot);
+      EXPECT_LT(eu, 1e-9) << formulation_name(f);
+      dense_rows(m, d);
+      const double ef = rel_error(d.A.transpose() * d.lambda, force);
+      EXPECT_LT(ef, 1e-9) << formulation_name(f);
+      EXPECT_LT(d.lambda.lpNorm<Eigen::Infinity>(), 1e6 * (1.0 + force.lpNorm<Eigen::Infinity>()))
+          << formulation_name(f) << ": multipliers blown up";
+      worst_u = std::max(worst_u, eu);
+      worst_f = std::max(worst_f, ef);
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 60);
+  std::cout << "[ figures  ] " << compared << " trees, " << repeats
+            << " repeated joints: max relative |recursive or sparse - pinv|: udot " << worst_u
+            << ", constraint forces " << worst_f << "\n";
 }
 
 // M_tree = Jᵀ M J with J = ∂u_max/∂u_tree (the velocity map), τ − h = Jᵀ (F − M J̇u) with
