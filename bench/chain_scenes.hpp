@@ -101,4 +101,19 @@ inline Model closed_chain(int n) {
   return m;
 }
 
+// The standard chain of n links where every hinge also keeps two points on its axis at
+// their distance: one row per joint that repeats what the joint imposes (rank 5n of 6n).
+inline Model redundant_chain(int n) {
+  Model m = standard_chain(n);
+  m.name = "redundant_chain_" + std::to_string(n);
+  for (int i = 1; i <= n; ++i) {
+    const int parent = i == 1 ? kWorld : i - 2, child = i - 1;
+    const Vec3 top(0, 0, -0.2 * (i - 1)), axis = i % 2 ? Vec3::UnitX() : Vec3::UnitY();
+    m.add_constraint(std::make_shared<DistanceConstraint>(
+        "axis" + std::to_string(i), parent, child, m.initial_state(parent),
+        m.initial_state(child), top + 0.05 * axis, top - 0.05 * axis, 0.1));
+  }
+  return m;
+}
+
 }  // namespace appell::bench

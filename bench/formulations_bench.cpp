@@ -4,6 +4,8 @@
 //   BM_RecursiveAccelerations/n    recursive_accelerations(): the three passes only
 //   BM_BranchedTree/<f>            a base with 4 limbs of 6 links
 //   BM_ClosedChain/<f>             the chain of 100 with a spherical loop closure
+//   BM_RedundantChain/<f>/n        the standard chain with one redundant row per joint
+//                                  (compare with BM_Forward/<f>/n: the cost of redundancy)
 // Run with --benchmark_format=json for the JSON record.
 #include <benchmark/benchmark.h>
 
@@ -59,6 +61,10 @@ void BM_ClosedChain(benchmark::State& st, Formulation f) {
   run_forward(st, bench::closed_chain(100), f);
 }
 
+void BM_RedundantChain(benchmark::State& st, Formulation f) {
+  run_forward(st, bench::redundant_chain(static_cast<int>(st.range(0))), f);
+}
+
 void chain_sizes(benchmark::internal::Benchmark* b, int max_n) {
   // SPEC §5's sizes, and 30 (the size issue 2 reports)
   for (int n : {1, 2, 5, 10, 20, 30, 50, 100, 200, 500, 1000})
@@ -77,6 +83,17 @@ BENCHMARK_CAPTURE(BM_Forward, gibbs_appell, Formulation::GibbsAppell)->Apply([](
 BENCHMARK_CAPTURE(BM_Forward, pinv, Formulation::Pinv)->Apply([](auto* b) { chain_sizes(b, 200); });
 BENCHMARK_CAPTURE(BM_Forward, sparse, Formulation::Sparse)->Apply([](auto* b) {
   chain_sizes(b, 1000);
+});
+// sparse drops the redundant rows in its LDLᵀ (O(n)); recursive solves n extra rows
+// (O(n m + m³)) and the dense ones are O(n³): smaller sizes
+BENCHMARK_CAPTURE(BM_RedundantChain, sparse, Formulation::Sparse)->Apply([](auto* b) {
+  chain_sizes(b, 1000);
+});
+BENCHMARK_CAPTURE(BM_RedundantChain, recursive, Formulation::Recursive)->Apply([](auto* b) {
+  chain_sizes(b, 100);
+});
+BENCHMARK_CAPTURE(BM_RedundantChain, pinv, Formulation::Pinv)->Apply([](auto* b) {
+  chain_sizes(b, 100);
 });
 BENCHMARK_CAPTURE(BM_BranchedTree, recursive, Formulation::Recursive)->Unit(benchmark::kNanosecond);
 BENCHMARK_CAPTURE(BM_BranchedTree, gibbs_appell, Formulation::GibbsAppell)
