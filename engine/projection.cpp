@@ -70,8 +70,11 @@ SolveStatus project_positions(const Model& m, Data& d, ProjectionReport* report)
     kinematics(m, d);
     constraint_rows(m, d);
     rep.residual = max_position_violation(m, d);
-    if (rows.empty() || rep.residual <= kPositionTolerance || rep.iterations == kMaxIterations ||
-        !(rep.residual < 0.5 * previous))  // converged, or stalled at round-off
+    // converged, or stalled at round-off; the first step is always taken (see the header)
+    if (rows.empty() || !std::isfinite(rep.residual) ||
+        (rep.iterations > 0 &&
+         (rep.residual <= kPositionTolerance || rep.iterations == kMaxIterations ||
+          !(rep.residual < 0.5 * previous))))
       break;
     previous = rep.residual;
     // linearise (P1) and take the minimum-norm step (P2)
@@ -117,8 +120,9 @@ SolveStatus project_velocities(const Model& m, Data& d, ProjectionReport* report
     rep.residual = m.nrows() ? d.velocity_residual.cwiseAbs().maxCoeff() : 0.0;
     if (!std::isfinite(rep.residual)) break;
     const double tol = kVelocityTolerance * (1.0 + d.u.cwiseAbs().maxCoeff());
-    if (m.nrows() == 0 || rep.residual <= tol || rep.iterations == kMaxIterations ||
-        !(rep.residual < 0.5 * previous))
+    if (m.nrows() == 0 ||
+        (rep.iterations > 0 && (rep.residual <= tol || rep.iterations == kMaxIterations ||
+                                !(rep.residual < 0.5 * previous))))
       break;
     previous = rep.residual;
     dense_rows(m, d);  // (P3); for rows nonlinear in u a Newton step

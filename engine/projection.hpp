@@ -19,6 +19,11 @@
 // least ‖δu‖_M = sqrt(δuᵀ M δu): the smallest change of "kinetic energy" that makes the
 // velocities admissible, the velocity analogue of Gauss's principle.
 //
+// The first Gauss–Newton step (and the first velocity step) is always taken, even below
+// the tolerances: near a singular position a component along a nearly dependent direction
+// v is invisible in the residual (it shows as σ times itself, σ → 0) but decides which
+// branch the motion follows; one step removes it exactly (rank_policy.hpp, item 4).
+//
 // Redundant rows are harmless: the pseudo-inverse (complete orthogonal decomposition of
 // the unit-response rows of A M^{-1/2}) drops them by the rule every formulation shares
 // (rank_policy.hpp), drift-aware and with the same τ, so that near a singular position the

@@ -91,17 +91,24 @@ void InverseSqrtMass::apply_inverse(const Eigen::VectorXd& x, Eigen::VectorXd& y
 }
 
 void UnitRowInverse::compute(const Eigen::MatrixXd& C, double tau) {
-  // columns of Cᵀ are the unit rows: the pivots are the sines of (P2)
-  cod_.setThreshold(tau);
-  cod_.compute(C.transpose());
+  svd_.compute(C, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  const Eigen::VectorXd& s = svd_.singularValues();  // decreasing
+  rank_ = 0;
+  while (rank_ < s.size() && s(rank_) >= tau) ++rank_;  // (P2), absolute: rows are unit
 }
 
 Eigen::VectorXd UnitRowInverse::solve(const Eigen::VectorXd& e) const {
-  return cod_.transpose().solve(e);  // ((Cᵀ)⁺)ᵀ e = C⁺ e
+  const int r = rank_;
+  const Eigen::VectorXd w =
+      (svd_.matrixU().leftCols(r).transpose() * e).cwiseQuotient(svd_.singularValues().head(r));
+  return svd_.matrixV().leftCols(r) * w;  // (P4)
 }
 
 Eigen::VectorXd UnitRowInverse::multipliers(const Eigen::VectorXd& f) const {
-  return cod_.solve(f);
+  const int r = rank_;
+  const Eigen::VectorXd w =
+      (svd_.matrixV().leftCols(r).transpose() * f).cwiseQuotient(svd_.singularValues().head(r));
+  return svd_.matrixU().leftCols(r) * w;  // (P4)
 }
 
 void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, double tau) {

@@ -14,50 +14,50 @@
 //    then change the decision; nor can the largest eigenvalue of the system (the old
 //    relative tolerance turned the round-off of an all-redundant block into full rank).
 //
-// 2. Dependent means "within τ of the rows kept before it".  Row k is dependent when its
-//    distance to the span of the rows already kept is below τ, in that scale:
-//        sin θ_k = ‖(I − P_kept) C_kᵀ‖ < τ,                                          (P2)
-//    θ_k the angle between row k and the kept rows in the metric M⁻¹.  This is the pivot
-//    |r_kk| of a column-pivoted QR of Cᵀ (pinv, gibbs-appell, projection), the square root
-//    of the pivot d_k of an LDLᵀ of Ĝ (sparse), and the square root of an eigenvalue of the
-//    Schur complement of the tree rows in Ĝ (recursive's extra rows: the tree joints are
-//    eliminated first and never dependent).  Dependent rows get no multiplier of their own;
-//    the kept rows carry their force.  Exactly redundant rows have sin θ ≈ 1e-16..1e-13;
-//    rows of a regular configuration have sin θ ≥ 1e-3 in practice.
+// 2. Dependent means "within τ of the other rows".  With C = Σ σ_k u_k v_kᵀ (singular values
+//    of the unit rows; σ_k is the sine of the angle by which direction k stands out of the
+//    span of the others), a direction is dependent when
+//        σ_k < τ.                                                                      (P2)
+//    The dense formulations and the projections decide on the SVD itself (UnitRowInverse);
+//    sparse on the pivots of an LDLᵀ of Ĝ, d_k = sin² θ_k of row k against the rows kept
+//    before it; recursive on the eigenvalues of the Schur complement of the tree rows in Ĝ
+//    (its extra rows; tree joints are never dependent).  The three measures coincide for
+//    exactly redundant rows (σ ≈ 1e-16) and for regular ones (σ ≫ τ); they can differ in
+//    the narrow band σ ≈ τ.  Dependent directions get no multiplier; the kept rows carry
+//    their force.
 //
-// 3. τ follows the drift.  Redundancy is a property of the constraint manifold.  A state
-//    that has drifted off it by a distance δ turns an exactly redundant row (Bricard's loop)
-//    into one at an angle ~δ/ℓ from the others, ℓ the lever arm; counting it would lock the
-//    mechanism (the row's multiplier grows like 1/sin θ and the motion freezes).  So
-//        τ = max(τ₀, min(κ ν, τ_max)),   τ₀ = 1e-6,  κ = 10,  τ_max = 1e-5,              (P3)
-//    where ν is the drift as an angle: for each holonomic row, the mass-metric distance to
-//    its own manifold |g_k|/ρ_k (√kg·m) divided by √(m ρ_g²) = sqrt(tr J₀/2) of the lightest
-//    (in rotation) rigid body in the row (√kg·m): ν = max_k |g_k| / (ρ_k sqrt(tr J₀/2)).
-//    τ₀ = 1e-6 lies six decades above round-off and three below the angles of regular
-//    configurations, and above the drift of any run we would call accurate (ν < 1e-7).
-//    τ stops growing at τ_max: a state off by more than ν = 1e-6 is not a drifting motion
-//    but an arbitrary point (a broken run, or a test's random state), where a larger τ
-//    would only drop regular rows; projection is the remedy there, not the rank.
-//    An axis tilted by 3e-8 rad (a mechanism that is rigid on paper but mobile to every
-//    practical purpose) is therefore judged mobile by every formulation alike.
+// 3. τ and the drift.  Redundancy is a property of the constraint manifold.  A state off it
+//    by δ turns an exactly redundant row (Bricard's loop) into one at an angle ~δ/ℓ from
+//    the others; counting it would lock the mechanism (its multiplier grows like 1/σ and
+//    the motion freezes).  So
+//        τ = max(τ₀, min(κ ν, τ_max)),  τ₀ = 1e-4, κ = 10, τ_max = 1e-3,                (P3)
+//    ν the drift as an angle: for each holonomic row, the mass-metric distance to its own
+//    manifold |g_k|/ρ_k (√kg·m) over sqrt(tr J₀/2) (√kg·m) of the row's rigid body that
+//    turns most easily: ν = max_k |g_k| / (ρ_k sqrt(tr J₀/2)).  Beyond ν = 1e-4 the state is
+//    not a drifting motion but an arbitrary point (a broken run, a test's random state);
+//    τ stops growing there.  An axis tilted by 3e-8 rad (rigid on paper, mobile to every
+//    practical purpose) is judged mobile by every formulation alike.
 //
-// 4. Through a singular position.  Where a mechanism passes a singular configuration (a
-//    parallelogram going flat), the angle of some row falls through τ and back.  While
-//    sin θ < τ the row is dropped; with an exact state that row's share of the true
-//    solution x* is (v_sᵀ x*) v_s with |v_sᵀ x*| ≤ |x*| (the right side's component along
-//    the vanishing direction is itself O(sin θ)), so the acceleration stays bounded, the
-//    error lasts only while sin θ < τ (a time 2τ/|dθ/dt|), and the velocity error it leaves
-//    is O(τ |x*| / |dθ/dt|): about 1e-6 of a velocity, which `projection` removes at the
-//    next step.  Keeping such a row instead (a threshold at round-off) divides the drift ε
-//    of the state by sin θ: the acceleration blows up as ε/sin θ and the motion jumps to
-//    another branch.  A damped least-squares step, (Ĝ + μ²I)⁻¹, would also be continuous
-//    but perturbs every regular row by μ²/σ² and amplifies the round-off in the null space
-//    of exactly redundant rows by 1/μ²: unfit for the multipliers we report.
+// 4. Why τ₀ = 1e-4: the way through a singular position.  Where a mechanism passes a
+//    bifurcation (a parallelogram going flat, two branches of the manifold crossing), the
+//    positions are known only to round-off ε ≈ 1e-16 across the branches, and the manifold
+//    the equations see is then locally a hyperbola α (θ − θ*) ≈ ε rather than two crossing
+//    lines.  Followed exactly, it turns the motion onto the other branch with an
+//    acceleration ~ ε |u|² / δ³ at a distance δ (radians) from the crossing: that is what
+//    made every formulation jump branches or stop.  Below σ ≈ δ ≈ (10³ ε)^{1/3} ≈ 5e-5
+//    this spurious turn exceeds 1e-3 of the true accelerations, hence τ₀ = 1e-4 (measured:
+//    with τ₀ = 3e-5 the dense formulations fail at the fifth crossing of a chain of
+//    parallelograms, with 1e-4 all pass ten).  Inside the window σ < τ the row is dropped:
+//    with an exact state the right side's component along it is O(σ), so the dropped share
+//    of the solution is bounded by |x*| and lasts only a time 2τ/|dσ/dt|.  The window's
+//    error is removed by `projection`, whose first step is always taken (projection.hpp).
+//    The price: a regular configuration that is itself within 1e-4 of singular (a slider-
+//    crank 1e-4 rad from its dead point) has that row met only to ~1e-4 of its scale.  A
+//    damped least-squares step, (Ĝ + μ²I)⁻¹, would blur every regular row by μ²/σ² as well.
 //
 // 5. Consistency.  A dropped row is still checked: its residual may be up to τ of the
-//    accelerations' size (its share of x*), so the consistency test (check_consistency)
-//    uses the tolerance kConsistencyFactor·τ relative to each row's own scale.  A real
-//    contradiction leaves a residual of the size of b itself.
+//    accelerations' size, so check_consistency uses kConsistencyFactor·τ relative to each
+//    row's own scale.  A real contradiction leaves a residual of the size of b itself.
 //
 // Multipliers.  The reported λ are the minimum-norm multipliers [UK96 eq. 22, h = 0] of the
 // scaled rows: λ = D μ with μ the minimum-norm solution of Âᵀ μ = (M u̇ − F).  Written for
@@ -68,22 +68,23 @@
 // every body, a different split among redundant rows (sparse.hpp, recursive.hpp).
 #pragma once
 
-#include <Eigen/QR>
+#include <Eigen/SVD>
 #include <vector>
 
 #include "engine/data.hpp"
 
 namespace appell {
 
-constexpr double kDependentSine = 1e-6;      // τ₀ (P3)
+constexpr double kDependentSine = 1e-4;      // τ₀ (P3, item 4)
 constexpr double kDriftFactor = 10.0;        // κ (P3)
-constexpr double kDriftSineLimit = 1e-5;     // τ_max (P3)
+constexpr double kDriftSineLimit = 1e-3;     // τ_max (P3)
 constexpr double kConsistencyFactor = 10.0;  // consistency tolerance = kConsistencyFactor·τ
 
 // ρ_k = ‖A_k‖_{M⁻¹} of every row (P1).  Reads d.terms, d.J.  O(terms).
 void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho);
 
-// τ of the current state (P3).  Reads d.position_residual and ρ.  O(terms).
+// τ of the current state (P3): max(τ₀, min(κ ν, τ_max)).  Reads d.position_residual and
+// ρ.  O(terms).
 double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd& rho);
 
 // The per-body symmetric M^{-1/2} (m^{-1/2} I and J^{-1/2} per body).  Reads d.J.  O(n).
@@ -102,21 +103,29 @@ class InverseSqrtMass {
   std::vector<Mat3> Jinvsqrt_, Jsqrt_;
 };
 
-// Generalized inverse of the unit-response rows C = D A M^{-1/2} by one complete orthogonal
-// decomposition of Cᵀ, whose column pivoting is the greedy order of (P2) and whose
-// threshold is τ (the largest pivot is 1: the rows are unit).  O(m² n).
+// Generalized inverse of the unit-response rows C = D A M^{-1/2}, from the singular value
+// decomposition C = U Σ Vᵀ: directions with σ_k < τ are dependent (P2 in the basis where
+// the angles are exact), and
+//     y = C⁺_τ e = Σ_{σ_k ≥ τ} v_k (u_kᵀ e) / σ_k,    μ = (Cᵀ)⁺_τ f = Σ u_k (v_kᵀ f) / σ_k.  (P4)
+// Singular vectors vary smoothly with the state while a column-pivoted QR's choice of
+// rows jumps whenever two pivots trade places; inside the window of a singular position
+// that made an adaptive integrator take thirty times the steps.  Jacobi's SVD (Eigen's
+// BDCSVD of 3.4.0 returned wrong singular vectors on some of our random scenes).
+// O(m n min(m, n)), a few times a QR's constant: the dense formulations are the reference,
+// not the fast path.
 class UnitRowInverse {
  public:
   // C: rows scaled to unit length (a zero row stays zero and is never kept).
   void compute(const Eigen::MatrixXd& C, double tau);
-  int rank() const { return static_cast<int>(cod_.rank()); }
-  // y = C⁺ e, the minimum-norm least-squares solution of C y = e        [UK96 eq. 4]
+  int rank() const { return rank_; }
+  // y = C⁺_τ e, the minimum-norm least-squares solution of C y = e      [UK96 eq. 4]
   Eigen::VectorXd solve(const Eigen::VectorXd& e) const;
-  // μ = (Cᵀ)⁺ f, the minimum-norm multipliers of the unit rows for the force f = Cᵀμ
+  // μ = (Cᵀ)⁺_τ f, the minimum-norm multipliers of the unit rows for the force f = Cᵀμ
   Eigen::VectorXd multipliers(const Eigen::VectorXd& f) const;
 
  private:
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod_;
+  int rank_ = 0;
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd_;
 };
 
 // Marks d.diagnostics Inconsistent (naming the constraints) when a row of A u̇ = b is
