@@ -11,46 +11,66 @@ namespace appell {
 
 namespace {
 
+// calls fn(c) for every constraint, or for those of `only`
+template <typename Fn>
+void for_constraints(const Model& m, const std::vector<int>* only, Fn&& fn) {
+  if (only) {
+    for (int c : *only) fn(c);
+  } else {
+    for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) fn(c);
+  }
+}
+
+// calls fn(row, body, term) for every term of the rows of constraint c
+template <typename Fn>
+void for_terms_of(const Model& m, const Data& d, int c, Fn&& fn) {
+  const Constraint& con = *m.constraints()[c];
+  const int nb = static_cast<int>(con.bodies().size());
+  for (int i = 0; i < con.rows(); ++i)
+    for (int j = 0; j < nb; ++j)
+      fn(m.row_offset(c) + i, con.bodies()[j], d.terms[m.term_offset(c) + i * nb + j]);
+}
+
 // calls fn(row, body, term) for every term of every row
 template <typename Fn>
 void for_terms(const Model& m, const Data& d, Fn&& fn) {
-  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
-    const Constraint& con = *m.constraints()[c];
-    const int nb = static_cast<int>(con.bodies().size());
-    for (int i = 0; i < con.rows(); ++i)
-      for (int j = 0; j < nb; ++j)
-        fn(m.row_offset(c) + i, con.bodies()[j], d.terms[m.term_offset(c) + i * nb + j]);
-  }
+  for_constraints(m, nullptr, [&](int c) { for_terms_of(m, d, c, fn); });
 }
 
 }  // namespace
 
-void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho) {
-  rho.setZero(m.nrows());
-  for_terms(m, d, [&](int row, int body, const RowTerm& t) {
-    rho(row) += t.lin.squaredNorm() / m.bodies()[body].mass;  // (P1)
-    if (m.bodies()[body].rigid()) rho(row) += t.ang.dot(d.J[body].ldlt().solve(t.ang));
+void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho,
+                   const std::vector<int>* only) {
+  if (rho.size() != m.nrows()) rho.setZero(m.nrows());
+  for_constraints(m, only, [&](int c) {
+    const int r0 = m.row_offset(c), nr = m.constraints()[c]->rows();
+    rho.segment(r0, nr).setZero();
+    for_terms_of(m, d, c, [&](int row, int body, const RowTerm& t) {
+      rho(row) += t.lin.squaredNorm() / m.bodies()[body].mass;  // (P1)
+      if (m.bodies()[body].rigid()) rho(row) += t.ang.dot(d.J[body].ldlt().solve(t.ang));
+    });
+    rho.segment(r0, nr) = rho.segment(r0, nr).cwiseSqrt();
   });
-  rho = rho.cwiseSqrt();
 }
 
-double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd& rho) {
+double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd& rho,
+                            const std::vector<int>* only) {
   // ν = max_k |g_k| / (ρ_k sqrt(tr J₀ / 2)) over holonomic rows with a rigid body (P3)
   double nu = 0.0;
-  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+  for_constraints(m, only, [&](int c) {
     const Constraint& con = *m.constraints()[c];
     double lever = INFINITY;  // √kg·m: the smallest sqrt(tr J₀/2) of the row's rigid bodies
     for (int b : con.bodies())
       if (m.bodies()[b].rigid())
         lever = std::min(lever, std::sqrt(0.5 * m.bodies()[b].inertia.trace()));
-    if (!std::isfinite(lever) || !(lever > 0)) continue;
+    if (!std::isfinite(lever) || !(lever > 0)) return;
     for (int i = 0; i < con.rows(); ++i) {
       const int row = m.row_offset(c) + i;
       if (!con.holonomic(i) || !(rho(row) > 0)) continue;
       const double g = std::abs(d.position_residual(row));
       if (std::isfinite(g)) nu = std::max(nu, g / (rho(row) * lever));
     }
-  }
+  });
   return std::max(kDependentSine, std::min(kDriftFactor * nu, kDriftSineLimit));
 }
 
@@ -91,24 +111,35 @@ void InverseSqrtMass::apply_inverse(const Eigen::VectorXd& x, Eigen::VectorXd& y
 }
 
 void UnitRowInverse::compute(const Eigen::MatrixXd& C, double tau) {
-  svd_.compute(C, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  const Eigen::VectorXd& s = svd_.singularValues();  // decreasing
-  rank_ = 0;
-  while (rank_ < s.size() && s(rank_) >= tau) ++rank_;  // (P2), absolute: rows are unit
+  C_ = C;
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(C.rows(), C.rows());
+  G.selfadjointView<Eigen::Lower>().rankUpdate(C);  // Ĝ = C Cᵀ
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(G);
+  const Eigen::VectorXd& s2 = eig.eigenvalues();  // σ², increasing
+  int first = 0;
+  while (first < s2.size() && !(s2(first) >= tau * tau)) ++first;  // (P2), absolute
+  U_ = eig.eigenvectors().rightCols(s2.size() - first);
+  inv_sigma2_ = s2.tail(s2.size() - first).cwiseInverse();
 }
 
+// (P4), then one step of iterative refinement: the Gram matrix costs digits that a second
+// pass on the residual gives back (the residual's dropped components are projected out)
 Eigen::VectorXd UnitRowInverse::solve(const Eigen::VectorXd& e) const {
-  const int r = rank_;
-  const Eigen::VectorXd w =
-      (svd_.matrixU().leftCols(r).transpose() * e).cwiseQuotient(svd_.singularValues().head(r));
-  return svd_.matrixV().leftCols(r) * w;  // (P4)
+  auto apply = [&](const Eigen::VectorXd& r) -> Eigen::VectorXd {
+    return C_.transpose() * (U_ * inv_sigma2_.cwiseProduct(U_.transpose() * r));
+  };
+  Eigen::VectorXd y = apply(e);
+  y += apply(e - C_ * y);
+  return y;
 }
 
 Eigen::VectorXd UnitRowInverse::multipliers(const Eigen::VectorXd& f) const {
-  const int r = rank_;
-  const Eigen::VectorXd w =
-      (svd_.matrixV().leftCols(r).transpose() * f).cwiseQuotient(svd_.singularValues().head(r));
-  return svd_.matrixU().leftCols(r) * w;  // (P4)
+  auto apply = [&](const Eigen::VectorXd& r) -> Eigen::VectorXd {
+    return U_ * inv_sigma2_.cwiseProduct(U_.transpose() * (C_ * r));
+  };
+  Eigen::VectorXd mu = apply(f);
+  mu += apply(f - C_.transpose() * mu);
+  return mu;
 }
 
 void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, double tau) {

@@ -68,7 +68,7 @@
 // every body, a different split among redundant rows (sparse.hpp, recursive.hpp).
 #pragma once
 
-#include <Eigen/SVD>
+#include <Eigen/Core>
 #include <vector>
 
 #include "engine/data.hpp"
@@ -80,12 +80,15 @@ constexpr double kDriftFactor = 10.0;        // κ (P3)
 constexpr double kDriftSineLimit = 1e-3;     // τ_max (P3)
 constexpr double kConsistencyFactor = 10.0;  // consistency tolerance = kConsistencyFactor·τ
 
-// ρ_k = ‖A_k‖_{M⁻¹} of every row (P1).  Reads d.terms, d.J.  O(terms).
-void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho);
+// ρ_k = ‖A_k‖_{M⁻¹} of every row (P1), or of the rows of `only` (model constraint indices;
+// the other entries are left as they are).  Reads d.terms, d.J.  O(terms).
+void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho,
+                   const std::vector<int>* only = nullptr);
 
-// τ of the current state (P3): max(τ₀, min(κ ν, τ_max)).  Reads d.position_residual and
-// ρ.  O(terms).
-double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd& rho);
+// τ of the current state (P3): max(τ₀, min(κ ν, τ_max)), ν over every holonomic row or over
+// the rows of `only`.  Reads d.position_residual and ρ.  O(rows).
+double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd& rho,
+                            const std::vector<int>* only = nullptr);
 
 // The per-body symmetric M^{-1/2} (m^{-1/2} I and J^{-1/2} per body).  Reads d.J.  O(n).
 class InverseSqrtMass {
@@ -103,29 +106,32 @@ class InverseSqrtMass {
   std::vector<Mat3> Jinvsqrt_, Jsqrt_;
 };
 
-// Generalized inverse of the unit-response rows C = D A M^{-1/2}, from the singular value
-// decomposition C = U Σ Vᵀ: directions with σ_k < τ are dependent (P2 in the basis where
-// the angles are exact), and
-//     y = C⁺_τ e = Σ_{σ_k ≥ τ} v_k (u_kᵀ e) / σ_k,    μ = (Cᵀ)⁺_τ f = Σ u_k (v_kᵀ f) / σ_k.  (P4)
-// Singular vectors vary smoothly with the state while a column-pivoted QR's choice of
-// rows jumps whenever two pivots trade places; inside the window of a singular position
-// that made an adaptive integrator take thirty times the steps.  Jacobi's SVD (Eigen's
-// BDCSVD of 3.4.0 returned wrong singular vectors on some of our random scenes).
-// O(m n min(m, n)), a few times a QR's constant: the dense formulations are the reference,
-// not the fast path.
+// Generalized inverse of the unit-response rows C = D A M^{-1/2}, from the eigen-
+// decomposition of their Gram matrix Ĝ = C Cᵀ = U Σ² Uᵀ (U, Σ: C's left singular vectors
+// and values): directions with σ_k < τ are dependent (P2), and with the kept ones
+//     y = C⁺_τ e = Cᵀ U_r Σ_r⁻² U_rᵀ e,      μ = (Cᵀ)⁺_τ f = U_r Σ_r⁻² U_rᵀ C f.          (P4)
+// Singular vectors vary smoothly with the state, while a column-pivoted QR's choice of rows
+// jumps whenever two pivots trade places: inside the window of a singular position that
+// made an adaptive integrator take thirty times the steps.  The Gram matrix squares the
+// condition number, harmless here: every kept σ² ≥ τ² = 1e-8, far above round-off, one
+// step of iterative refinement gives back the digits it costs, and an
+// m × m symmetric eigenproblem costs about what the former orthogonal decomposition did
+// (Jacobi's SVD of C cost ten times more; Eigen 3.4.0's BDCSVD returned wrong vectors on
+// some of our random scenes).  O(m² n + m³).
 class UnitRowInverse {
  public:
   // C: rows scaled to unit length (a zero row stays zero and is never kept).
   void compute(const Eigen::MatrixXd& C, double tau);
-  int rank() const { return rank_; }
+  int rank() const { return static_cast<int>(inv_sigma2_.size()); }
   // y = C⁺_τ e, the minimum-norm least-squares solution of C y = e      [UK96 eq. 4]
   Eigen::VectorXd solve(const Eigen::VectorXd& e) const;
   // μ = (Cᵀ)⁺_τ f, the minimum-norm multipliers of the unit rows for the force f = Cᵀμ
   Eigen::VectorXd multipliers(const Eigen::VectorXd& f) const;
 
  private:
-  int rank_ = 0;
-  Eigen::JacobiSVD<Eigen::MatrixXd> svd_;
+  Eigen::MatrixXd C_;           // the unit rows                                (m × n)
+  Eigen::MatrixXd U_;           // kept left singular vectors                   (m × r)
+  Eigen::VectorXd inv_sigma2_;  // 1/σ_k² of the kept ones                       (r)
 };
 
 // Marks d.diagnostics Inconsistent (naming the constraints) when a row of A u̇ = b is

@@ -386,8 +386,8 @@ void solve_extra_rows(const Model& m, Data& d, RecursiveWorkspace& ws) {
   // eigenvalues are the sin² θ of (P2), and dependent directions (below τ², absolute)
   // are dropped (R13; rank_policy.hpp).  A row that repeats a tree joint gives a zero
   // column here, and no longer the round-off that a unit diagonal once blew up to rank.
-  row_responses(m, d, ws.rho);
-  const double tau = dependence_tolerance(m, d, ws.rho);
+  row_responses(m, d, ws.rho, &ws.tree.extra);  // the tree rows are exact: only these
+  const double tau = dependence_tolerance(m, d, ws.rho, &ws.tree.extra);
   d.diagnostics.rank_tolerance = tau;
   for_rows(
       [&](int k, int, int, int row) { ws.scale(k) = ws.rho(row) > 0 ? 1.0 / ws.rho(row) : 0.0; });
@@ -523,6 +523,7 @@ void solve_recursive(const Model& m, Data& d) {
     d.diagnostics.status = SolveStatus::Ok;
     d.diagnostics.message.clear();
     d.diagnostics.inconsistent.clear();
+    row_responses(m, d, ws.rho);  // every row's, for the shared test
     check_consistency(m, d, ws.rho, d.diagnostics.rank_tolerance);
   }
   joint_multipliers(m, d, ws);
