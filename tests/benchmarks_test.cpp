@@ -174,5 +174,40 @@ INSTANTIATE_TEST_SUITE_P(EveryFormulation, FourBarChain, ::testing::ValuesIn(kAl
                            return f;
                          });
 
+// ---- A01 simple pendulum --------------------------------------------------------------
+// Released from the horizontal (θ₀ = π/2), its period is T = 4 √(L/g) K(sin(θ₀/2)); after
+// exactly two periods the bob is back where it started, at rest.
+class Pendulum : public ::testing::TestWithParam<Formulation> {};
+
+TEST_P(Pendulum, ReturnsAfterTheEllipticPeriod) {
+  const Model m = load_model(kDir + "pendulum.json");
+  const double L = 1.0, g = 9.81;
+  const double T = 4.0 * std::sqrt(L / g) * std::comp_ellint_1(std::sin(M_PI / 4));
+  SimulationOptions o = SimulationOptions::from_model(m);
+  o.formulation = GetParam();
+  o.integrator.duration = 2 * T;
+  o.integrator.dt = T / 50;
+  o.integrator.rtol = 1e-12;
+  o.integrator.atol = 1e-14;
+  Vec3 x, v;
+  const SimulationResult r = simulate(m, o, [&](const Sample& s) {
+    x = s.data.body[0].x;
+    v = s.data.body[0].v;
+  });
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_LT((x - Vec3(1, 0, 0)).norm(), 1e-8) << formulation_name(GetParam());
+  EXPECT_LT(v.norm(), 1e-7) << formulation_name(GetParam());
+  std::cout << "[ figures  ] pendulum, " << formulation_name(GetParam()) << ": |x(2T) - x(0)| "
+            << (x - Vec3(1, 0, 0)).norm() << " m, |v(2T)| " << v.norm() << " m/s\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFormulation, Pendulum, ::testing::ValuesIn(kAll),
+                         [](const ::testing::TestParamInfo<Formulation>& info) {
+                           std::string f = formulation_name(info.param);
+                           for (char& c : f)
+                             if (c == '-') c = '_';
+                           return f;
+                         });
+
 }  // namespace
 }  // namespace appell
