@@ -209,5 +209,60 @@ INSTANTIATE_TEST_SUITE_P(EveryFormulation, Pendulum, ::testing::ValuesIn(kAll),
                            return f;
                          });
 
+// ---- A05 flyball governor -------------------------------------------------------------
+// A free spindle, two arms hinged on its axis, two links from the arms (at b from the
+// hinge) to a sleeve that slides on the spindle: two closed loops, 40 rows of rank 34.  In
+// a steady rotation Ω about the vertical the arms stand at θ from it where the effective
+// potential V(θ) − ½ Ω² I_zz(θ) is stationary (angular momentum fixed, spindle free):
+//   V' = g sin θ (2 m_a ℓ_c + 3 m_l b + 2 M_s b),
+//   I_zz' = 4 sin θ cos θ ((I⊥_a − I∥_a + m_a ℓ_c²) + (I⊥_l − I∥_l + m_l b²/4)),
+//   Ω² = 2 V' / I_zz'
+// (arms: boxes of m_a, length ℓ, centre at ℓ_c = ℓ/2; links: boxes of m_l, length b; I⊥, I∥
+// about their centres).  Released there, it must stay there.
+class FlyballGovernor : public ::testing::TestWithParam<Formulation> {};
+
+TEST_P(FlyballGovernor, StaysInItsSteadyRotation) {
+  Model m = load_model(kDir + "flyball_governor.json");
+  const double g = 9.81, b = 0.1, la = 0.3, lc = la / 2, ma = 1.0, wa = 0.03, ml = 0.1, wl = 0.01,
+               Ms = 0.5;
+  ASSERT_DOUBLE_EQ(m.bodies()[1].mass, ma);
+  ASSERT_DOUBLE_EQ(m.bodies()[3].mass, ml);
+  ASSERT_DOUBLE_EQ(m.bodies()[5].mass, Ms);
+  const Vec3 arm0 = m.initial_state(1).Q.col(2);
+  const double theta0 = std::atan2(arm0.x(), -arm0.z());
+  const double Ipa = ma * (wa * wa + la * la) / 12, Iaa = ma * 2 * wa * wa / 12;
+  const double Ipl = ml * (wl * wl + b * b) / 12, Ial = ml * 2 * wl * wl / 12;
+  const double Omega = std::sqrt(
+      g * (2 * ma * lc + 3 * ml * b + 2 * Ms * b) /
+      (2 * std::cos(theta0) * ((Ipa - Iaa + ma * lc * lc) + (Ipl - Ial + ml * b * b / 4))));
+  ASSERT_NEAR(m.initial_state(0).w.z(), Omega, 1e-12 * Omega);  // the scene's spin
+  SimulationOptions o = SimulationOptions::from_model(m);
+  o.formulation = GetParam();
+  o.integrator.duration = 1.0;
+  double dtheta = 0.0, domega = 0.0;
+  int rank = -1;
+  const SimulationResult r = simulate(m, o, [&](const Sample& s) {
+    const Vec3 a = s.data.body[1].Q.col(2);
+    dtheta = std::max(dtheta, std::abs(std::atan2(std::hypot(a.x(), a.y()), -a.z()) - theta0));
+    domega = std::max(domega, std::abs(s.data.body[0].w.z() - Omega) / Omega);
+    rank = s.data.diagnostics.rank;
+  });
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(rank, 34);
+  EXPECT_LT(dtheta, 1e-8);
+  EXPECT_LT(domega, 1e-9);
+  std::cout << "[ figures  ] flyball governor, " << formulation_name(GetParam())
+            << ": Ω = " << Omega << " rad/s, max |θ − θ₀| " << dtheta << " rad, max |Ω − Ω₀|/Ω₀ "
+            << domega << ", steps " << r.steps << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFormulation, FlyballGovernor, ::testing::ValuesIn(kAll),
+                         [](const ::testing::TestParamInfo<Formulation>& info) {
+                           std::string f = formulation_name(info.param);
+                           for (char& c : f)
+                             if (c == '-') c = '_';
+                           return f;
+                         });
+
 }  // namespace
 }  // namespace appell
