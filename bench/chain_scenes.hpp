@@ -110,8 +110,8 @@ inline Model redundant_chain(int n) {
     const int parent = i == 1 ? kWorld : i - 2, child = i - 1;
     const Vec3 top(0, 0, -0.2 * (i - 1)), axis = i % 2 ? Vec3::UnitX() : Vec3::UnitY();
     m.add_constraint(std::make_shared<DistanceConstraint>(
-        "axis" + std::to_string(i), parent, child, m.initial_state(parent),
-        m.initial_state(child), top + 0.05 * axis, top - 0.05 * axis, 0.1));
+        "axis" + std::to_string(i), parent, child, m.initial_state(parent), m.initial_state(child),
+        top + 0.05 * axis, top - 0.05 * axis, 0.1));
   }
   return m;
 }

@@ -33,11 +33,21 @@ struct Case {
   Stabilization::Type stabilization;
 };
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string f = formulation_name(info.param.formulation);
-  for (char& c : f)
+// a test name from a formulation's name (gtest names take no '-')
+std::string identifier(Formulation f) {
+  std::string s = formulation_name(f);
+  for (char& c : s)
     if (c == '-') c = '_';
-  return f + (info.param.stabilization == Stabilization::Type::None ? "_none" : "_projection");
+  return s;
+}
+
+std::string formulation_param_name(const ::testing::TestParamInfo<Formulation>& info) {
+  return identifier(info.param);
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return identifier(info.param.formulation) +
+         (info.param.stabilization == Stabilization::Type::None ? "_none" : "_projection");
 }
 
 // ---- A04 Bricard's mechanism ----------------------------------------------------------
@@ -168,12 +178,7 @@ TEST_P(FourBarChain, PassesFourFlatPositionsOnTheOneCoordinateReduction) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFormulation, FourBarChain, ::testing::ValuesIn(kAll),
-                         [](const ::testing::TestParamInfo<Formulation>& info) {
-                           std::string f = formulation_name(info.param);
-                           for (char& c : f)
-                             if (c == '-') c = '_';
-                           return f;
-                         });
+                         formulation_param_name);
 
 // ---- A01 simple pendulum --------------------------------------------------------------
 // Released from the horizontal (θ₀ = π/2), its period is T = 4 √(L/g) K(sin(θ₀/2)); after
@@ -203,12 +208,7 @@ TEST_P(Pendulum, ReturnsAfterTheEllipticPeriod) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFormulation, Pendulum, ::testing::ValuesIn(kAll),
-                         [](const ::testing::TestParamInfo<Formulation>& info) {
-                           std::string f = formulation_name(info.param);
-                           for (char& c : f)
-                             if (c == '-') c = '_';
-                           return f;
-                         });
+                         formulation_param_name);
 
 // ---- A05 flyball governor -------------------------------------------------------------
 // A free spindle, two arms hinged on its axis, two links from the arms (at b from the
@@ -258,12 +258,7 @@ TEST_P(FlyballGovernor, StaysInItsSteadyRotation) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFormulation, FlyballGovernor, ::testing::ValuesIn(kAll),
-                         [](const ::testing::TestParamInfo<Formulation>& info) {
-                           std::string f = formulation_name(info.param);
-                           for (char& c : f)
-                             if (c == '-') c = '_';
-                           return f;
-                         });
+                         formulation_param_name);
 
 // ---- A03 Andrews' squeezing mechanism -------------------------------------------------
 // Seven bodies in a plane, three loops closing at one point, a drive torque and a spring
@@ -309,12 +304,7 @@ TEST_P(AndrewsSqueezer, MatchesTheTestSetReferenceAtThirtyMilliseconds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFormulation, AndrewsSqueezer, ::testing::ValuesIn(kAll),
-                         [](const ::testing::TestParamInfo<Formulation>& info) {
-                           std::string f = formulation_name(info.param);
-                           for (char& c : f)
-                             if (c == '-') c = '_';
-                           return f;
-                         });
+                         formulation_param_name);
 
 }  // namespace
 }  // namespace appell

@@ -72,6 +72,19 @@ double uniform(std::mt19937& rng, double a, double b) {
   return std::uniform_real_distribution<double>(a, b)(rng);
 }
 
+// body i: random mass, box inertia, pose
+Body random_body(std::mt19937& rng, int i, BodyType type) {
+  Body b;
+  b.name = "b" + std::to_string(i);
+  b.type = type;
+  b.mass = uniform(rng, 0.5, 2.0);
+  b.inertia = inertia_box(
+      b.mass, Vec3(uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5)));
+  b.position = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
+  b.orientation = quat_from_rotation_vector(random_unit(rng) * uniform(rng, 0, 3));
+  return b;
+}
+
 struct RandomScene {
   Model m;
   int duplicated_rows = 0;  // rows that repeat another constraint exactly
@@ -84,17 +97,8 @@ RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
   RandomScene s;
   Model& m = s.m;
   m.gravity = Vec3(0.3, -0.2, -9.81);
-  for (int i = 0; i < n; ++i) {
-    Body b;
-    b.name = "b" + std::to_string(i);
-    b.type = (i == n / 2) ? BodyType::Particle : BodyType::Rigid;
-    b.mass = uniform(rng, 0.5, 2.0);
-    b.inertia = inertia_box(
-        b.mass, Vec3(uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5)));
-    b.position = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
-    b.orientation = quat_from_rotation_vector(random_unit(rng) * uniform(rng, 0, 3));
-    m.add_body(b);
-  }
+  for (int i = 0; i < n; ++i)
+    m.add_body(random_body(rng, i, i == n / 2 ? BodyType::Particle : BodyType::Rigid));
   const JointType types[] = {JointType::Spherical,   JointType::Revolute,  JointType::Prismatic,
                              JointType::Cylindrical, JointType::Universal, JointType::Fixed};
   auto add_joint = [&](const std::string& name, JointType type, int p, int c) {
@@ -240,16 +244,7 @@ TEST(Recursive, ExtraRowsRepeatingTreeJointsEqualPinv) {
     const int n = std::uniform_int_distribution<int>(2, 25)(rng);
     Model m;
     m.gravity = Vec3(0.3, -0.2, -9.81);
-    for (int i = 0; i < n; ++i) {
-      Body b;
-      b.name = "b" + std::to_string(i);
-      b.mass = uniform(rng, 0.5, 2.0);
-      b.inertia = inertia_box(
-          b.mass, Vec3(uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5)));
-      b.position = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
-      b.orientation = quat_from_rotation_vector(random_unit(rng) * uniform(rng, 0, 3));
-      m.add_body(b);
-    }
+    for (int i = 0; i < n; ++i) m.add_body(random_body(rng, i, BodyType::Rigid));
     struct Edge {
       JointType type;
       int p, c;
