@@ -114,6 +114,13 @@ struct Simulation::Impl {
     r.status = s;
     r.t = t;
     r.message = why;
+    // contradictory rows or a collapsing step after t = 0 without projection: most often a
+    // singular position (engine/rank_policy.hpp, item 4); say what helps there
+    if ((s == SimulationStatus::Inconsistent || s == SimulationStatus::StepUnderflow) && t > 0 &&
+        m.nrows() > 0 && m.solver.stabilization.type != Stabilization::Type::Projection)
+      r.message +=
+          "; if the mechanism passes a singular position, use \"stabilization\": {\"type\": "
+          "\"projection\"}";
     return r;
   }
   SimulationResult& fail(const Failure& f) { return fail(status_of(f.status), f.t, f.message); }

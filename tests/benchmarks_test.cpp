@@ -177,6 +177,23 @@ TEST_P(FourBarChain, PassesFourFlatPositionsOnTheOneCoordinateReduction) {
             << "\n";
 }
 
+// Without projection the drift along the vanishing direction grows like σ⁻² on the way
+// into a flat position (rank_policy.hpp, item 4): the run stops, and says what helps.
+TEST(FourBarChainWithoutProjection, StopsAndNamesTheRemedy) {
+  Model m = load_model(kDir + "four_bar_chain.json");
+  m.solver.stabilization.type = Stabilization::Type::None;
+  SimulationOptions o = SimulationOptions::from_model(m);
+  o.formulation = Formulation::Recursive;
+  o.integrator.duration = 1.7;
+  const SimulationResult r = simulate(m, o, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status == SimulationStatus::Inconsistent ||
+              r.status == SimulationStatus::StepUnderflow)
+      << r.message;
+  EXPECT_NE(r.message.find("\"stabilization\": {\"type\": \"projection\"}"), std::string::npos)
+      << r.message;
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryFormulation, FourBarChain, ::testing::ValuesIn(kAll),
                          formulation_param_name);
 
