@@ -80,7 +80,7 @@ void ZeroPivotLDLT::compute(const Eigen::SparseMatrix<double>& K, double tau) {
 }
 
 void ZeroPivotLDLT::solve(const Eigen::VectorXd& e, Eigen::VectorXd& x,
-                          Eigen::VectorXd& residual) const {
+                          Eigen::VectorXd* residual) const {
   Eigen::VectorXd z = P_ * e;
   Eigen::VectorXd r = Eigen::VectorXd::Zero(n_);
   for (int j = 0; j < n_; ++j)  // L z' = z
@@ -96,7 +96,7 @@ void ZeroPivotLDLT::solve(const Eigen::VectorXd& e, Eigen::VectorXd& x,
   for (int j = n_ - 1; j >= 0; --j)  // Lᵀ x = z'
     for (int p = Lp_[j]; p < Lp_[j + 1]; ++p) z(j) -= Lx_[p] * z(Li_[p]);
   x = Pinv_ * z;
-  residual = Pinv_ * r;
+  if (residual) *residual = Pinv_ * r;
 }
 
 }  // namespace appell

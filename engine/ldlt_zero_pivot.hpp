@@ -34,8 +34,9 @@ class ZeroPivotLDLT {
   // the symmetric permutation), dropping pivots below tau² (Z1).
   void compute(const Eigen::SparseMatrix<double>& K, double tau);
   int rank() const { return rank_; }
-  // x = Ĝ⁻ e (Z2); residual(k) = (K x − e)_k for dropped rows, 0 for kept ones.
-  void solve(const Eigen::VectorXd& e, Eigen::VectorXd& x, Eigen::VectorXd& residual) const;
+  // x = Ĝ⁻ e (Z2); when asked, residual(k) = (K x − e)_k for dropped rows, 0 for kept ones.
+  void solve(const Eigen::VectorXd& e, Eigen::VectorXd& x,
+             Eigen::VectorXd* residual = nullptr) const;
 
  private:
   int n_ = 0, rank_ = 0;

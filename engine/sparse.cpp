@@ -72,8 +72,8 @@ void solve_sparse(const Model& m, Data& d) {
   // μ = Ĝ⁻ ê with the zero-pivot LDLᵀ, a {1}-inverse (ldlt_zero_pivot.hpp)
   ZeroPivotLDLT ldlt;
   ldlt.compute(G, tau);
-  Eigen::VectorXd mu, dropped_residual;
-  ldlt.solve(e, mu, dropped_residual);
+  Eigen::VectorXd mu;
+  ldlt.solve(e, mu);  // the dropped rows' consistency: check_consistency below
   d.lambda = D.cwiseProduct(mu);
   d.udot = a + AMinv.transpose() * d.lambda;  // ü = a + M⁻¹ Aᵀ λ
   d.diagnostics.rank = ldlt.rank();

@@ -45,7 +45,7 @@ TEST(ZeroPivotLDLT, IsAOneInverseOfASemidefiniteGram) {
     Eigen::MatrixXd Ginv(m, m);
     Eigen::VectorXd x, r;
     for (int k = 0; k < m; ++k) {
-      ldlt.solve(Eigen::VectorXd::Unit(m, k), x, r);
+      ldlt.solve(Eigen::VectorXd::Unit(m, k), x, &r);
       Ginv.col(k) = x;
     }
     EXPECT_LT((G * Ginv * G - G).cwiseAbs().maxCoeff(), 1e-9) << "trial " << trial;
@@ -53,18 +53,20 @@ TEST(ZeroPivotLDLT, IsAOneInverseOfASemidefiniteGram) {
     // a consistent right side (e = G w) is solved exactly, with zero dropped residuals;
     // an inconsistent one (off range(G)) shows in the residuals of the dropped rows
     const Eigen::VectorXd e = G * Eigen::VectorXd::Random(m);
-    ldlt.solve(e, x, r);
+    ldlt.solve(e, x, &r);
     EXPECT_LT((G * x - e).cwiseAbs().maxCoeff(), 1e-10);
     EXPECT_LT(r.cwiseAbs().maxCoeff(), 1e-10);
     const Eigen::MatrixXd K = Eigen::FullPivLU<Eigen::MatrixXd>(G).kernel();  // null(G)
     if (rank < m) {
       const Eigen::VectorXd off = K.col(0) / K.col(0).norm();
-      ldlt.solve(e + off, x, r);
+      ldlt.solve(e + off, x, &r);
       EXPECT_GT(r.norm(), 1e-3) << "trial " << trial;
       // the residuals are G x − (e + off) on the dropped rows, zero on the kept ones
       const Eigen::VectorXd res = G * x - (e + off);
       for (int k = 0; k < m; ++k)
-        if (r(k) != 0.0) EXPECT_NEAR(r(k), res(k), 1e-9);
+        if (r(k) != 0.0) {
+          EXPECT_NEAR(r(k), res(k), 1e-9);
+        }
     }
   }
 }
