@@ -23,7 +23,7 @@ inline int add_link(Model& m, const std::string& name, const Vec3& top) {
 
 inline void add_revolute(Model& m, const std::string& name, int parent, int child,
                          const Vec3& anchor, const Vec3& axis) {
-  m.add_constraint(std::make_shared<Joint>(name, JointType::Revolute, parent, child,
+  m.add_constraint(std::make_shared<Joint>(name, joint_type("revolute"), parent, child,
                                            m.initial_state(parent), m.initial_state(child), anchor,
                                            axis, Vec3::Zero()));
 }
@@ -45,8 +45,8 @@ inline Model standard_chain(int n) {
 }
 
 // The standard state q_i = 0.1 sin i, q̇_i = 0.05 cos i on every 1-DoF joint (in tree
-// order), other joints at rest; writes d.q, d.u.
-inline void standard_state(const Model& m, Data& d) {
+// order), other joints at rest; writes d.q, d.u and returns the joint coordinates (q; u).
+inline Eigen::VectorXd standard_state(const Model& m, Data& d) {
   TreeStateSpace ss(m);
   const TreeModel& tree = ss.tree();
   Eigen::VectorXd x = Eigen::VectorXd::Zero(ss.size());
@@ -56,12 +56,13 @@ inline void standard_state(const Model& m, Data& d) {
       x(j.q_offset) = 0.1 * std::sin(i);
       x(tree.nq + j.u_offset) = 0.05 * std::cos(i);
       ++i;
-    } else if (j.type == TreeJointType::Free) {
+    } else if (j.type == &joint_type("free")) {
       x.segment<3>(j.q_offset) = m.bodies()[j.body].position;
       x(j.q_offset + 3) = 1.0;
     }
   }
   ss.to_maximal(x, 0.0, d);
+  return x;
 }
 
 // A base body (free) with 4 limbs of `links` revolute links each.
@@ -95,7 +96,7 @@ inline Model closed_chain(int n) {
   Model m = standard_chain(n);
   const int tip = n - 1;
   const Vec3 end = m.bodies()[tip].position - Vec3(0, 0, 0.1);
-  m.add_constraint(std::make_shared<Joint>("closure", JointType::Spherical, kWorld, tip,
+  m.add_constraint(std::make_shared<Joint>("closure", joint_type("spherical"), kWorld, tip,
                                            m.initial_state(kWorld), m.initial_state(tip), end,
                                            Vec3::UnitZ(), Vec3::Zero()));
   return m;

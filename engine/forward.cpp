@@ -2,11 +2,13 @@
 
 #include <cmath>
 
-#include "constraints/joints.hpp"
+#include "constraints/joint.hpp"
 #include "engine/gibbs_appell.hpp"
 #include "engine/pinv.hpp"
 #include "engine/recursive.hpp"
+#include "engine/recursive/workspace.hpp"
 #include "engine/sparse.hpp"
+#include "engine/tree.hpp"
 
 namespace appell {
 
@@ -126,17 +128,17 @@ Formulation resolve_formulation(const Model& m, Formulation f) {
   return Formulation::Sparse;
 }
 
-SolveStatus forward(const Model& m, Data& d, Formulation f) {
-  d.diagnostics = Diagnostics{};
-  if (!d.q.allFinite() || !d.u.allFinite() || !std::isfinite(d.t)) {
-    d.diagnostics.status = SolveStatus::NotFinite;
-    d.diagnostics.message = "state is not finite";
-    return d.diagnostics.status;
-  }
-  kinematics(m, d);
-  applied_forces(m, d);
-  constraint_rows(m, d);
-  switch (resolve_formulation(m, f)) {
+namespace {
+
+bool not_finite(Data& d, const char* what) {
+  d.diagnostics.status = SolveStatus::NotFinite;
+  d.diagnostics.message = what;
+  return true;
+}
+
+// the solve and what follows it, once kinematics, forces and rows are in d
+SolveStatus solve_and_react(const Model& m, Data& d, Formulation f) {
+  switch (f) {
     case Formulation::GibbsAppell:
       solve_gibbs_appell(m, d);
       break;
@@ -149,19 +151,48 @@ SolveStatus forward(const Model& m, Data& d, Formulation f) {
     case Formulation::Recursive:
       solve_recursive(m, d);
       break;
-    default:
-      d.diagnostics.status = SolveStatus::Unsupported;
-      d.diagnostics.message = std::string("formulation '") +
-                              formulation_name(resolve_formulation(m, f)) +
-                              "' is not available in this build";
-      return d.diagnostics.status;
+    case Formulation::Auto:
+      break;  // resolved by the callers
   }
   constraint_reactions(m, d);
-  if (d.diagnostics.status == SolveStatus::Ok && (!d.udot.allFinite() || !d.lambda.allFinite())) {
-    d.diagnostics.status = SolveStatus::NotFinite;
-    d.diagnostics.message = "accelerations are not finite";
-  }
+  if (d.diagnostics.status == SolveStatus::Ok && (!d.udot.allFinite() || !d.lambda.allFinite()))
+    not_finite(d, "accelerations are not finite");
   return d.diagnostics.status;
+}
+
+}  // namespace
+
+SolveStatus forward(const Model& m, Data& d, Formulation f) {
+  d.diagnostics = Diagnostics{};
+  if (!d.q.allFinite() || !d.u.allFinite() || !std::isfinite(d.t)) {
+    not_finite(d, "state is not finite");
+    return d.diagnostics.status;
+  }
+  kinematics(m, d);
+  f = resolve_formulation(m, f);
+  if (f == Formulation::Recursive) {
+    // the recursion runs on joint coordinates: read them off this maximal state, O(n)
+    // (simulations call forward_tree on their joint state and skip this)
+    RecursiveWorkspace& ws = recursive_workspace(m, d);
+    tree_from_bodies(ws.tree, d.body, ws.q, ws.u);
+    return forward_tree(m, d, ws.q, ws.u);
+  }
+  applied_forces(m, d);
+  constraint_rows(m, d);
+  return solve_and_react(m, d, f);
+}
+
+SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const Eigen::Ref<const Eigen::VectorXd>& u) {
+  d.diagnostics = Diagnostics{};
+  if (!q.allFinite() || !u.allFinite() || !std::isfinite(d.t)) {
+    not_finite(d, "state is not finite");
+    return d.diagnostics.status;
+  }
+  recursive_kinematics(m, d, q, u);  // body states once, from q and u
+  applied_forces(m, d);
+  constraint_rows(m, d);
+  return solve_and_react(m, d, Formulation::Recursive);
 }
 
 double kinetic_energy(const Model& m, const Data& d) {

@@ -32,7 +32,15 @@ void solve_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::
 // The full pipeline with formulation f (Auto: the model's choice, resolved by
 // resolve_formulation).  Reads d.t, d.q, d.u.  Writes every output field of d.
 // Returns d.diagnostics.status.
+// On a maximal state; for `recursive`, the joint coordinates are read off it first (O(n)).
 SolveStatus forward(const Model& m, Data& d, Formulation f = Formulation::Auto);
+
+// The recursive formulation on the joint coordinates q (tree.nq), u (tree.nu) of the
+// model's spanning tree (engine/tree.hpp) at d.t: body states are computed once from q, u
+// (no maximal coordinates are read or written; d.q, d.u are left as they are).  Writes
+// every other output field of d, and the joint u̇ (joint_accelerations).  O(n) on a tree.
+SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const Eigen::Ref<const Eigen::VectorXd>& u);
 
 // The formulation `Auto` stands for on this model.
 Formulation resolve_formulation(const Model& m, Formulation f);

@@ -34,61 +34,37 @@
 // minimum-norm λ_j with A_jᵀ λ_j = R_i on both bodies: (A_j A_jᵀ) λ_j = A_j R_i.     (R16)
 #pragma once
 
-#include <Eigen/Jacobi>
-#include <vector>
-
 #include "engine/data.hpp"
 #include "engine/tree.hpp"
 
 namespace appell {
 
-using Vec6 = Eigen::Matrix<double, 6, 1>;
-using Mat6 = Eigen::Matrix<double, 6, 6>;
-
-// Per tree body, per evaluation.  Fields are written by the passes named.
-struct TreeBodyWork {
-  Mat6 IA;  // articulated inertia (R6); by inertia_bias_TipToBase
-  Vec6 c;   // velocity-product acceleration (R3); by tree_kinematics_BaseToTip
-  Vec6 Iac;  // Ia c, Ia = IA − U D⁻¹ Uᵀ condensed onto the joint (R8); by inertia_bias_TipToBase
-  Vec6 f;   // applied generalized force (R1), plus extra-row forces
-  Vec6 pA;  // bias (R6); by bias_TipToBase
-  Vec6 a;   // acceleration (R11); by accelerations_BaseToTip
-  Vec3 r;   // x̄_i − x̄_p
-  double mass;
-};
-
-struct RecursiveWorkspace {
-  explicit RecursiveWorkspace(const Model& m);
-  const Model* model;
-  TreeModel tree;
-  std::vector<TreeBodyWork> w;  // tree order                                    (nbody)
-  // per quasi-velocity, joint after joint (joint i's at tree.joints[i].u_offset), so
-  // that a joint's columns form one contiguous 6 × nu block:
-  std::vector<Vec6> S;           // motion subspace (R2); by tree_kinematics_BaseToTip (tree.nu)
-  std::vector<Vec6> U;           // IA S (R7); by inertia_bias_TipToBase           (tree.nu)
-  std::vector<double> Dinv;      // (Sᵀ IA S)⁻¹, nu × nu per joint (R7)           (Σ nu²)
-  std::vector<int> dinv_offset;  // joint → its D⁻¹ in Dinv                        (nbody)
-  Eigen::VectorXd uu;            // −Sᵀ pA (R9); by the bias passes                (tree.nu)
-  Eigen::MatrixXd G;             // A M⁻¹ Aᵀ of the extra rows (R13)              (m × m)
-  Eigen::VectorXd e, scale, lambda;  // right side, scaling 1/ρ, multipliers       (m)
-  Eigen::VectorXd rho;               // ρ of every model row (rank_policy.hpp)     (nrows)
-  Eigen::MatrixXd V;                 // eigenvectors of the scaled G                   (m × m)
-  std::vector<int> row_constraint;   // extra row → model constraint              (m)
-  Eigen::VectorXd udot;              // joint quasi-accelerations u̇ (tree.nu); by solve_recursive
-};
+struct RecursiveWorkspace;  // engine/recursive/workspace.hpp
 
 // The workspace of d, built for m on first use (allocates once).
 RecursiveWorkspace& recursive_workspace(const Model& m, Data& d);
+// The spanning tree the recursion runs on.
+const TreeModel& recursive_tree(const Model& m, Data& d);
+// The joint quasi-accelerations u̇ (tree.nu) of the last solve_recursive or
+// recursive_accelerations on d.
+const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d);
 
-// The recursive solve.  Reads d.body, d.J, d.F, d.terms, d.b (run kinematics,
-// applied_forces and constraint_rows first).  Writes d.udot (maximal), d.lambda (tree
-// joint rows and extra rows), d.diagnostics, and the workspace's joint u̇.
+// Pass 1: body states d.body and world inertias d.J straight from the joint coordinates
+// q (tree.nq) and quasi-velocities u (tree.nu), with the joints' motion subspaces and
+// velocity products.  O(n).  Run before applied_forces() and constraint_rows().
+void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                          const Eigen::Ref<const Eigen::VectorXd>& u);
+
+// The recursive solve after recursive_kinematics, applied_forces and constraint_rows:
+// passes 2 and 3, extra rows, joint multipliers.  Writes d.udot (maximal), d.lambda (tree
+// joint rows and extra rows), d.diagnostics and the joint u̇.
 // O(n) for a tree, O(n·m + m³) with m extra rows.  Never allocates after the first call.
 void solve_recursive(const Model& m, Data& d);
 
-// Only the tree accelerations: kinematics, applied forces and the three passes; no rows,
-// no multipliers, no reactions; extra rows are ignored.  Writes d.body, d.J, d.F, d.udot.
-// O(n).  forward(m, d, Formulation::Recursive) is the full evaluation.
-void recursive_accelerations(const Model& m, Data& d);
+// Only the tree accelerations: pass 1, applied forces and the passes; no rows, no
+// multipliers, no reactions; extra rows are ignored.  Writes d.body, d.J, d.F, d.udot and
+// the joint u̇.  O(n).
+void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                             const Eigen::Ref<const Eigen::VectorXd>& u);
 
 }  // namespace appell

@@ -5,41 +5,36 @@
 
 namespace appell {
 
+TreeStateSpace::TreeStateSpace(const Model& m) : m_(m), tree_(build_tree(m)) {}
+
 void TreeStateSpace::from_maximal(const Data& d, Eigen::VectorXd& x) const {
   // the body states of d.q, d.u (d.body may be stale when the caller set q, u only)
   Data tmp = d;
   kinematics(m_, tmp);
-  tree_from_maximal(m_, tree_, tmp, x);
+  x.resize(size());
+  tree_from_bodies(tree_, tmp.body, x.head(tree_.nq), x.tail(tree_.nu));
 }
 
 void TreeStateSpace::to_maximal(const Eigen::VectorXd& x, double t, Data& d) {
   d.t = t;
-  tree_to_maximal(m_, tree_, x, d);
-  kinematics(m_, d);
+  tree_kinematics(m_, tree_, x.head(tree_.nq), x.tail(tree_.nu), d);
+  maximal_from_bodies(m_, d);
 }
 
 SolveStatus TreeStateSpace::derivative(const Eigen::VectorXd& x, double t, Data& d,
                                        Eigen::VectorXd& xdot) {
   d.t = t;
-  tree_to_maximal(m_, tree_, x, d);
-  const SolveStatus status = forward(m_, d, Formulation::Recursive);
+  const auto q = x.head(tree_.nq);
+  const auto u = x.tail(tree_.nu);
+  const SolveStatus status = forward_tree(m_, d, q, u);
   xdot.resize(size());
-  tree_qdot(tree_, x, xdot.head(tree_.nq));
-  const RecursiveWorkspace& ws = recursive_workspace(m_, d);
-  xdot.tail(tree_.nu) = ws.udot;
+  tree_qdot(tree_, q, u, xdot.head(tree_.nq));
+  xdot.tail(tree_.nu) = joint_accelerations(m_, d);
   return status;
 }
 
 void TreeStateSpace::normalize(Eigen::VectorXd& x) const {
-  for (const TreeJoint& j : tree_.joints) {
-    const int o = j.type == TreeJointType::Spherical ? j.q_offset
-                  : j.type == TreeJointType::Free    ? j.q_offset + 3
-                                                     : -1;
-    if (o < 0) continue;
-    auto q = x.segment<4>(o);
-    const double n = q.norm();
-    if (n > 0) q /= n;
-  }
+  tree_normalize(tree_, x.head(tree_.nq));
 }
 
 SolveStatus TreeStateSpace::project(Eigen::VectorXd& x, double t, Data& d) {

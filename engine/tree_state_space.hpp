@@ -5,12 +5,13 @@
 
 #include "engine/recursive.hpp"
 #include "engine/state_space.hpp"
+#include "engine/tree.hpp"
 
 namespace appell {
 
 class TreeStateSpace : public StateSpace {
  public:
-  explicit TreeStateSpace(const Model& m) : m_(m), tree_(build_tree(m)) {}
+  explicit TreeStateSpace(const Model& m);
   Formulation formulation() const override { return Formulation::Recursive; }
   int size() const override { return tree_.nq + tree_.nu; }
   // x of d.q, d.u (which must satisfy the tree joints): runs the maximal kinematics on

@@ -27,13 +27,17 @@ void Node::fail(const std::string& message) const {
 }
 
 const Node& Node::object(std::initializer_list<const char*> allowed) const {
+  return object(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+const Node& Node::object(const std::vector<std::string>& allowed) const {
   if (!j_->is_object()) fail("expected an object, got " + type_name(*j_));
   for (auto it = j_->begin(); it != j_->end(); ++it) {
     bool ok = false;
-    for (const char* a : allowed) ok = ok || it.key() == a;
+    for (const std::string& a : allowed) ok = ok || it.key() == a;
     if (!ok) {
       std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
       Node(it.value(), ptr_ + "/" + it.key(), *file_)
           .fail("unknown key '" + it.key() + "'; expected one of: " + list);
     }

@@ -23,6 +23,7 @@ class Node {
 
   // an object whose keys are all in `allowed` (unknown keys are almost always typos)
   const Node& object(std::initializer_list<const char*> allowed) const;
+  const Node& object(const std::vector<std::string>& allowed) const;
   bool has(const char* key) const { return j_->is_object() && j_->contains(key); }
   Node operator[](const char* key) const;  // required key
   Node at(size_t i) const;

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "constraints/expression_constraint.hpp"
-#include "constraints/joints.hpp"
+#include "constraints/joint.hpp"
 #include "constraints/primitives.hpp"
 #include "constraints/rolling.hpp"
 #include "engine/expression_force.hpp"
@@ -26,44 +26,29 @@ std::pair<int, int> two_bodies(const Node& n, const SceneContext& ctx, bool rigi
 }
 
 ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneContext& ctx,
-                          JointType type) {
-  const std::string tname = joint_type_name(type);
-  const bool spherical = type == JointType::Spherical;
-  switch (type) {
-    case JointType::Spherical:
-      n.object({"name", "type", "bodies", "anchor"});
-      break;
-    case JointType::Revolute:
-    case JointType::Cylindrical:
-      n.object({"name", "type", "bodies", "anchor", "axis"});
-      break;
-    case JointType::Prismatic:
-      n.object({"name", "type", "bodies", "axis"});
-      break;
-    case JointType::Universal:
-      n.object({"name", "type", "bodies", "anchor", "axes"});
-      break;
-    case JointType::Fixed:
-      n.object({"name", "type", "bodies"});
-      break;
-  }
-  const auto [p, c] = two_bodies(n, ctx, !spherical, "a " + tname + " joint needs rigid bodies");
-  Vec3 anchor = Vec3::Zero(), axis = Vec3::UnitX(), axis2 = Vec3::Zero();
-  if (n.has("anchor") || type == JointType::Spherical || type == JointType::Revolute ||
-      type == JointType::Cylindrical || type == JointType::Universal) {
+                          const JointType& type) {
+  const JointSyntax syntax = type.syntax();
+  std::vector<std::string> keys = {"name", "type", "bodies"};
+  if (syntax.anchor) keys.push_back("anchor");
+  if (syntax.axes == 1) keys.push_back("axis");
+  if (syntax.axes == 2) keys.push_back("axes");
+  n.object(keys);
+  const std::string why = "a " + std::string(type.name()) + " joint needs rigid bodies";
+  const auto [p, c] = two_bodies(n, ctx, syntax.rigid, why);
+  Vec3 anchor = Vec3::Zero(), axis = Vec3::UnitZ(), axis2 = Vec3::UnitY();
+  if (syntax.anchor) {
     const Node an = n["anchor"];
     anchor = ctx.point_of(p, an);
     ctx.point_of(c, an);
   }
-  if (type == JointType::Revolute || type == JointType::Prismatic || type == JointType::Cylindrical)
-    axis = n["axis"].unit_vec3();
-  if (type == JointType::Universal) {
+  if (syntax.axes == 1) axis = n["axis"].unit_vec3();
+  if (syntax.axes == 2) {
     const auto axes = n["axes"].array(2);
     axis = axes[0].unit_vec3();
     axis2 = axes[1].unit_vec3();
     if (std::abs(axis.dot(axis2)) > 1e-6)
-      n["axes"].fail("the two axes of a universal joint must be perpendicular, got cosine " +
-                     std::to_string(axis.dot(axis2)));
+      n["axes"].fail("the two axes of a " + std::string(type.name()) +
+                     " joint must be perpendicular, got cosine " + std::to_string(axis.dot(axis2)));
   }
   return std::make_shared<Joint>(name, type, p, c, ctx.model.initial_state(p),
                                  ctx.model.initial_state(c), anchor, axis, axis2);
@@ -271,10 +256,9 @@ ForcePtr parse_expression_force(const Node& n, const SceneContext& ctx) {
 const std::map<std::string, ConstraintParser>& constraint_parsers() {
   static const std::map<std::string, ConstraintParser> table = [] {
     std::map<std::string, ConstraintParser> t;
-    for (JointType j : {JointType::Spherical, JointType::Revolute, JointType::Prismatic,
-                        JointType::Cylindrical, JointType::Universal, JointType::Fixed})
-      t[joint_type_name(j)] = [j](const Node& n, const std::string& name, const SceneContext& c) {
-        return parse_joint(n, name, c, j);
+    for (const JointType* j : joint_types())
+      t[j->name()] = [j](const Node& n, const std::string& name, const SceneContext& c) {
+        return parse_joint(n, name, c, *j);
       };
     t["distance"] = parse_distance;
     t["point_on_plane"] = parse_point_on_plane;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "bodies/inertia.hpp"
-#include "constraints/joints.hpp"
+#include "constraints/joint.hpp"
 
 namespace appell {
 
@@ -40,7 +40,7 @@ Model standard_chain(int n) {
     b.angular_velocity = w;
     const int child = m.add_body(b);
     const BodyState child0 = m.initial_state(child);
-    m.add_constraint(std::make_shared<Joint>("joint" + std::to_string(i), JointType::Revolute,
+    m.add_constraint(std::make_shared<Joint>("joint" + std::to_string(i), joint_type("revolute"),
                                              parent, child, parent0, child0, p, axis_W,
                                              Vec3::Zero()));
     // the next joint

@@ -36,7 +36,7 @@ int add_bystander(Model& m) {
   arm.angular_velocity = Vec3(0.3, 0.2, 0.1);
   arm.velocity = arm.angular_velocity.cross(Vec3(0, 0, -0.25));  // about the anchor
   const int b = m.add_body(arm);
-  m.add_constraint(std::make_shared<Joint>("bystander", JointType::Spherical, kWorld, b,
+  m.add_constraint(std::make_shared<Joint>("bystander", joint_type("spherical"), kWorld, b,
                                            m.initial_state(kWorld), m.initial_state(b),
                                            Vec3(2, 0, 0), Vec3::UnitX(), Vec3::Zero()));
   return b;

@@ -277,7 +277,7 @@ Model four_bar(bool redundant, const Vec3& n) {
     m.add_body(b);
   }
   auto hinge = [&](const std::string& name, int p, int c, const Vec3& at) {
-    m.add_constraint(std::make_shared<Joint>(name, JointType::Revolute, p, c, m.initial_state(p),
+    m.add_constraint(std::make_shared<Joint>(name, joint_type("revolute"), p, c, m.initial_state(p),
                                              m.initial_state(c), at, n, Vec3::Zero()));
   };
   hinge("A", kWorld, 0, A);

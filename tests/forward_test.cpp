@@ -216,7 +216,7 @@ TEST(Forward, WritesEveryOutput) {
   b.name = "b";
   b.inertia = inertia_box(1.0, Vec3(0.1, 0.2, 0.3));
   const int i = m.add_body(b);
-  m.add_constraint(std::make_shared<Joint>("hinge", JointType::Revolute, kWorld, i,
+  m.add_constraint(std::make_shared<Joint>("hinge", joint_type("revolute"), kWorld, i,
                                            m.initial_state(kWorld), m.initial_state(i),
                                            Vec3(0, 0, 0.5), Vec3::UnitY(), Vec3::Zero()));
   for (Formulation f : kFormulations) {

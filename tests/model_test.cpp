@@ -41,12 +41,12 @@ TEST(Model, LayoutOfCoordinatesAndRows) {
   EXPECT_EQ(m.body_index("world"), kWorld);
   EXPECT_EQ(m.body_index("nobody"), -2);
 
-  m.add_constraint(std::make_shared<Joint>("j", JointType::Revolute, kWorld, a,
+  m.add_constraint(std::make_shared<Joint>("j", joint_type("revolute"), kWorld, a,
                                            m.initial_state(kWorld), m.initial_state(a),
                                            Vec3::Zero(), Vec3::UnitX(), Vec3::Zero()));
   m.add_constraint(std::make_shared<DistanceConstraint>(
       "d", a, p, m.initial_state(a), m.initial_state(p), Vec3(0, 0, -1), Vec3(0, 0, -2), 1.0));
-  m.add_constraint(std::make_shared<Joint>("f", JointType::Fixed, a, c, m.initial_state(a),
+  m.add_constraint(std::make_shared<Joint>("f", joint_type("fixed"), a, c, m.initial_state(a),
                                            m.initial_state(c), Vec3::Zero(), Vec3::UnitX(),
                                            Vec3::Zero()));
   EXPECT_EQ(m.nrows(), 5 + 1 + 6);

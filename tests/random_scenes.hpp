@@ -76,11 +76,12 @@ inline bool is_rigid(const Model& m, int b) {
   return b == kWorld || m.bodies()[b].rigid();
 }
 
-inline Builder joint_builder(const Model& m, JointType type, int p, int c, const Vec3& anchor,
-                             const Vec3& axis, const Vec3& axis2) {
+inline Builder joint_builder(const Model& m, const JointType& type_ref, int p, int c,
+                             const Vec3& anchor, const Vec3& axis, const Vec3& axis2) {
   const BodyState sp = m.initial_state(p), sc = m.initial_state(c);
+  const JointType* type = &type_ref;
   return [=](const std::string& name) -> ConstraintPtr {
-    return std::make_shared<Joint>(name, type, p, c, sp, sc, anchor, axis, axis2);
+    return std::make_shared<Joint>(name, *type, p, c, sp, sc, anchor, axis, axis2);
   };
 }
 inline Builder distance_builder(const Model& m, int a, int b, const Vec3& pa, const Vec3& pb) {
@@ -94,22 +95,24 @@ inline Builder distance_builder(const Model& m, int a, int b, const Vec3& pa, co
 // at the particle, a distance or a plane (to the world, unless `floating`) when a particle
 // is involved.  *type_out is the joint type (meaningful only when the constraint is a Joint).
 inline Builder random_joint(Rng& rng, const Model& m, int p, int c, bool floating, double L,
-                            JointType* type_out) {
+                            const JointType** type_out) {
   const Vec3 axis = rng.unit();
   Vec3 axis2 = rng.unit();
   axis2 = (axis2 - axis2.dot(axis) * axis).normalized();
-  *type_out = JointType::Spherical;
+  *type_out = &joint_type("spherical");
   if (is_rigid(m, p) && is_rigid(m, c)) {
-    const JointType types[] = {JointType::Spherical,   JointType::Revolute,  JointType::Prismatic,
-                               JointType::Cylindrical, JointType::Universal, JointType::Fixed};
+    const JointType* const types[] = {&joint_type("spherical"), &joint_type("revolute"),
+                                      &joint_type("prismatic"), &joint_type("cylindrical"),
+                                      &joint_type("universal"), &joint_type("fixed")};
     *type_out = types[rng.integer(0, 5)];
     const Vec3 anchor = 0.5 * (m.initial_state(c).x + m.initial_state(p).x) + L * rng.vec(0.2);
-    return joint_builder(m, *type_out, p, c, anchor, axis, axis2);
+    return joint_builder(m, **type_out, p, c, anchor, axis, axis2);
   }
   const int particle = is_rigid(m, c) ? p : c, other = particle == c ? p : c;
   const int pick = rng.integer(0, 2);
   if (pick == 0 && is_rigid(m, other))
-    return joint_builder(m, JointType::Spherical, p, c, m.initial_state(particle).x, axis, axis2);
+    return joint_builder(m, joint_type("spherical"), p, c, m.initial_state(particle).x, axis,
+                         axis2);
   const Vec3 pa = point_on(rng, m, p, L), pb = point_on(rng, m, c, L);
   if ((pick == 1 || floating) && (pb - pa).norm() > 0.05 * L)
     return distance_builder(m, p, c, pa, pb);
@@ -143,9 +146,9 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
     m.add_body(b);
   }
   // a joint per body: the spanning tree
-  std::vector<JointType> types;
+  std::vector<const JointType*> types;
   for (int i = 0; i < o.nbody; ++i) {
-    JointType t = JointType::Fixed;
+    const JointType* t = &joint_type("fixed");
     if (o.floating && i == 0) {  // the root floats
       sc.tree.push_back(nullptr);
       sc.joint.push_back(-1);
@@ -167,7 +170,7 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
       const int kind = rng.integer(0, 2);
       if (kind == 1 && is_rigid(m, a) && is_rigid(m, b)) {
         const Vec3 anchor = 0.5 * (m.initial_state(a).x + m.initial_state(b).x);
-        m.add_constraint(joint_builder(m, JointType::Spherical, a, b, anchor, Vec3::UnitX(),
+        m.add_constraint(joint_builder(m, joint_type("spherical"), a, b, anchor, Vec3::UnitX(),
                                        Vec3::Zero())(name));
       } else if (kind == 2 && is_rigid(m, a) && is_rigid(m, b)) {
         const Vec3 na = rng.unit();
@@ -218,14 +221,14 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
       if (sc.joint[c] < 0) c = 1;  // the floating root has no joint to repeat
       const int p = sc.parent[c];
       const std::string name = "redundant" + std::to_string(k);
-      const JointType t = types[c];
+      const JointType* t = types[c];
       // the same joint again, or a distance implied by it: between a point of the parent
       // and a point of the child that the joint keeps fixed relative to the parent
       const Joint* j = dynamic_cast<const Joint*>(m.constraints()[sc.joint[c]].get());
-      if (red.chance(0.5) || !j || (t != JointType::Spherical && t != JointType::Fixed)) {
+      if (red.chance(0.5) || !j || (t != &joint_type("spherical") && t != &joint_type("fixed"))) {
         m.add_constraint(sc.tree[c](name));
       } else {
-        const Vec3 on_child = t == JointType::Fixed ? point_on(red, m, c, L) : j->anchor();
+        const Vec3 on_child = t == &joint_type("fixed") ? point_on(red, m, c, L) : j->anchor();
         const Vec3 on_parent = point_on(red, m, p, L);
         if ((on_child - on_parent).norm() > 0.05 * L)
           m.add_constraint(distance_builder(m, p, c, on_parent, on_child)(name));

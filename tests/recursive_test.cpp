@@ -99,9 +99,10 @@ RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
   m.gravity = Vec3(0.3, -0.2, -9.81);
   for (int i = 0; i < n; ++i)
     m.add_body(random_body(rng, i, i == n / 2 ? BodyType::Particle : BodyType::Rigid));
-  const JointType types[] = {JointType::Spherical,   JointType::Revolute,  JointType::Prismatic,
-                             JointType::Cylindrical, JointType::Universal, JointType::Fixed};
-  auto add_joint = [&](const std::string& name, JointType type, int p, int c) {
+  // every registered joint type (constraints/joints/registry.cpp), a new one included
+  const std::vector<const JointType*>& types = joint_types();
+  const int ntypes = static_cast<int>(types.size());
+  auto add_joint = [&](const std::string& name, const JointType& type, int p, int c) {
     const BodyState P = m.initial_state(p), C = m.initial_state(c);
     const Vec3 anchor = 0.5 * (P.x + C.x) + 0.2 * random_unit(rng);
     const Vec3 axis = random_unit(rng);
@@ -114,7 +115,7 @@ RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
     const int p = (i == 0 || uniform(rng, 0, 1) < 0.15)
                       ? kWorld
                       : std::uniform_int_distribution<int>(0, i - 1)(rng);
-    const JointType type = types[std::uniform_int_distribution<int>(0, 5)(rng)];
+    const JointType& type = *types[std::uniform_int_distribution<int>(0, ntypes - 1)(rng)];
     if (p != kWorld && uniform(rng, 0, 1) < 0.25)
       add_joint("j" + std::to_string(i), type, i, p);  // reversed
     else
@@ -136,8 +137,8 @@ RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
     }
     // a closing spherical joint between two bodies far apart in the tree, and a joint
     // that makes the particle a child (both extra rows)
-    add_joint("close", JointType::Spherical, 0, n - 1);
-    add_joint("hold", JointType::Spherical, n / 2 + 1, n / 2);
+    add_joint("close", joint_type("spherical"), 0, n - 1);
+    add_joint("hold", joint_type("spherical"), n / 2 + 1, n / 2);
   }
   return s;
 }
@@ -147,11 +148,9 @@ Eigen::VectorXd random_tree_state(std::mt19937& rng, const TreeModel& tree) {
   Eigen::VectorXd x(tree.nq + tree.nu);
   for (int k = 0; k < x.size(); ++k) x(k) = uniform(rng, -1, 1);
   for (const TreeJoint& j : tree.joints) {
-    const int o = j.type == TreeJointType::Spherical ? j.q_offset
-                  : j.type == TreeJointType::Free    ? j.q_offset + 3
-                                                     : -1;
-    if (o >= 0) x.segment<4>(o).normalize();
+    (void)j;
   }
+  tree_normalize(tree, x.head(tree.nq));
   return x;
 }
 
@@ -236,8 +235,9 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
 // the total constraint force on each body (the split among repeated rows is not unique).
 TEST(Recursive, ExtraRowsRepeatingTreeJointsEqualPinv) {
   std::mt19937 rng(20261124);
-  const JointType types[] = {JointType::Spherical,   JointType::Revolute,  JointType::Prismatic,
-                             JointType::Cylindrical, JointType::Universal, JointType::Fixed};
+  const JointType* const types[] = {&joint_type("spherical"), &joint_type("revolute"),
+                                    &joint_type("prismatic"), &joint_type("cylindrical"),
+                                    &joint_type("universal"), &joint_type("fixed")};
   int compared = 0, repeats = 0;
   double worst_u = 0.0, worst_f = 0.0;
   for (int trial = 0; trial < 60; ++trial) {
@@ -246,7 +246,7 @@ TEST(Recursive, ExtraRowsRepeatingTreeJointsEqualPinv) {
     m.gravity = Vec3(0.3, -0.2, -9.81);
     for (int i = 0; i < n; ++i) m.add_body(random_body(rng, i, BodyType::Rigid));
     struct Edge {
-      JointType type;
+      const JointType* type;
       int p, c;
       Vec3 anchor, axis, axis2;
     };
@@ -259,7 +259,7 @@ TEST(Recursive, ExtraRowsRepeatingTreeJointsEqualPinv) {
       const BodyState P = m.initial_state(e.p), C = m.initial_state(e.c);
       e.anchor = 0.5 * (P.x + C.x) + 0.2 * random_unit(rng);
       e.axis2 = e.axis.cross(random_unit(rng)).normalized();
-      auto j = std::make_shared<Joint>("j" + std::to_string(i), e.type, e.p, e.c, P, C, e.anchor,
+      auto j = std::make_shared<Joint>("j" + std::to_string(i), *e.type, e.p, e.c, P, C, e.anchor,
                                        e.axis, e.axis2);
       tree_rows += j->rows();
       m.add_constraint(j);
@@ -272,16 +272,17 @@ TEST(Recursive, ExtraRowsRepeatingTreeJointsEqualPinv) {
       const BodyState P = m.initial_state(e.p), C = m.initial_state(e.c);
       const std::string name = "repeat" + std::to_string(k);
       const int kind = std::uniform_int_distribution<int>(0, 1)(rng);
-      const bool pointwise = e.type == JointType::Revolute || e.type == JointType::Universal ||
-                             e.type == JointType::Spherical || e.type == JointType::Fixed;
+      const bool pointwise = e.type == &joint_type("revolute") ||
+                             e.type == &joint_type("universal") ||
+                             e.type == &joint_type("spherical") || e.type == &joint_type("fixed");
       if (kind == 0) {  // the joint written twice
         m.add_constraint(
-            std::make_shared<Joint>(name, e.type, e.p, e.c, P, C, e.anchor, e.axis, e.axis2));
-      } else if (pointwise && e.type != JointType::Revolute) {  // a spherical at the anchor
-        const Vec3 at = e.type == JointType::Fixed ? C.x : e.anchor;
-        m.add_constraint(std::make_shared<Joint>(name, JointType::Spherical, e.p, e.c, P, C, at,
+            std::make_shared<Joint>(name, *e.type, e.p, e.c, P, C, e.anchor, e.axis, e.axis2));
+      } else if (pointwise && e.type != &joint_type("revolute")) {  // a spherical at the anchor
+        const Vec3 at = e.type == &joint_type("fixed") ? C.x : e.anchor;
+        m.add_constraint(std::make_shared<Joint>(name, joint_type("spherical"), e.p, e.c, P, C, at,
                                                  e.axis, e.axis2));
-      } else if (e.type == JointType::Revolute) {  // two points on the hinge's axis
+      } else if (e.type == &joint_type("revolute")) {  // two points on the hinge's axis
         m.add_constraint(std::make_shared<DistanceConstraint>(
             name, e.p, e.c, P, C, e.anchor + 0.3 * e.axis, e.anchor - 0.3 * e.axis, 0.6));
       } else {  // prismatic, cylindrical: a direction across the axis stays perpendicular to it
@@ -401,13 +402,16 @@ TEST(Recursive, NoAllocationPerEvaluation) {
   for (bool rows : {false, true}) {
     const Model m = rows ? bench::closed_chain(30) : bench::standard_chain(30);
     Data d(m);
-    bench::standard_state(m, d);
+    const Eigen::VectorXd x = bench::standard_state(m, d);
+    const TreeStateSpace ss(m);
+    const auto q = x.head(ss.tree().nq), u = x.tail(ss.tree().nu);
     ASSERT_EQ(forward(m, d, Formulation::Recursive), SolveStatus::Ok);  // builds the workspace
     long count = 0;
     {
       AllocationScope scope;
       for (int k = 0; k < 10; ++k) forward(m, d, Formulation::Recursive);
-      recursive_accelerations(m, d);
+      for (int k = 0; k < 10; ++k) forward_tree(m, d, q, u);
+      recursive_accelerations(m, d, q, u);
       count = scope.count();
     }
     EXPECT_EQ(count, 0) << (rows ? "with extra rows" : "tree");

@@ -93,8 +93,8 @@ TEST(SceneErrors, ConstraintsWordForWord) {
             "perpendicular, got cosine 0.707107");
   EXPECT_EQ(with(R"({"type": "hinge", "bodies": ["world", "a"]})"),
             "s.json: /constraints/0/type: unknown constraint type 'hinge'; expected one of: "
-            "cylindrical, distance, expression, fixed, knife_edge, linear, perpendicular, "
-            "point_on_plane, prismatic, revolute, rolling, spherical, universal");
+            "cylindrical, distance, expression, fixed, free, knife_edge, linear, perpendicular, "
+            "planar, point_on_plane, prismatic, revolute, rolling, spherical, universal");
   EXPECT_EQ(with(R"({"type": "fixed", "bodies": ["a", "a"]})"),
             "s.json: /constraints/0/bodies: the two bodies must differ");
   EXPECT_EQ(with(R"({"type": "prismatic", "bodies": ["world", "a"], "axis": [0, 0, 0]})"),

@@ -28,11 +28,11 @@ Model random_chain(int n, unsigned seed, bool redundant) {
     b.angular_velocity = Vec3(U(rng), U(rng), U(rng));
     const int idx = m.add_body(b);
     const Vec3 axis = Vec3(U(rng), U(rng), U(rng)).normalized();
-    m.add_constraint(std::make_shared<Joint>("joint" + std::to_string(i), JointType::Revolute, prev,
+    m.add_constraint(std::make_shared<Joint>("joint" + std::to_string(i), joint_type("revolute"), prev,
                                              idx, m.initial_state(prev), m.initial_state(idx),
                                              anchor, axis, Vec3::Zero()));
     if (redundant && i == n / 2)  // the same hinge written twice
-      m.add_constraint(std::make_shared<Joint>("again", JointType::Revolute, prev, idx,
+      m.add_constraint(std::make_shared<Joint>("again", joint_type("revolute"), prev, idx,
                                                m.initial_state(prev), m.initial_state(idx), anchor,
                                                axis, Vec3::Zero()));
     prev = idx;

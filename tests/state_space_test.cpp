@@ -28,7 +28,7 @@ Model pendulum_with_a_particle() {
   bob.position = Vec3(0.1, 0, -0.5);
   bob.velocity = Vec3(0.3, 0.2, -0.1);
   const int b = m.add_body(bob);
-  m.add_constraint(std::make_shared<Joint>("hinge", JointType::Spherical, kWorld, a,
+  m.add_constraint(std::make_shared<Joint>("hinge", joint_type("spherical"), kWorld, a,
                                            m.initial_state(kWorld), m.initial_state(a),
                                            Vec3::Zero(), Vec3::UnitX(), Vec3::Zero()));
   m.add_constraint(std::make_shared<DistanceConstraint>(

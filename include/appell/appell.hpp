@@ -16,7 +16,7 @@
 #include "constraints/constraint.hpp"
 #include "constraints/expression.hpp"
 #include "constraints/expression_constraint.hpp"
-#include "constraints/joints.hpp"
+#include "constraints/joint.hpp"
 #include "constraints/kernels.hpp"
 #include "constraints/primitives.hpp"
 #include "constraints/rolling.hpp"

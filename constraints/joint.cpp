@@ -1,0 +1,24 @@
+#include "constraints/joint.hpp"
+
+namespace appell {
+
+Joint::Joint(std::string name, const JointType& type, int parent, int child,
+             const BodyState& parent0, const BodyState& child0, const Vec3& anchor,
+             const Vec3& axis, const Vec3& axis2)
+    : Constraint(std::move(name), {parent, child}), type_(&type) {
+  parent_ = {parent, slot(parent)};
+  child_ = {child, slot(child)};
+  anchor_ = type.syntax().anchor ? anchor : child0.x;
+  // the joint frame: the anchor and the type's axes, in each body's frame
+  const Mat3 E = type.axes(axis, axis2);
+  frames_.X_P = parent0.Q.transpose() * (anchor_ - parent0.x);
+  frames_.X_C = child0.Q.transpose() * (anchor_ - child0.x);
+  frames_.E_P = parent0.Q.transpose() * E;
+  frames_.E_C = child0.Q.transpose() * E;
+}
+
+void Joint::evaluate(const StateView& in, const RowSpan& out) const {
+  type_->evaluate_rows(in, parent_, child_, frames_, out);
+}
+
+}  // namespace appell

@@ -1,0 +1,44 @@
+// A joint between a parent and a child body ("world" is the fixed ground), as a constraint.
+//
+// The joint is defined by the bodies' poses at t = 0 (the reference pose): the anchor is
+// the material point of each body that sits there (the child's centre of mass for types
+// whose syntax has no anchor), and the axes are directions fixed in the bodies.  What the
+// joint allows is its JointType (constraints/joint_type.hpp, one file per type in
+// constraints/joints/); the maximal formulations see its canonical rows, the recursive one
+// its motion subspace.
+#pragma once
+
+#include "constraints/joint_type.hpp"
+
+namespace appell {
+
+class Joint final : public Constraint {
+ public:
+  // parent0/child0: the bodies' poses at t = 0 (a resting identity state for the world).
+  // anchor: world point (ignored when the type has none: the child's centre is used);
+  // axis: world direction (the z of the joint frame); axis2: the child's axis of a
+  // two-axis type (universal).
+  Joint(std::string name, const JointType& type, int parent, int child, const BodyState& parent0,
+        const BodyState& child0, const Vec3& anchor, const Vec3& axis = Vec3::UnitZ(),
+        const Vec3& axis2 = Vec3::UnitY());
+
+  std::string type() const override { return type_->name(); }
+  int rows() const override { return type_->rows(); }
+  bool holonomic(int) const override { return true; }
+  void evaluate(const StateView& in, const RowSpan& out) const override;
+
+  const JointType& joint_type() const { return *type_; }
+  int parent() const { return parent_.body; }
+  int child() const { return child_.body; }
+  const JointFrames& frames() const { return frames_; }
+  // the anchor in the world at t = 0
+  const Vec3& anchor() const { return anchor_; }
+
+ private:
+  const JointType* type_;
+  End parent_, child_;
+  Vec3 anchor_;
+  JointFrames frames_;
+};
+
+}  // namespace appell

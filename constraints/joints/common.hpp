@@ -1,0 +1,64 @@
+// Small helpers shared by the joint types (internal to constraints/joints/).
+#pragma once
+
+#include <cmath>
+
+#include "constraints/joint_type.hpp"
+
+namespace appell::joint_math {
+
+// rotations about the frame's axes by θ
+inline Mat3 rot_x(double t) {
+  const double c = std::cos(t), s = std::sin(t);
+  Mat3 R;
+  R << 1, 0, 0, 0, c, -s, 0, s, c;
+  return R;
+}
+inline Mat3 rot_y(double t) {
+  const double c = std::cos(t), s = std::sin(t);
+  Mat3 R;
+  R << c, 0, s, 0, 1, 0, -s, 0, c;
+  return R;
+}
+inline Mat3 rot_z(double t) {
+  const double c = std::cos(t), s = std::sin(t);
+  Mat3 R;
+  R << c, -s, 0, s, c, 0, 0, 0, 1;
+  return R;
+}
+
+// the angle θ of R = rot_z(θ)
+inline double angle_z(const Mat3& R) {
+  return std::atan2(R(1, 0), R(0, 0));
+}
+
+// the rotation of the quaternion [w x y z] at q (normalised on the fly)
+inline Mat3 quat_rotation(const double* q) {
+  return Quat(q[0], q[1], q[2], q[3]).normalized().toRotationMatrix();
+}
+inline void quat_store(const Mat3& R, double* q) {
+  const Quat o(R);
+  q[0] = o.w(), q[1] = o.x(), q[2] = o.y(), q[3] = o.z();
+}
+// ½ (0, ω) ⊗ q: the rate of a quaternion whose frame turns with ω (ω in the left frame)
+inline void quat_rate(const double* q, const double* w, double* out) {
+  const Quat r = Quat(0.0, w[0], w[1], w[2]) * Quat(q[0], q[1], q[2], q[3]);
+  out[0] = 0.5 * r.w(), out[1] = 0.5 * r.x(), out[2] = 0.5 * r.y(), out[3] = 0.5 * r.z();
+}
+inline void quat_normalize(double* q) {
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n > 0)
+    for (int k = 0; k < 4; ++k) q[k] /= n;
+}
+
+// S's column k: a slide along e (lin = e) or a turn about e through the anchor (ang = e)
+inline void slide(JointMotion& m, int k, const Vec3& e) {
+  m.S.col(k).head<3>() = e;
+  m.S.col(k).tail<3>().setZero();
+}
+inline void turn(JointMotion& m, int k, const Vec3& e) {
+  m.S.col(k).head<3>().setZero();
+  m.S.col(k).tail<3>() = e;
+}
+
+}  // namespace appell::joint_math

@@ -1,0 +1,44 @@
+// Cylindrical joint: a turn θ about and a slide s along the joint axis z.
+//   q = (θ, s), R = rot_z(θ), d = s e_z, S = [(0; e_z) (e_z; 0)], Ṡ u = 0.
+//   rows (4): angle(x_P ⊥ z_C) + angle(y_P ⊥ z_C) + plane(x_P) + plane(y_P) at the anchor
+#include "constraints/joints/common.hpp"
+
+namespace appell {
+
+namespace {
+
+class Cylindrical final : public JointType {
+ public:
+  const char* name() const override { return "cylindrical"; }
+  int nq() const override { return 2; }
+  int nu() const override { return 2; }
+  JointSyntax syntax() const override { return {true, 1, true}; }
+  void motion(const double* q, const double*, JointMotion& m) const override {
+    m.R = joint_math::rot_z(q[0]);
+    m.d = Vec3(0, 0, q[1]);
+    joint_math::turn(m, 0, Vec3::UnitZ());
+    joint_math::slide(m, 1, Vec3::UnitZ());
+    m.c.setZero();
+  }
+  void coordinates(const Mat3& R, const Vec3& d, double* q) const override {
+    q[0] = joint_math::angle_z(R);
+    q[1] = d.z();
+  }
+  int rows() const override { return 4; }
+  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
+                     const RowSpan& out) const override {
+    int row = angle_row(in, P, C, f.E_P.col(0), f.E_C.col(2), 0.0, out, 0);
+    row = angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);
+    row = plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(0), 0.0, out, row);
+    plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(1), 0.0, out, row);
+  }
+};
+
+}  // namespace
+
+const JointType& cylindrical_joint() {
+  static const Cylindrical type;
+  return type;
+}
+
+}  // namespace appell

@@ -1,0 +1,38 @@
+// Fixed (weld) joint: no relative motion; the anchor is the child's centre.
+//   nq = nu = 0, R = I, d = 0.
+//   rows (6): point_coincident(child's centre) + rotation_lock
+#include "constraints/joints/common.hpp"
+
+namespace appell {
+
+namespace {
+
+class Fixed final : public JointType {
+ public:
+  const char* name() const override { return "fixed"; }
+  int nq() const override { return 0; }
+  int nu() const override { return 0; }
+  JointSyntax syntax() const override { return {false, 0, true}; }
+  Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
+  void motion(const double*, const double*, JointMotion& m) const override {
+    m.R.setIdentity();
+    m.d.setZero();
+    m.c.setZero();
+  }
+  void coordinates(const Mat3&, const Vec3&, double*) const override {}
+  int rows() const override { return 6; }
+  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
+                     const RowSpan& out) const override {
+    const int row = point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
+    rotation_lock_rows(in, P, C, f.E_P * f.E_C.transpose(), out, row);
+  }
+};
+
+}  // namespace
+
+const JointType& fixed_joint() {
+  static const Fixed type;
+  return type;
+}
+
+}  // namespace appell

@@ -1,0 +1,45 @@
+// Planar joint: the child slides in the plane ⊥ the joint axis z and turns about z.
+//   q = (x, y, θ), R = rot_z(θ), d = (x, y, 0), S = [(e_x; 0) (e_y; 0) (0; e_z)], Ṡ u = 0.
+//   rows (3): angle(x_P ⊥ z_C) + angle(y_P ⊥ z_C) + plane(z_P) at the anchor
+#include "constraints/joints/common.hpp"
+
+namespace appell {
+
+namespace {
+
+class Planar final : public JointType {
+ public:
+  const char* name() const override { return "planar"; }
+  int nq() const override { return 3; }
+  int nu() const override { return 3; }
+  JointSyntax syntax() const override { return {true, 1, true}; }
+  void motion(const double* q, const double*, JointMotion& m) const override {
+    m.R = joint_math::rot_z(q[2]);
+    m.d = Vec3(q[0], q[1], 0.0);
+    joint_math::slide(m, 0, Vec3::UnitX());
+    joint_math::slide(m, 1, Vec3::UnitY());
+    joint_math::turn(m, 2, Vec3::UnitZ());
+    m.c.setZero();
+  }
+  void coordinates(const Mat3& R, const Vec3& d, double* q) const override {
+    q[0] = d.x();
+    q[1] = d.y();
+    q[2] = joint_math::angle_z(R);
+  }
+  int rows() const override { return 3; }
+  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
+                     const RowSpan& out) const override {
+    int row = angle_row(in, P, C, f.E_P.col(0), f.E_C.col(2), 0.0, out, 0);
+    row = angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);
+    plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(2), 0.0, out, row);
+  }
+};
+
+}  // namespace
+
+const JointType& planar_joint() {
+  static const Planar type;
+  return type;
+}
+
+}  // namespace appell

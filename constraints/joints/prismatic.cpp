@@ -1,0 +1,39 @@
+// Prismatic joint: one slide s along the joint axis z; the anchor is the child's centre.
+//   R = I, d = s e_z, S = (e_z; 0), Ṡ u = 0.
+//   rows (5): rotation_lock + plane(x_P) + plane(y_P) at the child's centre
+#include "constraints/joints/common.hpp"
+
+namespace appell {
+
+namespace {
+
+class Prismatic final : public JointType {
+ public:
+  const char* name() const override { return "prismatic"; }
+  int nq() const override { return 1; }
+  int nu() const override { return 1; }
+  JointSyntax syntax() const override { return {false, 1, true}; }
+  void motion(const double* q, const double*, JointMotion& m) const override {
+    m.R.setIdentity();
+    m.d = Vec3(0, 0, q[0]);
+    joint_math::slide(m, 0, Vec3::UnitZ());
+    m.c.setZero();
+  }
+  void coordinates(const Mat3&, const Vec3& d, double* q) const override { q[0] = d.z(); }
+  int rows() const override { return 5; }
+  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
+                     const RowSpan& out) const override {
+    int row = rotation_lock_rows(in, P, C, f.E_P * f.E_C.transpose(), out, 0);
+    row = plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(0), 0.0, out, row);
+    plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(1), 0.0, out, row);
+  }
+};
+
+}  // namespace
+
+const JointType& prismatic_joint() {
+  static const Prismatic type;
+  return type;
+}
+
+}  // namespace appell

@@ -1,0 +1,41 @@
+// Revolute joint: one turn θ about the joint axis z through the anchor.
+//   R = rot_z(θ), d = 0, S = (0; e_z), Ṡ u = 0.
+//   rows (5): point_coincident(anchor) + angle(x_P ⊥ z_C) + angle(y_P ⊥ z_C)
+#include "constraints/joints/common.hpp"
+
+namespace appell {
+
+namespace {
+
+class Revolute final : public JointType {
+ public:
+  const char* name() const override { return "revolute"; }
+  int nq() const override { return 1; }
+  int nu() const override { return 1; }
+  JointSyntax syntax() const override { return {true, 1, true}; }
+  void motion(const double* q, const double*, JointMotion& m) const override {
+    m.R = joint_math::rot_z(q[0]);
+    m.d.setZero();
+    joint_math::turn(m, 0, Vec3::UnitZ());
+    m.c.setZero();
+  }
+  void coordinates(const Mat3& R, const Vec3&, double* q) const override {
+    q[0] = joint_math::angle_z(R);
+  }
+  int rows() const override { return 5; }
+  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
+                     const RowSpan& out) const override {
+    int row = point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
+    row = angle_row(in, P, C, f.E_P.col(0), f.E_C.col(2), 0.0, out, row);
+    angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);
+  }
+};
+
+}  // namespace
+
+const JointType& revolute_joint() {
+  static const Revolute type;
+  return type;
+}
+
+}  // namespace appell

@@ -1,0 +1,46 @@
+// Spherical (ball) joint: any rotation about the anchor.
+//   q = quaternion [w x y z] of R, u = ω_rel in the parent joint frame (the parent's own
+//   axes: a spherical joint has no axis), d = 0, S = [(0; e_x) (0; e_y) (0; e_z)], Ṡ u = 0,
+//   q̇ = ½ (0, u) ⊗ q.
+//   rows (3): point_coincident(anchor).  Particles may take part.
+#include "constraints/joints/common.hpp"
+
+namespace appell {
+
+namespace {
+
+class Spherical final : public JointType {
+ public:
+  const char* name() const override { return "spherical"; }
+  int nq() const override { return 4; }
+  int nu() const override { return 3; }
+  JointSyntax syntax() const override { return {true, 0, false}; }
+  Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
+  void motion(const double* q, const double*, JointMotion& m) const override {
+    m.R = joint_math::quat_rotation(q);
+    m.d.setZero();
+    for (int k = 0; k < 3; ++k) joint_math::turn(m, k, Vec3::Unit(k));
+    m.c.setZero();
+  }
+  void coordinates(const Mat3& R, const Vec3&, double* q) const override {
+    joint_math::quat_store(R, q);
+  }
+  void qdot(const double* q, const double* u, double* qdot) const override {
+    joint_math::quat_rate(q, u, qdot);
+  }
+  void normalize(double* q) const override { joint_math::quat_normalize(q); }
+  int rows() const override { return 3; }
+  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
+                     const RowSpan& out) const override {
+    point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
+  }
+};
+
+}  // namespace
+
+const JointType& spherical_joint() {
+  static const Spherical type;
+  return type;
+}
+
+}  // namespace appell

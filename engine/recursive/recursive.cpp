@@ -1,0 +1,111 @@
+// Recursive Gibbs–Appell formulation: the passes in order (docs/recursive.md).
+#include "engine/forward.hpp"
+#include "engine/rank_policy.hpp"
+#include "engine/recursive/workspace.hpp"
+
+namespace appell {
+
+RecursiveCache::RecursiveCache() = default;
+RecursiveCache::~RecursiveCache() = default;
+RecursiveCache::RecursiveCache(const RecursiveCache&) {}
+RecursiveCache& RecursiveCache::operator=(const RecursiveCache&) {
+  workspace.reset();
+  return *this;
+}
+
+RecursiveWorkspace::RecursiveWorkspace(const Model& m)
+    : model(&m), tree(build_tree(m)), w(m.nbody()) {
+  const int nx = tree.nrows_extra;
+  G.resize(nx, nx);
+  e.resize(nx);
+  scale.resize(nx);
+  lambda.resize(nx);
+  V.resize(nx, nx);
+  rho.setZero(m.nrows());
+  S.assign(tree.nu, Vec6::Zero());
+  U.assign(tree.nu, Vec6::Zero());
+  int nd = 0;
+  for (const TreeJoint& t : tree.joints) {
+    dinv_offset.push_back(nd);
+    nd += t.nu * t.nu;
+  }
+  Dinv.assign(nd, 0.0);
+  uu.setZero(tree.nu);
+  for (int c : tree.extra)
+    for (int k = 0; k < m.constraints()[c]->rows(); ++k) row_constraint.push_back(c);
+  q.setZero(tree.nq);
+  u.setZero(tree.nu);
+  udot.setZero(tree.nu);
+}
+
+RecursiveWorkspace& recursive_workspace(const Model& m, Data& d) {
+  auto& ws = d.recursive.workspace;
+  if (!ws || ws->model != &m || static_cast<int>(ws->w.size()) != m.nbody())
+    ws = std::make_unique<RecursiveWorkspace>(m);
+  return *ws;
+}
+
+const TreeModel& recursive_tree(const Model& m, Data& d) {
+  return recursive_workspace(m, d).tree;
+}
+
+const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d) {
+  return recursive_workspace(m, d).udot;
+}
+
+namespace {
+
+// the tree bodies' accelerations into the maximal u̇ (for outputs and reactions)
+void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
+  for (int i = 0; i < static_cast<int>(ws.w.size()); ++i) {
+    const int b = ws.tree.joints[i].body;
+    const int iu = m.u_offset(b);
+    d.udot.segment<3>(iu) = ws.w[i].a.linear();
+    if (m.bodies()[b].rigid()) d.udot.segment<3>(iu + 3) = ws.w[i].a.angular();
+  }
+}
+
+}  // namespace
+
+void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                          const Eigen::Ref<const Eigen::VectorXd>& u) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  kinematics_BaseToTip(m, ws.tree, q, u, d, ws);
+}
+
+void solve_recursive(const Model& m, Data& d) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  const TreeModel& tree = ws.tree;
+  body_inertias(m, tree, d, ws);
+  body_forces(m, tree, d, ws);
+  inertia_bias_TipToBase(tree, ws);
+  accelerations_BaseToTip(tree, ws, true);
+  d.diagnostics.rank = tree.ntree_rows;
+  d.diagnostics.rank_tolerance = kDependentSine;
+  if (tree.nrows_extra > 0) solve_extra_rows(m, tree, d, ws);
+  write_accelerations(m, d, ws);
+  if (d.diagnostics.status == SolveStatus::Inconsistent) {
+    // confirm with the criterion every formulation uses (rank_policy.hpp), so that all
+    // call the same scenes inconsistent; O(terms), allocates, on this path only
+    d.diagnostics.status = SolveStatus::Ok;
+    d.diagnostics.message.clear();
+    d.diagnostics.inconsistent.clear();
+    row_responses(m, d, ws.rho);  // every row's, for the shared test
+    check_consistency(m, d, ws.rho, d.diagnostics.rank_tolerance);
+  }
+  joint_multipliers(m, tree, d, ws);
+}
+
+void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                             const Eigen::Ref<const Eigen::VectorXd>& u) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  kinematics_BaseToTip(m, ws.tree, q, u, d, ws);
+  applied_forces(m, d);
+  body_inertias(m, ws.tree, d, ws);
+  body_forces(m, ws.tree, d, ws);
+  inertia_bias_TipToBase(ws.tree, ws);
+  accelerations_BaseToTip(ws.tree, ws, true);
+  write_accelerations(m, d, ws);
+}
+
+}  // namespace appell
