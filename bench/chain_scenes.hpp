@@ -1,5 +1,4 @@
 // Benchmark scenes built in code (SPEC §5), with their states in joint coordinates.
-// A local builder until scenes/standard_chain.hpp lands on main.
 #pragma once
 
 #include <appell/appell.hpp>
@@ -12,7 +11,7 @@
 namespace appell::bench {
 
 // link box 1 kg, 0.05 × 0.05 × 0.2 m along z; its top (joint) at `top`
-inline int add_link(Model& m, const std::string& name, const Vec3& top) {
+inline int add_link(ModelBuilder& m, const std::string& name, const Vec3& top) {
   Body b;
   b.name = name;
   b.mass = 1.0;
@@ -21,7 +20,7 @@ inline int add_link(Model& m, const std::string& name, const Vec3& top) {
   return m.add_body(b);
 }
 
-inline void add_revolute(Model& m, const std::string& name, int parent, int child,
+inline void add_revolute(ModelBuilder& m, const std::string& name, int parent, int child,
                          const Vec3& anchor, const Vec3& axis) {
   m.add_constraint(std::make_shared<Joint>(name, joint_type("revolute"), parent, child,
                                            m.initial_state(parent), m.initial_state(child), anchor,
@@ -29,8 +28,8 @@ inline void add_revolute(Model& m, const std::string& name, int parent, int chil
 }
 
 // SPEC §5 standard chain of n links: joint i revolute about x (odd i) or y (even i).
-inline Model standard_chain(int n) {
-  Model m;
+inline ModelBuilder standard_chain_builder(int n) {
+  ModelBuilder m;
   m.name = "standard_chain_" + std::to_string(n);
   m.gravity = Vec3(0, 0, -9.81);
   int parent = kWorld;
@@ -42,6 +41,9 @@ inline Model standard_chain(int n) {
     parent = b;
   }
   return m;
+}
+inline Model standard_chain(int n) {
+  return compile(standard_chain_builder(n));
 }
 
 // The standard state q_i = 0.1 sin i, q̇_i = 0.05 cos i on every 1-DoF joint (in tree
@@ -67,7 +69,7 @@ inline Eigen::VectorXd standard_state(const Model& m, Data& d) {
 
 // A base body (free) with 4 limbs of `links` revolute links each.
 inline Model branched_tree(int limbs = 4, int links = 6) {
-  Model m;
+  ModelBuilder m;
   m.name = "branched_tree";
   m.gravity = Vec3(0, 0, -9.81);
   Body base;
@@ -87,25 +89,25 @@ inline Model branched_tree(int limbs = 4, int links = 6) {
       parent = b;
     }
   }
-  return m;
+  return compile(m);
 }
 
 // The standard chain of n links with its tip's end held at its t = 0 place by a
 // spherical joint to the world: one loop closure, 3 extra rows.
 inline Model closed_chain(int n) {
-  Model m = standard_chain(n);
+  ModelBuilder m = standard_chain_builder(n);
   const int tip = n - 1;
   const Vec3 end = m.bodies()[tip].position - Vec3(0, 0, 0.1);
   m.add_constraint(std::make_shared<Joint>("closure", joint_type("spherical"), kWorld, tip,
                                            m.initial_state(kWorld), m.initial_state(tip), end,
                                            Vec3::UnitZ(), Vec3::Zero()));
-  return m;
+  return compile(m);
 }
 
 // The standard chain of n links where every hinge also keeps two points on its axis at
 // their distance: one row per joint that repeats what the joint imposes (rank 5n of 6n).
 inline Model redundant_chain(int n) {
-  Model m = standard_chain(n);
+  ModelBuilder m = standard_chain_builder(n);
   m.name = "redundant_chain_" + std::to_string(n);
   for (int i = 1; i <= n; ++i) {
     const int parent = i == 1 ? kWorld : i - 2, child = i - 1;
@@ -114,7 +116,7 @@ inline Model redundant_chain(int n) {
         "axis" + std::to_string(i), parent, child, m.initial_state(parent), m.initial_state(child),
         top + 0.05 * axis, top - 0.05 * axis, 0.1));
   }
-  return m;
+  return compile(m);
 }
 
 }  // namespace appell::bench

@@ -62,7 +62,6 @@ void BM_ExpressionRows(benchmark::State& state) {
   const bool position = state.range(0) == 0;
   const appell::Model m = appell::load_model_from_string(scene(position), "bench");
   appell::Data d(m);
-  appell::initial_state(m, d);
   appell::kinematics(m, d);
   appell::constraint_rows(m, d);  // warm the workspace
   const long before = g_allocations.load();
@@ -95,7 +94,6 @@ void BM_DistanceRows(benchmark::State& state) {
   s << "]}";
   const appell::Model m = appell::load_model_from_string(s.str(), "bench");
   appell::Data d(m);
-  appell::initial_state(m, d);
   appell::kinematics(m, d);
   for (auto _ : state) {
     appell::constraint_rows(m, d);
@@ -110,7 +108,6 @@ BENCHMARK(BM_DistanceRows);
 void BM_ForwardPinvExpressionScene(benchmark::State& state) {
   const appell::Model m = appell::load_model_from_string(scene(true), "bench");
   appell::Data d(m);
-  appell::initial_state(m, d);
   for (auto _ : state) {
     appell::forward(m, d, appell::Formulation::Pinv);
     benchmark::DoNotOptimize(d.udot.data());

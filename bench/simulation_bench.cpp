@@ -41,7 +41,7 @@ double cpu_seconds() {
 void evaluation_seconds(const appell::Model& m, appell::Formulation f, double& t_forward,
                         double& t_derivative) {
   appell::Data d(m);
-  const auto ss = appell::make_state_space(m, f);
+  const auto ss = appell::make_state_space(m, appell::SolverOptions{f, {}});
   Eigen::VectorXd x, xdot;
   ss->from_maximal(d, x);
   double in_forward = 0, in_derivative = 0;
@@ -62,7 +62,7 @@ void evaluation_seconds(const appell::Model& m, appell::Formulation f, double& t
 void BM_SimulateStandardChain(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const appell::Model m = appell::standard_chain(n);
-  appell::SimulationOptions o = appell::SimulationOptions::from_model(m);
+  appell::SimulationOptions o;
   o.formulation = state.range(1) ? appell::Formulation::Sparse : appell::Formulation::Auto;
   o.integrator.method = "rk4";
   o.integrator.dt = 1e-3;

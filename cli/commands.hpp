@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/model.hpp"
+#include "scenes/scene.hpp"
 
 namespace appell::cli {
 
@@ -28,7 +28,7 @@ int run_eval(const EvalOptions& options);
 int run_simulate(const SimulateOptions& options);
 
 // Loads a scene, or prints "error: <file>: <pointer>: <message>" and returns false.
-bool load_or_report(const std::string& scene, Model& out);
+bool load_or_report(const std::string& scene, Scene& out);
 // Parses --formulation (empty: Auto, i.e. the scene's choice); prints a usage error and
 // returns false.  Called before the scene is loaded: usage errors come first.
 bool formulation_or_report(const std::string& name, Formulation& out);

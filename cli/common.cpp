@@ -5,9 +5,9 @@
 
 namespace appell::cli {
 
-bool load_or_report(const std::string& scene, Model& out) {
+bool load_or_report(const std::string& scene, Scene& out) {
   try {
-    out = load_model(scene);
+    out = load_scene(scene);
     return true;
   } catch (const SceneError& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -19,7 +19,7 @@ bool load_or_report(const std::string& scene, Model& out) {
 
 bool formulation_or_report(const std::string& name, Formulation& out) {
   if (name.empty()) {
-    out = Formulation::Auto;  // the scene's choice
+    out = Formulation::Auto;  // the scene's choice (its "solver", else by structure)
     return true;
   }
   if (parse_formulation(name, out)) return true;

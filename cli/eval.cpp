@@ -17,15 +17,19 @@ static ojson vec(const Vec3& v) {
 }
 
 int run_eval(const EvalOptions& o) {
-  Model m;
+  Scene scene;
   Formulation f;
-  if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, m)) return 2;
+  if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, scene)) return 2;
+  const Model m = compile(scene);
+  SolverOptions solver = scene.settings.solver;
+  if (f != Formulation::Auto) solver.formulation = f;
+  f = solver.formulation;
   Data d(m);
   // the state a simulation starts from: velocities projected onto the constraints in the
   // mass metric (SPEC §2 "Initial conditions"); a no-op for consistent velocities
   kinematics(m, d);
   SolveStatus status = project_velocities(m, d);
-  if (status == SolveStatus::Ok) status = forward(m, d, f);
+  if (status == SolveStatus::Ok) status = forward(m, d, solver);
   if (status != SolveStatus::Ok) {
     std::cerr << "error: " << o.scene << ": at t = 0: " << d.diagnostics.message << "\n";
     return 3;
@@ -70,11 +74,12 @@ int run_eval(const EvalOptions& o) {
 }
 
 int run_check(const std::string& scene) {
-  Model m;
-  if (!load_or_report(scene, m)) return 2;
+  Scene loaded;
+  if (!load_or_report(scene, loaded)) return 2;
+  const Model m = compile(loaded);
   Data d(m);
   const SolveStatus status = forward(m, d, Formulation::Pinv);
-  std::cout << "scene: " << m.name << "\n";
+  std::cout << "scene: " << m.name() << "\n";
   std::cout << "bodies: " << m.nbody() << "\n";
   for (const Body& b : m.bodies())
     std::cout << "  " << std::left << std::setw(16) << b.name << std::setw(10)

@@ -176,21 +176,14 @@ bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
 }  // namespace
 
 int run_simulate(const SimulateOptions& o) {
-  Model m;
+  Scene scene;
   Formulation f;
-  if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, m)) return 2;
-  SimulationOptions so = SimulationOptions::from_model(m);
-  so.formulation = f;
+  if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, scene)) return 2;
+  const Model m = compile(scene);
+  SimulationOptions so = SimulationOptions::from_settings(scene.settings);
+  if (f != Formulation::Auto) so.formulation = f;
+  f = so.formulation;
   if (!apply_overrides(o, so)) return 2;
-
-  // a formulation that cannot run on this model is bad input (2), not a numerical failure
-  {
-    Data probe(m);
-    if (forward(m, probe, f) == SolveStatus::Unsupported) {
-      std::cerr << "error: " << o.scene << ": " << probe.diagnostics.message << "\n";
-      return 2;
-    }
-  }
 
   // output files, with their headers
   Csv traj, forces;

@@ -20,7 +20,6 @@ enum class SolveStatus {
   Ok,
   Inconsistent,  // no u̇ satisfies A u̇ = b; diagnostics name the constraints
   NotFinite,     // the state or the result is not finite
-  Unsupported,   // the formulation cannot run on this model (diagnostics say why)
 };
 
 struct Diagnostics {
@@ -32,10 +31,10 @@ struct Diagnostics {
   std::string message;            // what went wrong, for people
 };
 
-struct RecursiveWorkspace;  // engine/recursive.hpp
+struct RecursiveWorkspace;  // engine/recursive/workspace.hpp
 
-// The recursive formulation's tree and preallocated workspace, built by the first
-// forward(Recursive) on this Data.  Copies of a Data start without one (they rebuild).
+// The recursive formulation's preallocated workspace, built with the Data from the
+// Model's tree; copies of a Data copy it.
 struct RecursiveCache {
   RecursiveCache();
   ~RecursiveCache();
@@ -45,6 +44,7 @@ struct RecursiveCache {
 };
 
 struct Data {
+  // Sizes every buffer from m and sets the model's initial state (set_state).
   explicit Data(const Model& m);
 
   double t = 0.0;     // time                                        (set by caller)
@@ -66,7 +66,10 @@ struct Data {
   Eigen::VectorXd lambda;        // minimum-norm multipliers; by forward()        (nrows)
   std::vector<Wrench> reaction;  // per constraint, per named body; by forward()  (nslots)
   Diagnostics diagnostics;       // by forward()
-  RecursiveCache recursive;      // tree and workspace; by forward(Recursive)
+  RecursiveCache recursive;      // the recursion's workspace; by forward(Recursive)
+
+  // the sizes this Data was built for (check())
+  int nbody = 0, nq = 0, nu = 0, nrows = 0, nterms = 0, ntree_q = 0, ntree_u = 0;
 
   // workspace of constraints and forces (expressions); by whoever evaluates them
   mutable std::vector<double> scratch;  //                                 (scratch_size)
@@ -75,7 +78,12 @@ struct Data {
   StateView view() const { return StateView{body.data(), t, scratch.data(), scratch.size()}; }
 };
 
-// q, u of the model's initial state (t = 0).
-void initial_state(const Model& m, Data& d);
+// Throws std::invalid_argument, naming `caller` and both sizes, unless d was built for a
+// model of m's sizes (Data(m)).  O(1); every entry point of the library calls it.
+void check(const Model& m, const Data& d, const char* caller);
+
+// d.t, d.body, d.J and the maximal d.q, d.u of the joint-space State s (tree kinematics).
+// Throws std::invalid_argument when s does not have the model's sizes.  O(n).
+void set_state(const Model& m, Data& d, const State& s);
 
 }  // namespace appell

@@ -1,6 +1,7 @@
 #include "engine/forward.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "constraints/joint.hpp"
 #include "engine/gibbs_appell.hpp"
@@ -36,7 +37,7 @@ void kinematics(const Model& m, Data& d) {
 
 void applied_forces(const Model& m, Data& d) {
   for (int i = 0; i < m.nbody(); ++i)
-    d.applied[i] = Wrench{m.bodies()[i].mass * m.gravity, Vec3::Zero()};
+    d.applied[i] = Wrench{m.bodies()[i].mass * m.gravity(), Vec3::Zero()};
   const StateView view = d.view();
   for (const ForcePtr& f : m.forces()) f->apply(view, d.applied.data());
   for (int i = 0; i < m.nbody(); ++i) {
@@ -49,7 +50,7 @@ void applied_forces(const Model& m, Data& d) {
   }
 }
 
-void constraint_rows(const Model& m, Data& d) {
+void constraint_rows(const Model& m, Data& d, const Stabilization& st) {
   const StateView view = d.view();
   for (RowTerm& t : d.terms) t = RowTerm{};
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
@@ -60,7 +61,6 @@ void constraint_rows(const Model& m, Data& d) {
                  static_cast<int>(con.bodies().size())};
     con.evaluate(view, span);
   }
-  const Stabilization& st = m.solver.stabilization;
   if (st.type == Stabilization::Type::Baumgarte && m.nrows() > 0)
     d.b -= 2.0 * st.alpha * d.velocity_residual + st.beta * st.beta * d.position_residual;
 }
@@ -119,7 +119,6 @@ void solve_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::
 }
 
 Formulation resolve_formulation(const Model& m, Formulation f) {
-  if (f == Formulation::Auto) f = m.solver.formulation;
   if (f != Formulation::Auto) return f;
   // recursive when the scene has tree joints (SPEC §1)
   for (const ConstraintPtr& c : m.constraints())
@@ -163,27 +162,45 @@ SolveStatus solve_and_react(const Model& m, Data& d, Formulation f) {
 }  // namespace
 
 SolveStatus forward(const Model& m, Data& d, Formulation f) {
+  return forward(m, d, SolverOptions{f, Stabilization{}});
+}
+
+SolveStatus forward(const Model& m, Data& d, const SolverOptions& o) {
+  check(m, d, "forward()");
+  const Formulation f = resolve_formulation(m, o.formulation);
   d.diagnostics = Diagnostics{};
   if (!d.q.allFinite() || !d.u.allFinite() || !std::isfinite(d.t)) {
     not_finite(d, "state is not finite");
     return d.diagnostics.status;
   }
   kinematics(m, d);
-  f = resolve_formulation(m, f);
   if (f == Formulation::Recursive) {
     // the recursion runs on joint coordinates: read them off this maximal state, O(n)
     // (simulations call forward_tree on their joint state and skip this)
     RecursiveWorkspace& ws = recursive_workspace(m, d);
-    tree_from_bodies(ws.tree, d.body, ws.q, ws.u);
-    return forward_tree(m, d, ws.q, ws.u);
+    tree_from_bodies(m.tree(), d.body, ws.q, ws.u);
+    return forward_tree(m, d, ws.q, ws.u, o.stabilization);
   }
   applied_forces(m, d);
-  constraint_rows(m, d);
+  constraint_rows(m, d, o.stabilization);
   return solve_and_react(m, d, f);
 }
 
+SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o) {
+  set_state(m, d, s);
+  if (resolve_formulation(m, o.formulation) == Formulation::Recursive)
+    return forward_tree(m, d, s.q, s.u, o.stabilization);
+  return forward(m, d, o);
+}
+
 SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
-                         const Eigen::Ref<const Eigen::VectorXd>& u) {
+                         const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st) {
+  check(m, d, "forward_tree()");
+  if (q.size() != m.tree().nq || u.size() != m.tree().nu)
+    throw std::invalid_argument("forward_tree(): q has " + std::to_string(q.size()) +
+                                " entries and u " + std::to_string(u.size()) +
+                                ", expected the tree's nq = " + std::to_string(m.tree().nq) +
+                                " and nu = " + std::to_string(m.tree().nu));
   d.diagnostics = Diagnostics{};
   if (!q.allFinite() || !u.allFinite() || !std::isfinite(d.t)) {
     not_finite(d, "state is not finite");
@@ -191,7 +208,7 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
   }
   recursive_kinematics(m, d, q, u);  // body states once, from q and u
   applied_forces(m, d);
-  constraint_rows(m, d);
+  constraint_rows(m, d, st);
   return solve_and_react(m, d, Formulation::Recursive);
 }
 
@@ -207,7 +224,7 @@ double kinetic_energy(const Model& m, const Data& d) {
 
 double potential_energy(const Model& m, const Data& d) {
   double V = 0.0;
-  for (int i = 0; i < m.nbody(); ++i) V -= m.bodies()[i].mass * m.gravity.dot(d.body[i].x);
+  for (int i = 0; i < m.nbody(); ++i) V -= m.bodies()[i].mass * m.gravity().dot(d.body[i].x);
   const StateView view = d.view();
   for (const ForcePtr& f : m.forces()) V += f->potential(view);
   return V;

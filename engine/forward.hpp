@@ -18,8 +18,8 @@ void kinematics(const Model& m, Data& d);
 // Reads d.body, d.J.  Writes d.applied, d.F (generalized: f, τ − ω×Jω).  O(n).
 void applied_forces(const Model& m, Data& d);
 // Reads d.body, d.t.  Writes d.terms, d.b, d.velocity_residual, d.position_residual,
-// then applies m.solver.stabilization (Baumgarte) to d.b.  O(rows).
-void constraint_rows(const Model& m, Data& d);
+// then applies `st` (Baumgarte; nothing for the others) to d.b.  O(rows).
+void constraint_rows(const Model& m, Data& d, const Stabilization& st = {});
 // Reads d.terms.  Writes d.A (dense, rows × nu).  O(rows · nu).
 void dense_rows(const Model& m, Data& d);
 // Reads d.lambda, d.terms.  Writes d.reaction.  O(terms).
@@ -33,16 +33,21 @@ void solve_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::
 // resolve_formulation).  Reads d.t, d.q, d.u.  Writes every output field of d.
 // Returns d.diagnostics.status.
 // On a maximal state; for `recursive`, the joint coordinates are read off it first (O(n)).
+// Throws std::invalid_argument when d was not built for m (check()).
 SolveStatus forward(const Model& m, Data& d, Formulation f = Formulation::Auto);
+SolveStatus forward(const Model& m, Data& d, const SolverOptions& o);
+// On a joint-space State (set_state, then the formulation; `recursive` reads s.q, s.u).
+SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o = {});
 
 // The recursive formulation on the joint coordinates q (tree.nq), u (tree.nu) of the
 // model's spanning tree (engine/tree.hpp) at d.t: body states are computed once from q, u
 // (no maximal coordinates are read or written; d.q, d.u are left as they are).  Writes
 // every other output field of d, and the joint u̇ (joint_accelerations).  O(n) on a tree.
 SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
-                         const Eigen::Ref<const Eigen::VectorXd>& u);
+                         const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st = {});
 
-// The formulation `Auto` stands for on this model.
+// The formulation `Auto` stands for on this model: recursive when it has joints, else
+// sparse.
 Formulation resolve_formulation(const Model& m, Formulation f);
 
 // Energy: kinetic + gravitational (V = −Σ m g·x̄) + forces' potentials.  Reads d.body.

@@ -7,34 +7,7 @@
 
 namespace appell {
 
-const char* formulation_name(Formulation f) {
-  switch (f) {
-    case Formulation::Auto:
-      return "auto";
-    case Formulation::Recursive:
-      return "recursive";
-    case Formulation::GibbsAppell:
-      return "gibbs-appell";
-    case Formulation::Pinv:
-      return "pinv";
-    case Formulation::Sparse:
-      return "sparse";
-  }
-  return "auto";
-}
-
-bool parse_formulation(const std::string& name, Formulation& out) {
-  for (Formulation f : {Formulation::Auto, Formulation::Recursive, Formulation::GibbsAppell,
-                        Formulation::Pinv, Formulation::Sparse}) {
-    if (name == formulation_name(f)) {
-      out = f;
-      return true;
-    }
-  }
-  return false;
-}
-
-int Model::add_body(const Body& body) {
+int ModelBuilder::add_body(const Body& body) {
   if (body.name.empty() || body.name == "world")
     throw std::invalid_argument("Model::add_body(): the name '" + body.name + "' is reserved");
   if (body_index(body.name) != -2)
@@ -46,17 +19,12 @@ int Model::add_body(const Body& body) {
     if (!defect.empty())
       throw std::invalid_argument("Model::add_body(): body '" + body.name + "': " + defect);
   }
-  const int index = nbody();
   bodies_.push_back(body);
   bodies_.back().orientation.normalize();
-  q_offset_.push_back(nq_);
-  u_offset_.push_back(nu_);
-  nq_ += body.nq();
-  nu_ += body.nu();
-  return index;
+  return nbody() - 1;
 }
 
-void Model::add_constraint(ConstraintPtr c) {
+void ModelBuilder::add_constraint(ConstraintPtr c) {
   if (!c) throw std::invalid_argument("Model::add_constraint(): null constraint");
   for (int b : c->bodies())
     if (b < 0 || b >= nbody())
@@ -67,38 +35,92 @@ void Model::add_constraint(ConstraintPtr c) {
     if (other->name() == c->name())
       throw std::invalid_argument("Model::add_constraint(): duplicate constraint name '" +
                                   c->name() + "'");
-  row_offset_.push_back(nrows_);
-  term_offset_.push_back(nterms_);
-  slot_offset_.push_back(nslots_);
-  const int nb = static_cast<int>(c->bodies().size());
-  nrows_ += c->rows();
-  nterms_ += c->rows() * nb;
-  nslots_ += nb;
-  scratch_size_ = std::max(scratch_size_, c->scratch_size());
   constraints_.push_back(std::move(c));
 }
 
-void Model::add_force(ForcePtr f) {
+void ModelBuilder::add_force(ForcePtr f) {
   if (!f) throw std::invalid_argument("Model::add_force(): null force");
-  scratch_size_ = std::max(scratch_size_, f->scratch_size());
   forces_.push_back(std::move(f));
 }
 
-int Model::body_index(const std::string& name) const {
+namespace {
+
+int index_of(const std::vector<Body>& bodies, const std::string& name) {
   if (name == "world") return kWorld;
-  for (int i = 0; i < nbody(); ++i)
-    if (bodies_[i].name == name) return i;
+  for (size_t i = 0; i < bodies.size(); ++i)
+    if (bodies[i].name == name) return static_cast<int>(i);
   return -2;
 }
 
-BodyState Model::initial_state(int b) const {
+BodyState state_of(const std::vector<Body>& bodies, int b) {
   BodyState s;
   if (b == kWorld) return s;
-  const Body& body = bodies_[b];
+  const Body& body = bodies[b];
   s.x = body.position;
   s.Q = body.orientation.normalized().toRotationMatrix();
   s.v = body.velocity;
   s.w = body.rigid() ? body.angular_velocity : Vec3::Zero();
+  return s;
+}
+
+}  // namespace
+
+int ModelBuilder::body_index(const std::string& name) const {
+  return index_of(bodies_, name);
+}
+BodyState ModelBuilder::initial_state(int b) const {
+  return state_of(bodies_, b);
+}
+int Model::body_index(const std::string& name) const {
+  return index_of(bodies_, name);
+}
+BodyState Model::initial_body_state(int b) const {
+  return state_of(bodies_, b);
+}
+
+Model compile(const ModelBuilder& b) {
+  Model m;
+  m.name_ = b.name;
+  m.gravity_ = b.gravity;
+  m.bodies_ = b.bodies();
+  m.constraints_ = b.constraints();
+  m.forces_ = b.forces();
+  // maximal coordinates, body after body
+  for (const Body& body : m.bodies_) {
+    m.q_offset_.push_back(m.nq_);
+    m.u_offset_.push_back(m.nu_);
+    m.nq_ += body.nq();
+    m.nu_ += body.nu();
+  }
+  // rows, terms and reaction slots, constraint after constraint
+  for (const ConstraintPtr& c : m.constraints_) {
+    const int nb = static_cast<int>(c->bodies().size());
+    m.row_offset_.push_back(m.nrows_);
+    m.term_offset_.push_back(m.nterms_);
+    m.slot_offset_.push_back(m.nslots_);
+    m.nrows_ += c->rows();
+    m.nterms_ += c->rows() * nb;
+    m.nslots_ += nb;
+    m.scratch_size_ = std::max(m.scratch_size_, c->scratch_size());
+  }
+  for (const ForcePtr& f : m.forces_)
+    m.scratch_size_ = std::max(m.scratch_size_, f->scratch_size());
+  // the spanning tree, and the described state in its coordinates
+  m.tree_ = build_tree(m);
+  std::vector<BodyState> states(m.nbody());
+  for (int i = 0; i < m.nbody(); ++i) states[i] = state_of(m.bodies_, i);
+  m.initial_ = state_from_bodies(m, states);
+  return m;
+}
+
+State state_from_bodies(const Model& m, const std::vector<BodyState>& bodies) {
+  if (static_cast<int>(bodies.size()) != m.nbody())
+    throw std::invalid_argument("state_from_bodies(): bodies has " + std::to_string(bodies.size()) +
+                                " entries, expected nbody = " + std::to_string(m.nbody()));
+  State s;
+  s.q.resize(m.tree().nq);
+  s.u.resize(m.tree().nu);
+  tree_from_bodies(m.tree(), bodies, s.q, s.u);
   return s;
 }
 

@@ -1,12 +1,23 @@
-// The Model: the constant description of a constrained multibody system.
+// What the user describes, and the constant Model the engine runs.
 //
-// Bodies, constraints and forces are added once; the model then never changes while it
-// is simulated, so one Model can drive several Data (one per thread).  The model also
-// fixes the layout of the maximal coordinates:
+//   ModelBuilder b;                       // editable: bodies, constraints, forces, gravity
+//   b.add_body(...); b.add_constraint(...);
+//   const Model m = compile(b);           // constant: offsets and the spanning tree, once
+//   Data d(m);                            // the workspace, sized from m
+//
+// A Model never changes after compile(), so one Model serves many Data, States and
+// threads.  It fixes the layout of the maximal coordinates:
 //   q = per body (x̄, [w x y z]) for rigid bodies, x̄ for particles          (nq)
 //   u = per body (v̄, ω) for rigid bodies, v̄ for particles                   (nu)
-// and of the constraint rows: constraint c owns rows [row_offset(c), +rows) and, for each
-// row, one RowTerm per body it names, starting at term_offset(c).
+// of the constraint rows: constraint c owns rows [row_offset(c), +rows) and, for each row,
+// one RowTerm per body it names, starting at term_offset(c); and of the joint coordinates
+// of its spanning tree (engine/tree.hpp): a State's q (tree().nq) and u (tree().nu).
+//
+// Run settings (formulation, stabilization, integrator, output) are not part of the
+// Model: they are SimulationOptions (engine/simulation.hpp), read from a scene's
+// Settings.  The state a simulation starts from is a State; the Model keeps the one the
+// description gave (initial_state()), as MuJoCo's model keeps qpos0, for Data(m) and runs
+// that name no other.
 #pragma once
 
 #include <string>
@@ -14,51 +25,26 @@
 
 #include "constraints/constraint.hpp"
 #include "engine/forces.hpp"
+#include "engine/settings.hpp"
+#include "engine/tree.hpp"
 
 namespace appell {
 
-enum class Formulation { Auto, Recursive, GibbsAppell, Pinv, Sparse };
-const char* formulation_name(Formulation f);
-// false when `name` is not one of auto, recursive, gibbs-appell, pinv, sparse
-bool parse_formulation(const std::string& name, Formulation& out);
-
-// Constraint stabilization.  Baumgarte replaces the acceleration rows by
-//   dπ/dt + 2α π + β² g = 0      (g = 0 for nonholonomic rows),
-// i.e. b ← b − 2α π − β² g.  Projection is done by the integrator after each step.
-struct Stabilization {
-  enum class Type { None, Baumgarte, Projection };
-  Type type = Type::None;
-  double alpha = 0.0;
-  double beta = 0.0;
+// A state of the system in the joint coordinates of a Model's spanning tree.
+struct State {
+  double t = 0.0;
+  Eigen::VectorXd q;  // joint coordinates            (tree().nq)
+  Eigen::VectorXd u;  // joint quasi-velocities        (tree().nu)
 };
 
-struct SolverOptions {
-  Formulation formulation = Formulation::Auto;
-  Stabilization stabilization;
-};
-
-struct IntegratorOptions {
-  std::string method = "rk4";  // rk4 | dopri5 | rkf78
-  double duration = 1.0;
-  double dt = 1e-3;
-  double rtol = 1e-9;
-  double atol = 1e-12;
-};
-
-struct OutputOptions {
-  int every = 1;
-};
-
-class Model {
+class ModelBuilder {
  public:
   std::string name;
   Vec3 gravity = Vec3::Zero();
-  SolverOptions solver;
-  IntegratorOptions integrator;
-  OutputOptions output;
 
-  // Adds a body and returns its index.  Throws std::invalid_argument on a duplicate or
-  // reserved name, a non-positive mass or an unphysical inertia.
+  // Adds a body (its initial pose and velocity included) and returns its index.  Throws
+  // std::invalid_argument on a duplicate or reserved name, a non-positive mass or an
+  // unphysical inertia.
   int add_body(const Body& body);
   // Adds a constraint; its bodies must already exist.  Throws std::invalid_argument.
   void add_constraint(ConstraintPtr c);
@@ -68,11 +54,27 @@ class Model {
   const std::vector<ConstraintPtr>& constraints() const { return constraints_; }
   const std::vector<ForcePtr>& forces() const { return forces_; }
   int nbody() const { return static_cast<int>(bodies_.size()); }
-
   // kWorld for "world", −2 when there is no such body
   int body_index(const std::string& name) const;
   // the t = 0 pose and velocity of body b (the resting world for kWorld)
   BodyState initial_state(int b) const;
+
+ private:
+  std::vector<Body> bodies_;
+  std::vector<ConstraintPtr> constraints_;
+  std::vector<ForcePtr> forces_;
+};
+
+class Model {
+ public:
+  Model() = default;  // an empty model; compile() makes real ones
+  const std::string& name() const { return name_; }
+  const Vec3& gravity() const { return gravity_; }
+  const std::vector<Body>& bodies() const { return bodies_; }
+  const std::vector<ConstraintPtr>& constraints() const { return constraints_; }
+  const std::vector<ForcePtr>& forces() const { return forces_; }
+  int nbody() const { return static_cast<int>(bodies_.size()); }
+  int body_index(const std::string& name) const;
 
   int nq() const { return nq_; }
   int nu() const { return nu_; }
@@ -87,13 +89,34 @@ class Model {
   int term_offset(int c) const { return term_offset_[c]; }
   int slot_offset(int c) const { return slot_offset_[c]; }
 
+  // the spanning tree of the joints and its joint coordinates
+  const TreeModel& tree() const { return tree_; }
+  // the state the description gave (bodies' initial poses and velocities, t = 0)
+  const State& initial_state() const { return initial_; }
+  // the state of body b in the description (the resting world for kWorld)
+  BodyState initial_body_state(int b) const;
+
  private:
+  friend Model compile(const ModelBuilder& b);
+  std::string name_;
+  Vec3 gravity_ = Vec3::Zero();
   std::vector<Body> bodies_;
   std::vector<ConstraintPtr> constraints_;
   std::vector<ForcePtr> forces_;
   std::vector<int> q_offset_, u_offset_, row_offset_, term_offset_, slot_offset_;
   int nq_ = 0, nu_ = 0, nrows_ = 0, nterms_ = 0, nslots_ = 0;
   size_t scratch_size_ = 0;
+  TreeModel tree_;
+  State initial_;
 };
+
+// The constant Model of what `b` describes: offsets, the spanning tree, the initial State.
+// O(n + constraints).
+Model compile(const ModelBuilder& b);
+
+// Body states → the State of the tree's joint coordinates (t = 0): the inverse of the
+// tree kinematics for states that satisfy the tree joints.  O(n).  Throws
+// std::invalid_argument when `bodies` does not have one entry per body.
+State state_from_bodies(const Model& m, const std::vector<BodyState>& bodies);
 
 }  // namespace appell

@@ -41,10 +41,8 @@ namespace appell {
 
 struct RecursiveWorkspace;  // engine/recursive/workspace.hpp
 
-// The workspace of d, built for m on first use (allocates once).
+// The recursion's workspace in d (built with d).
 RecursiveWorkspace& recursive_workspace(const Model& m, Data& d);
-// The spanning tree the recursion runs on.
-const TreeModel& recursive_tree(const Model& m, Data& d);
 // The joint quasi-accelerations u̇ (tree.nu) of the last solve_recursive or
 // recursive_accelerations on d.
 const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d);

@@ -14,7 +14,7 @@
 namespace appell {
 
 namespace odeint = boost::numeric::odeint;
-using State = Eigen::VectorXd;
+using Vector = Eigen::VectorXd;  // the integrators' state x
 using Clock = std::chrono::steady_clock;
 
 const char* simulation_status_name(SimulationStatus s) {
@@ -27,17 +27,16 @@ const char* simulation_status_name(SimulationStatus s) {
       return "inconsistent";
     case SimulationStatus::StepUnderflow:
       return "step size underflow";
-    case SimulationStatus::Unsupported:
-      return "unsupported";
   }
   return "?";
 }
 
-SimulationOptions SimulationOptions::from_model(const Model& m) {
+SimulationOptions SimulationOptions::from_settings(const Settings& s) {
   SimulationOptions o;
-  o.formulation = m.solver.formulation;
-  o.integrator = m.integrator;
-  o.every = m.output.every;
+  o.formulation = s.solver.formulation;
+  o.stabilization = s.solver.stabilization;
+  o.integrator = s.integrator;
+  o.every = s.output.every;
   return o;
 }
 
@@ -51,8 +50,6 @@ SimulationStatus status_of(SolveStatus s) {
       return SimulationStatus::Inconsistent;
     case SolveStatus::NotFinite:
       return SimulationStatus::NotFinite;
-    case SolveStatus::Unsupported:
-      return SimulationStatus::Unsupported;
   }
   return SimulationStatus::NotFinite;
 }
@@ -75,7 +72,7 @@ struct Simulation::Impl {
   SimulationOptions o;
   std::unique_ptr<StateSpace> ss;
   Data d;
-  State x, dxdt, x_new, dxdt_new, x_out, scratch;
+  Vector x, dxdt, x_new, dxdt_new, x_out, scratch;
   SimulationResult r;
   const Observer* observe = nullptr;
   bool projection = false;
@@ -89,12 +86,15 @@ struct Simulation::Impl {
   } rhs_failure;
 
   Impl(const Model& model, SimulationOptions options)
-      : m(model), o(std::move(options)), ss(make_state_space(model, o.formulation)), d(model) {
-    projection = m.solver.stabilization.type == Stabilization::Type::Projection;
+      : m(model),
+        o(std::move(options)),
+        ss(make_state_space(model, SolverOptions{o.formulation, o.stabilization})),
+        d(model) {
+    projection = o.stabilization.type == Stabilization::Type::Projection;
   }
 
   // ---- the right-hand side, as odeint sees it ---------------------------------------
-  void rhs(const State& xi, State& xdot, double t) {
+  void rhs(const Vector& xi, Vector& xdot, double t) {
     const Clock::time_point t0 = Clock::now();
     const SolveStatus s = ss->derivative(xi, t, d, xdot);
     r.rhs_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -106,7 +106,7 @@ struct Simulation::Impl {
   }
   struct Rhs {
     Impl* self;
-    void operator()(const State& xi, State& xdot, double t) const { self->rhs(xi, xdot, t); }
+    void operator()(const Vector& xi, Vector& xdot, double t) const { self->rhs(xi, xdot, t); }
   };
 
   // ---- outcomes ------------------------------------------------------------------------
@@ -117,7 +117,7 @@ struct Simulation::Impl {
     // contradictory rows or a collapsing step after t = 0 without projection: most often a
     // singular position (engine/rank_policy.hpp, item 4); say what helps there
     if ((s == SimulationStatus::Inconsistent || s == SimulationStatus::StepUnderflow) && t > 0 &&
-        m.nrows() > 0 && m.solver.stabilization.type != Stabilization::Type::Projection)
+        m.nrows() > 0 && !projection)
       r.message +=
           "; if the mechanism passes a singular position, use \"stabilization\": {\"type\": "
           "\"projection\"}";
@@ -126,7 +126,7 @@ struct Simulation::Impl {
   SimulationResult& fail(const Failure& f) { return fail(status_of(f.status), f.t, f.message); }
 
   // Evaluates (t, xi) into d and xdot; false (and r filled) when that fails.
-  bool evaluate(const State& xi, double t, State& xdot, bool for_output) {
+  bool evaluate(const Vector& xi, double t, Vector& xdot, bool for_output) {
     rhs_failure = {};
     if (for_output) {
       const SolveStatus s = ss->derivative(xi, t, d, xdot);
@@ -151,7 +151,7 @@ struct Simulation::Impl {
   }
 
   // After an accepted step: unit quaternions (see the header), then the projection.
-  bool accept(State& xi, double t) {
+  bool accept(Vector& xi, double t) {
     ++r.steps;
     r.t = t;
     ss->normalize(xi);
@@ -169,11 +169,11 @@ struct Simulation::Impl {
   bool due(long k, long K) const { return k % o.every == 0 || k == K; }
 
   // ---- the run's state between steps ------------------------------------------------------
-  using Dopri = odeint::runge_kutta_dopri5<State>;
-  using Fehlberg = odeint::runge_kutta_fehlberg78<State>;
+  using Dopri = odeint::runge_kutta_dopri5<Vector>;
+  using Fehlberg = odeint::runge_kutta_fehlberg78<Vector>;
   using Checker =
       odeint::default_error_checker<double, Dopri::algebra_type, Dopri::operations_type>;
-  odeint::runge_kutta4<State> rk4;
+  odeint::runge_kutta4<Vector> rk4;
   std::unique_ptr<odeint::controlled_runge_kutta<Dopri, Checker>> dopri5;
   std::unique_ptr<odeint::controlled_runge_kutta<Fehlberg, Checker>> rkf78;
   enum class Method { Rk4, Dopri5, Rkf78 } method = Method::Rk4;
@@ -186,11 +186,11 @@ struct Simulation::Impl {
   double instant(long i) const { return i >= K ? T() : static_cast<double>(i) * o.integrator.dt; }
 
   // ---- initial conditions (SPEC §2) ------------------------------------------------------
-  bool start() {
+  bool start(const State& initial) {
     r = SimulationResult{};
     running = false;
-    initial_state(m, d);
-    kinematics(m, d);
+    set_state(m, d, initial);
+    d.t = 0.0;
     constraint_rows(m, d);
     int c = -1;
     const double g = max_position_violation(m, d, &c);
@@ -267,7 +267,7 @@ struct Simulation::Impl {
 
   // After try_step: Accepted, Rejected (h reduced), or Failed (r says why).
   enum class Trial { Accepted, Rejected, Failed };
-  Trial judge(odeint::controlled_step_result res, const State& xn, double h_attempt) {
+  Trial judge(odeint::controlled_step_result res, const Vector& xn, double h_attempt) {
     if (rhs_failure.happened || (res == odeint::success && !xn.allFinite())) {
       // a trial stage left the domain: retry smaller
       if (rhs_failure.happened) last = rhs_failure;
@@ -376,13 +376,17 @@ struct WallTimer {
 }  // namespace
 
 bool Simulation::start(const Observer& observe) {
+  return start(impl_->m.initial_state(), observe);
+}
+
+bool Simulation::start(const State& initial, const Observer& observe) {
   Impl& s = *impl_;
   s.observe = &observe;
   bool ok;
   {
     s.r = SimulationResult{};
     WallTimer timer{s.r};
-    ok = s.start();
+    ok = s.start(initial);
   }
   s.observe = nullptr;
   return ok;
@@ -408,7 +412,11 @@ const SimulationResult& Simulation::result() const {
 }
 
 SimulationResult Simulation::run(const Observer& observe) {
-  if (start(observe))
+  return run(impl_->m.initial_state(), observe);
+}
+
+SimulationResult Simulation::run(const State& initial, const Observer& observe) {
+  if (start(initial, observe))
     while (step(observe)) {
     }
   return impl_->r;
@@ -427,6 +435,11 @@ const StateSpace& Simulation::state_space() const {
 SimulationResult simulate(const Model& m, const SimulationOptions& options,
                           const Observer& observe) {
   return Simulation(m, options).run(observe);
+}
+
+SimulationResult simulate(const Model& m, const State& initial, const SimulationOptions& options,
+                          const Observer& observe) {
+  return Simulation(m, options).run(initial, observe);
 }
 
 }  // namespace appell

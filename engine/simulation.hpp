@@ -37,7 +37,7 @@
 // With dopri5's FSAL derivative carried over a normalisation, the carried q̇ is off by the
 // same O(h^{p+1}) factor, again below the method's own error.
 //
-// Stabilization (model.solver.stabilization):
+// Stabilization (SimulationOptions::stabilization):
 //   none        the drift of g and π grows like the integration error;
 //   baumgarte   b ← b − 2α π − β² g in constraint_rows() (forward.hpp), every rhs call;
 //   projection  after every accepted step StateSpace::project() puts the positions and then
@@ -68,13 +68,14 @@ namespace appell {
 
 struct SimulationOptions {
   Formulation formulation = Formulation::Auto;  // resolved against the model
+  Stabilization stabilization;                  // none, baumgarte or projection
   IntegratorOptions integrator;                 // method, duration, dt, rtol, atol
   int every = 1;                                // output every N steps / output instants
   // called after every accepted step with the time reached; for progress bars
   std::function<void(double t)> progress;
 
-  // the model's own integrator, output and formulation choices
-  static SimulationOptions from_model(const Model& m);
+  // a scene's solver, integrator and output settings
+  static SimulationOptions from_settings(const Settings& s);
 };
 
 // What an observer sees at one output instant.  `data` describes (t, x) completely:
@@ -96,7 +97,6 @@ enum class SimulationStatus {
   NotFinite,      // the state or the accelerations stopped being finite
   Inconsistent,   // constraints inconsistent, a projection failed, or initial violation
   StepUnderflow,  // the adaptive step size fell below round-off
-  Unsupported,    // the formulation cannot run on this model
 };
 const char* simulation_status_name(SimulationStatus s);
 
@@ -126,21 +126,24 @@ class Simulation {
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
-  // Integrates from the model's initial state over [0, duration]: start(), then step()
-  // until it returns false.  Calls `observe` at t = 0, at every `every`-th step / output
-  // instant and at the final time.  Cost: steps × (stages × one forward pass), plus one
-  // projection per step with projection stabilization.
+  // Integrates from the q, u of `initial` (the model's initial state when omitted) over
+  // [0, duration]: start(), then step() until it returns false.  Calls `observe` at t = 0, at every
+  // `every`-th step / output instant and at the final time.  Cost: steps × (stages × one forward
+  // pass), plus one projection per step with projection stabilization.
   SimulationResult run(const Observer& observe = nullptr);
+  SimulationResult run(const State& initial, const Observer& observe = nullptr);
 
   // Stepping, for embedders that drive the loop themselves:
   //   if (sim.start(obs)) while (sim.step(obs)) { ... sim.time(), sim.data() ... }
   //   if (!sim.result().ok()) ...
-  // start() restarts from the model's initial state (initial conditions, the t = 0 sample);
+  // start() restarts from `initial` or the model's initial state (initial conditions, the
+  // t = 0 sample);
   // step() makes one accepted step (rk4: one step of dt; adaptive: one step the error
   // controller accepts, with its rejected trials) and gives `observe` every output instant
   // it passes.  Both return false when the run cannot go on: finished (result().ok()) or
   // failed (result() says when and why).
   bool start(const Observer& observe = nullptr);
+  bool start(const State& initial, const Observer& observe = nullptr);
   bool step(const Observer& observe = nullptr);
   bool running() const;                    // started, neither finished nor failed
   double time() const;                     // the time reached
@@ -155,8 +158,10 @@ class Simulation {
   std::unique_ptr<Impl> impl_;
 };
 
-// Simulation(m, options).run(observe).
+// Simulation(m, options).run(observe), from the model's initial state or from `initial`.
 SimulationResult simulate(const Model& m, const SimulationOptions& options,
+                          const Observer& observe = nullptr);
+SimulationResult simulate(const Model& m, const State& initial, const SimulationOptions& options,
                           const Observer& observe = nullptr);
 
 }  // namespace appell

@@ -6,9 +6,11 @@
 
 namespace appell {
 
-std::unique_ptr<StateSpace> make_state_space(const Model& m, Formulation f) {
-  const Formulation r = resolve_formulation(m, f);
-  if (r == Formulation::Recursive) return std::make_unique<TreeStateSpace>(m);
+std::unique_ptr<StateSpace> make_state_space(const Model& m, const SolverOptions& o) {
+  SolverOptions r = o;
+  r.formulation = resolve_formulation(m, o.formulation);
+  if (r.formulation == Formulation::Recursive)
+    return std::make_unique<TreeStateSpace>(m, r.stabilization);
   return std::make_unique<MaximalStateSpace>(m, r);
 }
 
@@ -29,7 +31,7 @@ SolveStatus MaximalStateSpace::derivative(const Eigen::VectorXd& x, double t, Da
   d.t = t;
   d.q = x.head(m_.nq());
   d.u = x.tail(m_.nu());
-  const SolveStatus status = forward(m_, d, f_);
+  const SolveStatus status = forward(m_, d, o_);
   xdot.resize(size());
   for (int i = 0; i < m_.nbody(); ++i) {
     const int iq = m_.q_offset(i), iu = m_.u_offset(i);

@@ -36,14 +36,15 @@ class StateSpace {
   virtual SolveStatus project(Eigen::VectorXd& x, double t, Data& d) = 0;
 };
 
-// The state space of formulation f (Auto resolved against the model).
-std::unique_ptr<StateSpace> make_state_space(const Model& m, Formulation f);
+// The state space of o.formulation (Auto resolved against the model), evaluating with
+// o.stabilization.
+std::unique_ptr<StateSpace> make_state_space(const Model& m, const SolverOptions& o);
 
 // Maximal coordinates, for the dense and sparse formulations.
 class MaximalStateSpace : public StateSpace {
  public:
-  MaximalStateSpace(const Model& m, Formulation f) : m_(m), f_(f) {}
-  Formulation formulation() const override { return f_; }
+  MaximalStateSpace(const Model& m, const SolverOptions& o) : m_(m), o_(o) {}
+  Formulation formulation() const override { return o_.formulation; }
   int size() const override { return m_.nq() + m_.nu(); }
   void from_maximal(const Data& d, Eigen::VectorXd& x) const override;
   void to_maximal(const Eigen::VectorXd& x, double t, Data& d) override;
@@ -54,7 +55,7 @@ class MaximalStateSpace : public StateSpace {
 
  private:
   const Model& m_;
-  Formulation f_;
+  SolverOptions o_;
 };
 
 }  // namespace appell

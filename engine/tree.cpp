@@ -1,6 +1,7 @@
 #include "engine/tree.hpp"
 
 #include "constraints/joint.hpp"
+#include "engine/data.hpp"
 
 namespace appell {
 
@@ -124,12 +125,11 @@ void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, c
   C.v = P.v + P.w.cross(C.x - P.x) + w_rel.cross(C.x - x_A) + QE * V_J.head<3>();
 }
 
-void tree_kinematics(const Model& m, const TreeModel& tree,
-                     const Eigen::Ref<const Eigen::VectorXd>& q,
+void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
                      const Eigen::Ref<const Eigen::VectorXd>& u, Data& d) {
   JointMotion jm;
   Vec6 V_J;
-  for (const TreeJoint& t : tree.joints) {
+  for (const TreeJoint& t : m.tree().joints) {
     const BodyState& P = t.parent_body == kWorld ? kRest : d.body[t.parent_body];
     BodyState& C = d.body[t.body];
     joint_kinematics(t, P, q.data() + t.q_offset, u.data() + t.u_offset, C, jm, V_J);

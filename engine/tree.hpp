@@ -18,9 +18,11 @@
 #include <vector>
 
 #include "constraints/joint_type.hpp"
-#include "engine/data.hpp"
 
 namespace appell {
+
+class Model;
+struct Data;
 
 // One edge of the tree: the joint that carries tree body i.  Constant.
 struct TreeJoint {
@@ -55,8 +57,7 @@ void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, c
 
 // Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2).
 // O(n).
-void tree_kinematics(const Model& m, const TreeModel& tree,
-                     const Eigen::Ref<const Eigen::VectorXd>& q,
+void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
                      const Eigen::Ref<const Eigen::VectorXd>& u, Data& d);
 // Body states d.body → the maximal q, u (d.q, d.u).  O(n).
 void maximal_from_bodies(const Model& m, Data& d);

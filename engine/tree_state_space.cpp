@@ -5,7 +5,8 @@
 
 namespace appell {
 
-TreeStateSpace::TreeStateSpace(const Model& m) : m_(m), tree_(build_tree(m)) {}
+TreeStateSpace::TreeStateSpace(const Model& m, const Stabilization& st)
+    : m_(m), tree_(m.tree()), st_(st) {}
 
 void TreeStateSpace::from_maximal(const Data& d, Eigen::VectorXd& x) const {
   // the body states of d.q, d.u (d.body may be stale when the caller set q, u only)
@@ -17,7 +18,7 @@ void TreeStateSpace::from_maximal(const Data& d, Eigen::VectorXd& x) const {
 
 void TreeStateSpace::to_maximal(const Eigen::VectorXd& x, double t, Data& d) {
   d.t = t;
-  tree_kinematics(m_, tree_, x.head(tree_.nq), x.tail(tree_.nu), d);
+  tree_kinematics(m_, x.head(tree_.nq), x.tail(tree_.nu), d);
   maximal_from_bodies(m_, d);
 }
 
@@ -26,7 +27,7 @@ SolveStatus TreeStateSpace::derivative(const Eigen::VectorXd& x, double t, Data&
   d.t = t;
   const auto q = x.head(tree_.nq);
   const auto u = x.tail(tree_.nu);
-  const SolveStatus status = forward_tree(m_, d, q, u);
+  const SolveStatus status = forward_tree(m_, d, q, u, st_);
   xdot.resize(size());
   tree_qdot(tree_, q, u, xdot.head(tree_.nq));
   xdot.tail(tree_.nu) = joint_accelerations(m_, d);

@@ -11,7 +11,7 @@ namespace appell {
 
 class TreeStateSpace : public StateSpace {
  public:
-  explicit TreeStateSpace(const Model& m);
+  explicit TreeStateSpace(const Model& m, const Stabilization& st = {});
   Formulation formulation() const override { return Formulation::Recursive; }
   int size() const override { return tree_.nq + tree_.nu; }
   // x of d.q, d.u (which must satisfy the tree joints): runs the maximal kinematics on
@@ -22,14 +22,16 @@ class TreeStateSpace : public StateSpace {
   SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
                          Eigen::VectorXd& xdot) override;
   void normalize(Eigen::VectorXd& x) const override;
-  // tree joints cannot drift; Ok without extra rows, else Unsupported (not yet)
+  // tree joints cannot drift: nothing to do without extra rows; with them, the maximal
+  // projection of every row, read back into joint coordinates
   SolveStatus project(Eigen::VectorXd& x, double t, Data& d) override;
 
   const TreeModel& tree() const { return tree_; }
 
  private:
   const Model& m_;
-  TreeModel tree_;
+  const TreeModel& tree_;
+  Stabilization st_;
 };
 
 }  // namespace appell

@@ -151,9 +151,10 @@ void parse_integrator(const Node& n, IntegratorOptions& o) {
 }
 
 // Holonomic rows must hold at t = 0 to 1e-6 (SPEC §2 "Initial conditions").
-void check_initial_positions(const Model& m, const Node& constraints) {
+void check_initial_positions(const ModelBuilder& b, const Node& constraints) {
+  const Model m = compile(b);
   if (m.nrows() == 0) return;
-  Data d(m);
+  Data d(m);  // the initial state
   kinematics(m, d);
   constraint_rows(m, d);
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
@@ -198,7 +199,7 @@ Vec3 SceneContext::point_of(int b, const Node& n) const {
   return p;
 }
 
-Model load_model_from_string(const std::string& text, const std::string& file) {
+Scene load_scene_from_string(const std::string& text, const std::string& file) {
   json root;
   try {
     root = json::parse(text);
@@ -223,7 +224,8 @@ Model load_model_from_string(const std::string& text, const std::string& file) {
   const Node top(root, "", file);
   top.object(
       {"name", "gravity", "bodies", "constraints", "forces", "solver", "integrator", "output"});
-  Model m;
+  Scene scene;
+  ModelBuilder& m = scene.model;
   m.name = top.has("name") ? top["name"].string() : file;
   if (top.has("gravity")) m.gravity = top["gravity"].vec3();
 
@@ -275,24 +277,37 @@ Model load_model_from_string(const std::string& text, const std::string& file) {
       m.add_force(it->second(n, ctx));
     }
   }
-  if (top.has("solver")) parse_solver(top["solver"], m.solver);
-  if (top.has("integrator")) parse_integrator(top["integrator"], m.integrator);
+  Settings& settings = scene.settings;
+  if (top.has("solver")) parse_solver(top["solver"], settings.solver);
+  if (top.has("integrator")) parse_integrator(top["integrator"], settings.integrator);
   if (top.has("output")) {
     const Node o = top["output"];
     o.object({"every"});
-    if (o.has("every")) m.output.every = o["every"].positive_int();
+    if (o.has("every")) settings.output.every = o["every"].positive_int();
   }
   if (top.has("constraints")) check_initial_positions(m, top["constraints"]);
-  return m;
+  return scene;
+}
+
+Model compile(const Scene& scene) {
+  return compile(scene.model);
+}
+
+Model load_model_from_string(const std::string& text, const std::string& file) {
+  return compile(load_scene_from_string(text, file));
 }
 
 Model load_model(const std::string& path) {
+  return compile(load_scene(path));
+}
+
+Scene load_scene(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SceneError(path, "", "cannot open the file");
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw SceneError(path, "", "cannot read the file");
-  return load_model_from_string(ss.str(), path);
+  return load_scene_from_string(ss.str(), path);
 }
 
 }  // namespace appell

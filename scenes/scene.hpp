@@ -23,9 +23,21 @@ class SceneError : public std::runtime_error {
   std::string file_, pointer_, message_;
 };
 
+// What a scene file says: the system (editable) and how to run it.
+struct Scene {
+  ModelBuilder model;
+  Settings settings;
+};
+
 // Parses a scene from text; `file` names it in errors.  Throws SceneError.
-Model load_model_from_string(const std::string& text, const std::string& file = "<scene>");
+Scene load_scene_from_string(const std::string& text, const std::string& file = "<scene>");
 // Reads and parses a scene file.  Throws SceneError (also when the file cannot be read).
+Scene load_scene(const std::string& path);
+
+// compile(scene.model)
+Model compile(const Scene& scene);
+// compile(load_scene...(...).model): the constant Model of a scene.  Throws SceneError.
+Model load_model_from_string(const std::string& text, const std::string& file = "<scene>");
 Model load_model(const std::string& path);
 
 }  // namespace appell

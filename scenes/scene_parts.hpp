@@ -13,7 +13,7 @@ namespace appell {
 
 // What the parsers of one scene share: the model being built (bodies already added).
 struct SceneContext {
-  Model& model;
+  ModelBuilder& model;
   const std::string& file;
   // the index of the body named at `n` (kWorld for "world"); fails if unknown
   int body(const Node& n) const;

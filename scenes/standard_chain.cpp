@@ -10,9 +10,13 @@
 namespace appell {
 
 Model standard_chain(int n) {
+  return compile(standard_chain_builder(n));
+}
+
+ModelBuilder standard_chain_builder(int n) {
   if (n < 1)
     throw std::invalid_argument("standard_chain(): n must be >= 1, got " + std::to_string(n));
-  Model m;
+  ModelBuilder m;
   m.name = "standard chain n=" + std::to_string(n);
   m.gravity = Vec3(0, 0, -9.81);
   const double mass = 1.0;
@@ -49,10 +53,6 @@ Model standard_chain(int n) {
     parent = child;
     parent0 = child0;
   }
-  m.solver.formulation = Formulation::Auto;
-  m.integrator.method = "rk4";
-  m.integrator.duration = 10.0;
-  m.integrator.dt = 1e-3;
   return m;
 }
 

@@ -22,5 +22,7 @@ namespace appell {
 
 // Throws std::invalid_argument when n < 1.
 Model standard_chain(int n);
+// The same, still editable (compile() gives standard_chain(n)).
+ModelBuilder standard_chain_builder(int n);
 
 }  // namespace appell

@@ -60,9 +60,10 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 class Bricard : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Bricard, KeepsOneDegreeOfFreedomAndItsEnergyForTenSeconds) {
-  Model m = load_model(kDir + "bricard.json");
-  m.solver.stabilization.type = GetParam().stabilization;
-  SimulationOptions o = SimulationOptions::from_model(m);
+  const Scene scene = load_scene(kDir + "bricard.json");
+  const Model m = compile(scene);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
+  o.stabilization.type = GetParam().stabilization;
   o.formulation = GetParam().formulation;
   ASSERT_DOUBLE_EQ(o.integrator.duration, 10.0);
   double E0 = NAN, drift = 0.0, wmax_late = 0.0, T0 = 0.0;
@@ -127,16 +128,17 @@ TEST(BricardTilted, EveryFormulationFindsTheSameRank) {
 class FourBarChain : public ::testing::TestWithParam<Formulation> {};
 
 TEST_P(FourBarChain, PassesFourFlatPositionsOnTheOneCoordinateReduction) {
-  Model m = load_model(kDir + "four_bar_chain.json");
+  const Scene scene = load_scene(kDir + "four_bar_chain.json");
+  const Model m = compile(scene);
   const int N = (m.nbody() - 1) / 2;
   const double L = 1.0, w = 0.05, mass = 1.0, g = 9.81;
-  ASSERT_NEAR(m.gravity.y(), -g, 1e-15);
+  ASSERT_NEAR(m.gravity().y(), -g, 1e-15);
   const double I = (N + 1) * (mass * (L * L + w * w) / 12 + mass * L * L / 4) + N * mass * L * L;
   const double K = g * ((N + 1) * mass * L / 2 + N * mass * L);
-  SimulationOptions o = SimulationOptions::from_model(m);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
   o.formulation = GetParam();
   o.integrator.duration = 1.7;
-  ASSERT_EQ(m.solver.stabilization.type, Stabilization::Type::Projection);
+  ASSERT_EQ(o.stabilization.type, Stabilization::Type::Projection);
 
   // the reduction, integrated independently (θ, θ̇) from the scene's crank 0
   using State = std::array<double, 2>;
@@ -183,9 +185,10 @@ TEST_P(FourBarChain, PassesFourFlatPositionsOnTheOneCoordinateReduction) {
 // coordinates of pinv stop here; the recursion's joint coordinates may instead carry the
 // motion onto the anti-parallelogram branch, a motion the rows allow.)
 TEST(FourBarChainWithoutProjection, StopsAndNamesTheRemedy) {
-  Model m = load_model(kDir + "four_bar_chain.json");
-  m.solver.stabilization.type = Stabilization::Type::None;
-  SimulationOptions o = SimulationOptions::from_model(m);
+  const Scene scene = load_scene(kDir + "four_bar_chain.json");
+  const Model m = compile(scene);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
+  o.stabilization.type = Stabilization::Type::None;
   o.formulation = Formulation::Pinv;
   o.integrator.duration = 1.7;
   const SimulationResult r = simulate(m, o, nullptr);
@@ -206,10 +209,11 @@ INSTANTIATE_TEST_SUITE_P(EveryFormulation, FourBarChain, ::testing::ValuesIn(kAl
 class Pendulum : public ::testing::TestWithParam<Formulation> {};
 
 TEST_P(Pendulum, ReturnsAfterTheEllipticPeriod) {
-  const Model m = load_model(kDir + "pendulum.json");
+  const Scene scene = load_scene(kDir + "pendulum.json");
+  const Model m = compile(scene);
   const double L = 1.0, g = 9.81;
   const double T = 4.0 * std::sqrt(L / g) * std::comp_ellint_1(std::sin(M_PI / 4));
-  SimulationOptions o = SimulationOptions::from_model(m);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
   o.formulation = GetParam();
   o.integrator.duration = 2 * T;
   o.integrator.dt = T / 50;
@@ -243,21 +247,22 @@ INSTANTIATE_TEST_SUITE_P(EveryFormulation, Pendulum, ::testing::ValuesIn(kAll),
 class FlyballGovernor : public ::testing::TestWithParam<Formulation> {};
 
 TEST_P(FlyballGovernor, StaysInItsSteadyRotation) {
-  Model m = load_model(kDir + "flyball_governor.json");
+  const Scene scene = load_scene(kDir + "flyball_governor.json");
+  const Model m = compile(scene);
   const double g = 9.81, b = 0.1, la = 0.3, lc = la / 2, ma = 1.0, wa = 0.03, ml = 0.1, wl = 0.01,
                Ms = 0.5;
   ASSERT_DOUBLE_EQ(m.bodies()[1].mass, ma);
   ASSERT_DOUBLE_EQ(m.bodies()[3].mass, ml);
   ASSERT_DOUBLE_EQ(m.bodies()[5].mass, Ms);
-  const Vec3 arm0 = m.initial_state(1).Q.col(2);
+  const Vec3 arm0 = m.initial_body_state(1).Q.col(2);
   const double theta0 = std::atan2(arm0.x(), -arm0.z());
   const double Ipa = ma * (wa * wa + la * la) / 12, Iaa = ma * 2 * wa * wa / 12;
   const double Ipl = ml * (wl * wl + b * b) / 12, Ial = ml * 2 * wl * wl / 12;
   const double Omega = std::sqrt(
       g * (2 * ma * lc + 3 * ml * b + 2 * Ms * b) /
       (2 * std::cos(theta0) * ((Ipa - Iaa + ma * lc * lc) + (Ipl - Ial + ml * b * b / 4))));
-  ASSERT_NEAR(m.initial_state(0).w.z(), Omega, 1e-12 * Omega);  // the scene's spin
-  SimulationOptions o = SimulationOptions::from_model(m);
+  ASSERT_NEAR(m.initial_body_state(0).w.z(), Omega, 1e-12 * Omega);  // the scene's spin
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
   o.formulation = GetParam();
   o.integrator.duration = 1.0;
   double dtheta = 0.0, domega = 0.0;
@@ -289,8 +294,9 @@ INSTANTIATE_TEST_SUITE_P(EveryFormulation, FlyballGovernor, ::testing::ValuesIn(
 class AndrewsSqueezer : public ::testing::TestWithParam<Formulation> {};
 
 TEST_P(AndrewsSqueezer, MatchesTheTestSetReferenceAtThirtyMilliseconds) {
-  const Model m = load_model(kDir + "andrews_squeezer.json");
-  SimulationOptions o = SimulationOptions::from_model(m);
+  const Scene scene = load_scene(kDir + "andrews_squeezer.json");
+  const Model m = compile(scene);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
   o.formulation = GetParam();
   ASSERT_DOUBLE_EQ(o.integrator.duration, 0.03);
   std::array<double, 7> angle{}, last{};

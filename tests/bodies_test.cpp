@@ -87,12 +87,12 @@ TEST(Inertia, Validation) {
 }
 
 TEST(Inertia, ModelRejectsUnphysicalBodies) {
-  Model m;
+  ModelBuilder m_b;
   Body b;
   b.name = "slab";
   b.inertia = Vec3(1, 1, 3).asDiagonal();
   try {
-    m.add_body(b);
+    m_b.add_body(b);
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
@@ -101,18 +101,19 @@ TEST(Inertia, ModelRejectsUnphysicalBodies) {
   }
   b.inertia = Mat3::Identity();
   b.mass = 0.0;
-  EXPECT_THROW(m.add_body(b), std::invalid_argument);
+  EXPECT_THROW(m_b.add_body(b), std::invalid_argument);
   b.mass = 1.0;
   b.name = "world";
-  EXPECT_THROW(m.add_body(b), std::invalid_argument);
+  EXPECT_THROW(m_b.add_body(b), std::invalid_argument);
   b.name = "slab";
-  EXPECT_EQ(m.add_body(b), 0);
-  EXPECT_THROW(m.add_body(b), std::invalid_argument);  // duplicate name
+  EXPECT_EQ(m_b.add_body(b), 0);
+  EXPECT_THROW(m_b.add_body(b), std::invalid_argument);  // duplicate name
   // a particle's inertia is never looked at
   b.name = "dot";
   b.type = BodyType::Particle;
   b.inertia = Mat3::Zero();
-  EXPECT_EQ(m.add_body(b), 1);
+  EXPECT_EQ(m_b.add_body(b), 1);
+  const Model m = compile(m_b);
   EXPECT_EQ(m.nq(), 10);
   EXPECT_EQ(m.nu(), 9);
   EXPECT_EQ(m.u_offset(1), 6);

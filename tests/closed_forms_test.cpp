@@ -74,18 +74,19 @@ void check_pendulum(const Model& model, const Pendulum& p) {
 
 TEST(SphericalPendulumUK96, AccelerationAndRodForceFromCode) {
   const Pendulum p;
-  Model model;
-  model.gravity = p.g;
+  ModelBuilder model_b;
+  model_b.gravity = p.g;
   Body bob;
   bob.name = "bob";
   bob.type = BodyType::Particle;
   bob.mass = p.m;
   bob.position = p.x;
   bob.velocity = p.v;
-  const int b = model.add_body(bob);
-  model.add_constraint(
-      std::make_shared<DistanceConstraint>("rod", kWorld, b, model.initial_state(kWorld),
-                                           model.initial_state(b), Vec3::Zero(), p.x, p.L));
+  const int b = model_b.add_body(bob);
+  model_b.add_constraint(
+      std::make_shared<DistanceConstraint>("rod", kWorld, b, model_b.initial_state(kWorld),
+                                           model_b.initial_state(b), Vec3::Zero(), p.x, p.L));
+  const Model model = compile(model_b);
   check_pendulum(model, p);
 }
 
@@ -128,8 +129,8 @@ TEST(CylinderOnPlaneHO21, Eqs22To28) {
   ASSERT_NEAR(e3.dot(E3), 0.0, 1e-15);
   const Vec3 h = e3.cross(E3);
 
-  Model model;
-  model.gravity = Vec3(0, 0, -g);
+  ModelBuilder model_b;
+  model_b.gravity = Vec3(0, 0, -g);
   Body cyl;
   cyl.name = "cylinder";
   cyl.mass = m;
@@ -138,12 +139,13 @@ TEST(CylinderOnPlaneHO21, Eqs22To28) {
   cyl.orientation = Quat(Q);
   cyl.velocity = Vec3(1.2, -0.7, 0.0);
   cyl.angular_velocity = Omega3 * E3 + omega3 * e3;
-  const int c = model.add_body(cyl);
-  const BodyState s0 = model.initial_state(c);
-  model.add_constraint(std::make_shared<PointOnPlaneConstraint>("plane", c, s0, s0.x, E3));
-  model.add_constraint(std::make_shared<PerpendicularConstraint>(
-      "upright", kWorld, c, model.initial_state(kWorld), s0, E3, e3));
+  const int c = model_b.add_body(cyl);
+  const BodyState s0 = model_b.initial_state(c);
+  model_b.add_constraint(std::make_shared<PointOnPlaneConstraint>("plane", c, s0, s0.x, E3));
+  model_b.add_constraint(std::make_shared<PerpendicularConstraint>(
+      "upright", kWorld, c, model_b.initial_state(kWorld), s0, E3, e3));
 
+  const Model model = compile(model_b);
   for (Formulation f : kFormulations) {
     SCOPED_TRACE(formulation_name(f));
     Data d(model);

@@ -23,12 +23,13 @@ namespace {
 const Formulation kFormulations[] = {Formulation::Pinv, Formulation::GibbsAppell};
 
 struct Contradiction {
-  Model model;
+  ModelBuilder builder;
+  Model model;  // compile(builder)
   std::vector<int> culprits;
 };
 
 // An unrelated, consistent pendulum first, so that the culprits are not constraint 0.
-int add_bystander(Model& m) {
+int add_bystander(ModelBuilder& m) {
   Body arm;
   arm.name = "arm";
   arm.inertia = inertia_box(1.0, Vec3(0.1, 0.1, 0.5));
@@ -42,7 +43,7 @@ int add_bystander(Model& m) {
   return b;
 }
 
-int add_particle(Model& m, const Vec3& x, const Vec3& v) {
+int add_particle(ModelBuilder& m, const Vec3& x, const Vec3& v) {
   Body p;
   p.name = "bead";
   p.type = BodyType::Particle;
@@ -54,16 +55,17 @@ int add_particle(Model& m, const Vec3& x, const Vec3& v) {
 
 Contradiction sphere_and_tangent_plane(const Vec3& v) {
   Contradiction c;
-  c.model.gravity = Vec3(0, 0, -9.81);
-  add_bystander(c.model);
+  c.builder.gravity = Vec3(0, 0, -9.81);
+  add_bystander(c.builder);
   const Vec3 e = Vec3(1, 2, -2).normalized();
   const double L = 1.3;
-  const int p = add_particle(c.model, L * e, v);
-  const BodyState w = c.model.initial_state(kWorld), s = c.model.initial_state(p);
-  c.model.add_constraint(
+  const int p = add_particle(c.builder, L * e, v);
+  const BodyState w = c.builder.initial_state(kWorld), s = c.builder.initial_state(p);
+  c.builder.add_constraint(
       std::make_shared<DistanceConstraint>("sphere", kWorld, p, w, s, Vec3::Zero(), s.x, L));
-  c.model.add_constraint(std::make_shared<PointOnPlaneConstraint>("tangent", p, s, s.x, e));
+  c.builder.add_constraint(std::make_shared<PointOnPlaneConstraint>("tangent", p, s, s.x, e));
   c.culprits = {1, 2};
+  c.model = compile(c.builder);
   return c;
 }
 
@@ -105,17 +107,18 @@ TEST(Consistency, SphereAndTangentPlaneAtRestAreRedundantNotInconsistent) {
 }
 
 TEST(Consistency, TwoTangentSpheresContradict) {
-  Model m;
-  add_bystander(m);
+  ModelBuilder m_b;
+  add_bystander(m_b);
   const Vec3 e = Vec3(0.2, -1, 0.5).normalized();
   const Vec3 x = 0.4 * e;
-  const int p = add_particle(m, x, e.cross(Vec3(1, 1, 1)));
-  const BodyState w = m.initial_state(kWorld), s = m.initial_state(p);
+  const int p = add_particle(m_b, x, e.cross(Vec3(1, 1, 1)));
+  const BodyState w = m_b.initial_state(kWorld), s = m_b.initial_state(p);
   // centres at x − 1.0 e and x − 2.5 e: both spheres pass through x with normal e
-  m.add_constraint(
+  m_b.add_constraint(
       std::make_shared<DistanceConstraint>("small", kWorld, p, w, s, x - 1.0 * e, x, 1.0));
-  m.add_constraint(
+  m_b.add_constraint(
       std::make_shared<DistanceConstraint>("large", kWorld, p, w, s, x - 2.5 * e, x, 2.5));
+  const Model m = compile(m_b);
   for (Formulation f : kFormulations) {
     SCOPED_TRACE(formulation_name(f));
     Data d(m);
@@ -128,27 +131,27 @@ TEST(Consistency, TwoTangentSpheresContradict) {
 // acceleration rows (v̇_x = 0 twice) agree, so the solve is fine.  With Baumgarte
 // stabilization, b ← b − 2α π makes them contradict at the acceleration level as well.
 TEST(Consistency, LinearRowsContradictOnlyThroughBaumgarte) {
-  Model m;
-  add_bystander(m);
-  const int p = add_particle(m, Vec3(0, 1, 0), Vec3(0.5, 0, 0));
-  const BodyState s = m.initial_state(p);
+  ModelBuilder m_b;
+  add_bystander(m_b);
+  const int p = add_particle(m_b, Vec3(0, 1, 0), Vec3(0.5, 0, 0));
+  const BodyState s = m_b.initial_state(p);
   using F = LinearConstraint::Frame;
-  m.add_constraint(std::make_shared<LinearConstraint>("vx0", p, s, s.x, Vec3::UnitX(), Vec3::Zero(),
-                                                      0.0, F::World));
-  m.add_constraint(std::make_shared<LinearConstraint>("vx1", p, s, s.x, Vec3::UnitX(), Vec3::Zero(),
-                                                      1.0, F::World));
+  m_b.add_constraint(std::make_shared<LinearConstraint>("vx0", p, s, s.x, Vec3::UnitX(),
+                                                        Vec3::Zero(), 0.0, F::World));
+  m_b.add_constraint(std::make_shared<LinearConstraint>("vx1", p, s, s.x, Vec3::UnitX(),
+                                                        Vec3::Zero(), 1.0, F::World));
+  const Model m = compile(m_b);
   for (Formulation f : kFormulations) {
     SCOPED_TRACE(formulation_name(f));
     Data d(m);
     EXPECT_EQ(forward(m, d, f), SolveStatus::Ok) << d.diagnostics.message;
     EXPECT_NEAR(d.udot(6), 0.0, 1e-14);
   }
-  m.solver.stabilization.type = Stabilization::Type::Baumgarte;
-  m.solver.stabilization.alpha = 1.0;
+  const Stabilization baumgarte{Stabilization::Type::Baumgarte, 1.0, 0.0};
   for (Formulation f : kFormulations) {
     SCOPED_TRACE(formulation_name(f));
     Data d(m);
-    EXPECT_EQ(forward(m, d, f), SolveStatus::Inconsistent);
+    EXPECT_EQ(forward(m, d, SolverOptions{f, baumgarte}), SolveStatus::Inconsistent);
     EXPECT_EQ(d.diagnostics.inconsistent, (std::vector<int>{1, 2}));
   }
 }
@@ -163,21 +166,22 @@ namespace {
 // the multipliers must reproduce the constraint force whatever the scale: Aᵀλ = M u̇ − F.
 TEST(Multipliers, ReproduceTheConstraintForceForBadlyScaledRows) {
   for (double scale : {1.0, 1e-6, 1e-12, 1e6}) {
-    Model m;
-    m.gravity = Vec3(0.5, -9.81, 0.2);
+    ModelBuilder m_b;
+    m_b.gravity = Vec3(0.5, -9.81, 0.2);
     Body bob;
     bob.name = "bob";
     bob.type = BodyType::Particle;
     bob.mass = 2.0;
     bob.position = Vec3(0.3, 0.0, -1.0);
-    const int b = m.add_body(bob);
-    const BodyState s = m.initial_state(b);
-    m.add_constraint(std::make_shared<DistanceConstraint>("rod", kWorld, b, m.initial_state(kWorld),
-                                                          s, Vec3::Zero(), s.x, s.x.norm()));
+    const int b = m_b.add_body(bob);
+    const BodyState s = m_b.initial_state(b);
+    m_b.add_constraint(std::make_shared<DistanceConstraint>(
+        "rod", kWorld, b, m_b.initial_state(kWorld), s, Vec3::Zero(), s.x, s.x.norm()));
     // v_y = 0, written with a tiny or a huge coefficient
-    m.add_constraint(std::make_shared<LinearConstraint>("slot", b, s, s.x, scale * Vec3::UnitY(),
-                                                        Vec3::Zero(), 0.0,
-                                                        LinearConstraint::Frame::World));
+    m_b.add_constraint(std::make_shared<LinearConstraint>("slot", b, s, s.x, scale * Vec3::UnitY(),
+                                                          Vec3::Zero(), 0.0,
+                                                          LinearConstraint::Frame::World));
+    const Model m = compile(m_b);
     for (Formulation f : kFormulations) {
       SCOPED_TRACE(std::string(formulation_name(f)) + ", scale " + std::to_string(scale));
       Data d(m);
@@ -187,7 +191,7 @@ TEST(Multipliers, ReproduceTheConstraintForceForBadlyScaledRows) {
       EXPECT_LE((d.reaction[1].force - Vec3(0, 2.0 * 9.81, 0)).norm(), 1e-9 * 2.0 * 9.81)
           << "slot force " << d.reaction[1].force.transpose();
       const Vec3 total = d.reaction[0].force + d.reaction[1].force;
-      EXPECT_LE((total - 2.0 * (d.udot.head<3>() - m.gravity)).norm(), 1e-9 * 2.0 * 9.81);
+      EXPECT_LE((total - 2.0 * (d.udot.head<3>() - m.gravity())).norm(), 1e-9 * 2.0 * 9.81);
     }
   }
 }
@@ -203,8 +207,8 @@ namespace {
 TEST(Consistency, ContradictionIsFoundInAnyUnits) {
   for (double L : {1e-6, 1e-3, 1.0, 1e3}) {
     for (double K : {1e-3, 1.0, 1e3}) {
-      Model m;
-      m.gravity = Vec3(0, 0, -9.81 * L);
+      ModelBuilder m_b;
+      m_b.gravity = Vec3(0, 0, -9.81 * L);
       const Vec3 e = Vec3(1, 2, -2).normalized();
       Body p;
       p.name = "bead";
@@ -212,11 +216,12 @@ TEST(Consistency, ContradictionIsFoundInAnyUnits) {
       p.mass = 0.7 * K;
       p.position = 1.3 * L * e;
       p.velocity = L * tangential_velocity();
-      const int b = m.add_body(p);
-      const BodyState w = m.initial_state(kWorld), s = m.initial_state(b);
-      m.add_constraint(std::make_shared<DistanceConstraint>("sphere", kWorld, b, w, s, Vec3::Zero(),
-                                                            s.x, 1.3 * L));
-      m.add_constraint(std::make_shared<PointOnPlaneConstraint>("tangent", b, s, s.x, e));
+      const int b = m_b.add_body(p);
+      const BodyState w = m_b.initial_state(kWorld), s = m_b.initial_state(b);
+      m_b.add_constraint(std::make_shared<DistanceConstraint>("sphere", kWorld, b, w, s,
+                                                              Vec3::Zero(), s.x, 1.3 * L));
+      m_b.add_constraint(std::make_shared<PointOnPlaneConstraint>("tangent", b, s, s.x, e));
+      const Model m = compile(m_b);
       for (Formulation f : kFormulations) {
         SCOPED_TRACE(std::string(formulation_name(f)) + ", L = " + std::to_string(L) +
                      ", K = " + std::to_string(K));

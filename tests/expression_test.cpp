@@ -82,20 +82,20 @@ TEST(Expression, ConstantsFoldAndVariablesAreShared) {
 
 // g = x² y + sin(x t) at the position level: A, π and b (X2) against the hand derivatives.
 TEST(Expression, PositionLevelRowsAreExact) {
-  appell::Model m;
+  appell::ModelBuilder m_b;
   appell::Body b;
   b.name = "p";
   b.type = appell::BodyType::Particle;
   b.position = Vec3(0.7, -1.3, 0.4);
   b.velocity = Vec3(0.9, 0.5, -0.2);
-  m.add_body(b);
+  m_b.add_body(b);
   appell::ExpressionConstraint c("g",
                                  Expression::parse("x(p)^2*y(p) + sin(x(p)*t)", {},
                                                    [](const std::string&) {
                                                      return Expression::BodyInfo{0, false};
                                                    }),
                                  appell::ExpressionConstraint::Level::Position);
-  appell::BodyState s = m.initial_state(0);
+  appell::BodyState s = m_b.initial_state(0);
   const double t = 0.8, x = s.x.x(), y = s.x.y(), vx = s.v.x(), vy = s.v.y();
   appell::RowTerm term;
   double bb, vel, pos;
@@ -265,7 +265,6 @@ TEST(Expression, EvaluationDoesNotAllocate) {
   const appell::Model m = appell::load_model(std::string(APPELL_SOURCE_DIR) +
                                              "/scenes/examples/time_dependent_constraint.json");
   appell::Data d(m);
-  appell::initial_state(m, d);
   appell::forward(m, d, appell::Formulation::Pinv);  // warms the thread's workspace
   const appell::Constraint& c = *m.constraints()[0];
   appell::RowTerm term;
@@ -286,7 +285,6 @@ TEST(Expression, EvaluationDoesNotAllocate) {
 appell::Data forward_of(const std::string& text, appell::Formulation f, appell::Model& m) {
   m = appell::load_model_from_string(text, "identity.json");
   appell::Data d(m);
-  appell::initial_state(m, d);
   EXPECT_EQ(appell::forward(m, d, f), appell::SolveStatus::Ok);
   return d;
 }

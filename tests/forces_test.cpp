@@ -105,16 +105,17 @@ TEST(Forces, PointForceTorqueDampingAndCallable) {
 
 // Gravity enters F as m g, and the gyroscopic term as −ω × Jω [HO21 eq. 7].
 TEST(Forces, GeneralizedForceOfTheModel) {
-  Model m;
-  m.gravity = Vec3(0, -9.81, 0);
+  ModelBuilder m_b;
+  m_b.gravity = Vec3(0, -9.81, 0);
   Body b;
   b.name = "top";
   b.mass = 2.0;
   b.inertia = Vec3(0.1, 0.2, 0.25).asDiagonal();
   b.orientation = quat_from_rotation_vector(Vec3(0.2, 0.4, -0.1));
   b.angular_velocity = Vec3(1, 2, 3);
-  m.add_body(b);
-  m.add_force(std::make_shared<TorqueForce>(0, Vec3(0.1, 0.2, 0.3)));
+  m_b.add_body(b);
+  m_b.add_force(std::make_shared<TorqueForce>(0, Vec3(0.1, 0.2, 0.3)));
+  const Model m = compile(m_b);
   Data d(m);
   kinematics(m, d);
   applied_forces(m, d);

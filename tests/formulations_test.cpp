@@ -89,7 +89,7 @@ TEST(Formulations, PinvAndGibbsAppellAgreeOnRandomScenes) {
   int redundant_scenes = 0, loop_scenes = 0, max_rows = 0, max_nu = 0;
   for (int k = 0; k < kScenes; ++k) {
     const SceneOptions o = options_for(k);
-    Scene sc = random_scene(1000u + k, o, o.redundant);
+    TestScene sc = random_scene(1000u + k, o, o.redundant);
     const Model& m = sc.model;
     if (o.project) project_velocities(m, sc.u);
     SCOPED_TRACE("scene " + std::to_string(k) + ": " + std::to_string(o.nbody) + " bodies, " +
@@ -224,8 +224,8 @@ TEST(Formulations, RedundantRowsChangeNothing) {
     SceneOptions o = options_for(k);
     o.loops = false;
     o.floating = false;  // a floating root has no joint to repeat
-    const Scene base = random_scene(5000u + k, o, false);
-    const Scene with = random_scene(5000u + k, o, true);
+    const TestScene base = random_scene(5000u + k, o, false);
+    const TestScene with = random_scene(5000u + k, o, true);
     ASSERT_GT(with.model.nrows(), base.model.nrows());
     Eigen::VectorXd u = base.u;
     project_velocities(base.model, u);  // then the redundant rows hold too
@@ -264,8 +264,8 @@ Model four_bar(bool redundant, const Vec3& n) {
   auto P = [&](double a, double b) { return Vec3(a * t1 + b * t2); };
   const Vec3 A = P(0, 0), B = P(0.3, 0.8), C = P(1.4, 1.0), D = P(1.2, 0.0);
   const Vec3 ends[3][2] = {{A, B}, {B, C}, {C, D}};
-  Model m;
-  m.gravity = Vec3(0, 0, -9.81);
+  ModelBuilder m_b;
+  m_b.gravity = Vec3(0, 0, -9.81);
   Rng rng(77);
   for (int i = 0; i < 3; ++i) {
     Body b;
@@ -274,11 +274,12 @@ Model four_bar(bool redundant, const Vec3& n) {
     b.position = 0.5 * (ends[i][0] + ends[i][1]) + 0.1 * rng.vec(1.0);  // off the line
     b.orientation = rng.quat();
     b.inertia = inertia_box(b.mass, Vec3(0.05, 0.1, 0.6 + 0.1 * i));
-    m.add_body(b);
+    m_b.add_body(b);
   }
   auto hinge = [&](const std::string& name, int p, int c, const Vec3& at) {
-    m.add_constraint(std::make_shared<Joint>(name, joint_type("revolute"), p, c, m.initial_state(p),
-                                             m.initial_state(c), at, n, Vec3::Zero()));
+    m_b.add_constraint(std::make_shared<Joint>(name, joint_type("revolute"), p, c,
+                                               m_b.initial_state(p), m_b.initial_state(c), at, n,
+                                               Vec3::Zero()));
   };
   hinge("A", kWorld, 0, A);
   hinge("B", 0, 1, B);
@@ -286,10 +287,11 @@ Model four_bar(bool redundant, const Vec3& n) {
   if (redundant) {
     hinge("D", kWorld, 2, D);
   } else {  // the pivot D stays in place within the plane: two rows
-    const BodyState s = m.initial_state(2);
-    m.add_constraint(std::make_shared<PointOnPlaneConstraint>("D1", 2, s, D, t1));
-    m.add_constraint(std::make_shared<PointOnPlaneConstraint>("D2", 2, s, D, t2));
+    const BodyState s = m_b.initial_state(2);
+    m_b.add_constraint(std::make_shared<PointOnPlaneConstraint>("D1", 2, s, D, t1));
+    m_b.add_constraint(std::make_shared<PointOnPlaneConstraint>("D2", 2, s, D, t2));
   }
+  Model m = compile(m_b);
   return m;
 }
 
@@ -332,13 +334,13 @@ TEST(Formulations, ResultsDoNotDependOnUnits) {
   const std::pair<double, double> units[] = {{1e3, 1e-3}, {1e-3, 1e4}, {20.0, 50.0}};
   for (int k = 0; k < 18; ++k) {
     SceneOptions o = options_for(k);
-    Scene base = random_scene(2000u + k, o, o.redundant);
+    TestScene base = random_scene(2000u + k, o, o.redundant);
     project_velocities(base.model, base.u);
     for (const auto& [L, K] : units) {
       SceneOptions os = o;
       os.length = L;
       os.mass = K;
-      const Scene scaled = random_scene(2000u + k, os, o.redundant);
+      const TestScene scaled = random_scene(2000u + k, os, o.redundant);
       const Model& m = scaled.model;
       ASSERT_EQ(m.nrows(), base.model.nrows());
       Eigen::VectorXd u = base.u;

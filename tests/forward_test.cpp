@@ -65,7 +65,7 @@ TEST(Forward, EnergyIsConservedAlongTheComputedMotion) {
     o.floating = k % 6 == 5;
     o.linear = o.linear && !o.floating;
     o.conservative = true;
-    Scene sc = random_scene(9000u + k, o, o.redundant);
+    TestScene sc = random_scene(9000u + k, o, o.redundant);
     project_velocities(sc.model, sc.u);  // ideal constraints do no work only when A u = 0
     const Model& m = sc.model;
     SCOPED_TRACE("scene " + std::to_string(k) + ", " + std::to_string(o.nbody) + " bodies");
@@ -97,7 +97,7 @@ TEST(Forward, MomentumOfAFloatingSystemIsConserved) {
     o.floating = true;
     o.conservative = true;
     o.project = k % 2 == 1;  // momentum balance holds for any velocities
-    Scene sc = random_scene(7000u + k, o, o.redundant);
+    TestScene sc = random_scene(7000u + k, o, o.redundant);
     if (o.project || o.loops || o.redundant) project_velocities(sc.model, sc.u);
     const Model& m = sc.model;
     SCOPED_TRACE("scene " + std::to_string(k) + ", " + std::to_string(o.nbody) + " bodies");
@@ -135,7 +135,7 @@ TEST(Forward, ConstraintWrenchesBetweenTwoBodiesAreInEquilibrium) {
     o.chain = k % 2 == 1;
     o.loops = true;
     o.redundant = k % 3 == 0;
-    Scene sc = random_scene(3000u + k, o, o.redundant);
+    TestScene sc = random_scene(3000u + k, o, o.redundant);
     project_velocities(sc.model, sc.u);
     const Model& m = sc.model;
     for (Formulation f : kFormulations) {
@@ -167,21 +167,22 @@ TEST(Forward, ConstraintWrenchesBetweenTwoBodiesAreInEquilibrium) {
 // motion g̈ = −2α ġ − β² g (central differences of g = |x| − L).
 TEST(Forward, BaumgarteStabilizationObeysItsEquation) {
   const double L = 1.0, alpha = 3.0, beta = 4.0;
-  Model m;
-  m.gravity = Vec3(0, 0, -9.81);
-  m.solver.stabilization = Stabilization{Stabilization::Type::Baumgarte, alpha, beta};
+  ModelBuilder m_b;
+  m_b.gravity = Vec3(0, 0, -9.81);
   Body bob;
   bob.name = "bob";
   bob.type = BodyType::Particle;
   bob.position = Vec3(0.3, -0.2, -1.05).normalized() * (L + 0.02);
   bob.velocity = Vec3(0.5, 0.7, -0.4);  // has a radial part
-  const int b = m.add_body(bob);
-  m.add_constraint(std::make_shared<DistanceConstraint>("rod", kWorld, b, m.initial_state(kWorld),
-                                                        m.initial_state(b), Vec3::Zero(),
-                                                        bob.position, L));
+  const int b = m_b.add_body(bob);
+  m_b.add_constraint(
+      std::make_shared<DistanceConstraint>("rod", kWorld, b, m_b.initial_state(kWorld),
+                                           m_b.initial_state(b), Vec3::Zero(), bob.position, L));
+  const Model m = compile(m_b);
+  const Stabilization baumgarte{Stabilization::Type::Baumgarte, alpha, beta};
   for (Formulation f : kFormulations) {
     Data d(m);
-    ASSERT_EQ(forward(m, d, f), SolveStatus::Ok) << d.diagnostics.message;
+    ASSERT_EQ(forward(m, d, SolverOptions{f, baumgarte}), SolveStatus::Ok) << d.diagnostics.message;
     auto g_at = [&](double h) {
       Eigen::VectorXd q, u;
       advance(m, d, h, q, u);
@@ -198,10 +199,11 @@ TEST(Forward, BaumgarteStabilizationObeysItsEquation) {
 }
 
 TEST(Forward, StatusesForBadStates) {
-  Model m;
+  ModelBuilder m_b;
   Body b;
   b.name = "b";
-  m.add_body(b);
+  m_b.add_body(b);
+  const Model m = compile(m_b);
   Data d(m);
   d.u(0) = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(forward(m, d, Formulation::Pinv), SolveStatus::NotFinite);
@@ -210,15 +212,16 @@ TEST(Forward, StatusesForBadStates) {
 
 // Test builds start every output as NaN (STYLE §1), and forward() writes all of them.
 TEST(Forward, WritesEveryOutput) {
-  Model m;
-  m.gravity = Vec3(0, 0, -9.81);
+  ModelBuilder m_b;
+  m_b.gravity = Vec3(0, 0, -9.81);
   Body b;
   b.name = "b";
   b.inertia = inertia_box(1.0, Vec3(0.1, 0.2, 0.3));
-  const int i = m.add_body(b);
-  m.add_constraint(std::make_shared<Joint>("hinge", joint_type("revolute"), kWorld, i,
-                                           m.initial_state(kWorld), m.initial_state(i),
-                                           Vec3(0, 0, 0.5), Vec3::UnitY(), Vec3::Zero()));
+  const int i = m_b.add_body(b);
+  m_b.add_constraint(std::make_shared<Joint>("hinge", joint_type("revolute"), kWorld, i,
+                                             m_b.initial_state(kWorld), m_b.initial_state(i),
+                                             Vec3(0, 0, 0.5), Vec3::UnitY(), Vec3::Zero()));
+  const Model m = compile(m_b);
   for (Formulation f : kFormulations) {
     Data d(m);
     EXPECT_TRUE(d.udot.hasNaN());
@@ -233,11 +236,12 @@ TEST(Forward, WritesEveryOutput) {
 
 // q holds the quaternion unnormalised by round-off; the rotation is that of q/|q|.
 TEST(Forward, KinematicsNormalisesTheQuaternion) {
-  Model m;
+  ModelBuilder m_b;
   Body b;
   b.name = "b";
   b.orientation = Quat(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()));
-  m.add_body(b);
+  m_b.add_body(b);
+  const Model m = compile(m_b);
   Data d(m);
   const Mat3 Q = b.orientation.toRotationMatrix();
   d.q.segment<4>(3) *= 1.5;

@@ -136,8 +136,8 @@ INSTANTIATE_TEST_SUITE_P(Registered, EveryJointType, ::testing::ValuesIn(joint_t
 TEST(PlanarJoint, FallsFreelyInItsPlane) {
   for (Formulation f :
        {Formulation::Recursive, Formulation::Pinv, Formulation::GibbsAppell, Formulation::Sparse}) {
-    Model m;
-    m.gravity = Vec3(0.4, -9.81, 0.0);
+    ModelBuilder m_b;
+    m_b.gravity = Vec3(0.4, -9.81, 0.0);
     Body b;
     b.name = "puck";
     b.mass = 2.0;
@@ -145,12 +145,14 @@ TEST(PlanarJoint, FallsFreelyInItsPlane) {
     b.position = Vec3(0.5, 1.0, 0.0);
     b.velocity = Vec3(0.2, -0.1, 0.0);
     b.angular_velocity = Vec3(0, 0, 1.5);
-    m.add_body(b);
-    m.add_constraint(std::make_shared<Joint>("slide", joint_type("planar"), kWorld, 0, BodyState{},
-                                             m.initial_state(0), b.position, Vec3::UnitZ()));
+    m_b.add_body(b);
+    m_b.add_constraint(std::make_shared<Joint>("slide", joint_type("planar"), kWorld, 0,
+                                               BodyState{}, m_b.initial_state(0), b.position,
+                                               Vec3::UnitZ()));
+    Model m = compile(m_b);
     Data d(m);
     ASSERT_EQ(forward(m, d, f), SolveStatus::Ok) << formulation_name(f);
-    EXPECT_LT((d.udot.head<3>() - m.gravity).norm(), 1e-12) << formulation_name(f);
+    EXPECT_LT((d.udot.head<3>() - m.gravity()).norm(), 1e-12) << formulation_name(f);
     EXPECT_LT(d.udot.tail<3>().norm(), 1e-12) << formulation_name(f);
     // the joint carries no force in its plane and no moment about its axis
     EXPECT_LT(std::abs(d.reaction[0].force.x()), 1e-12);
@@ -161,26 +163,27 @@ TEST(PlanarJoint, FallsFreelyInItsPlane) {
 
 // A free joint constrains nothing: Euler's equations of a free body, J ω̇ = −ω × J ω.
 TEST(FreeJoint, LeavesTheBodyFree) {
-  Model m;
-  m.gravity = Vec3(0, 0, -9.81);
+  ModelBuilder m_b;
+  m_b.gravity = Vec3(0, 0, -9.81);
   Body b;
   b.name = "top";
   b.inertia = Vec3(1.0, 2.0, 3.0).asDiagonal();
   b.orientation = quat_from_rotation_vector(Vec3(0.3, -0.2, 0.5));
   b.angular_velocity = Vec3(0.7, -1.1, 0.4);
-  m.add_body(b);
+  m_b.add_body(b);
   Body c = b;
   c.name = "carrier";
   c.position = Vec3(1, 0, 0);
-  m.add_body(c);
-  m.add_constraint(std::make_shared<Joint>("float", joint_type("free"), 1, 0, m.initial_state(1),
-                                           m.initial_state(0), Vec3::Zero()));
+  m_b.add_body(c);
+  m_b.add_constraint(std::make_shared<Joint>(
+      "float", joint_type("free"), 1, 0, m_b.initial_state(1), m_b.initial_state(0), Vec3::Zero()));
+  Model m = compile(m_b);
   Data d(m);
   ASSERT_EQ(forward(m, d, Formulation::Recursive), SolveStatus::Ok);
   const BodyState& s = d.body[0];
   const Mat3 J = s.Q * b.inertia * s.Q.transpose();
   const Vec3 wdot = -J.inverse() * s.w.cross(J * s.w);
-  EXPECT_LT((d.udot.head<3>() - m.gravity).norm(), 1e-12);
+  EXPECT_LT((d.udot.head<3>() - m.gravity()).norm(), 1e-12);
   EXPECT_LT((d.udot.segment<3>(3) - wdot).norm(), 1e-12);
 }
 

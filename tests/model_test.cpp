@@ -26,11 +26,12 @@ Body particle(const std::string& name, const Vec3& x) {
 }
 
 TEST(Model, LayoutOfCoordinatesAndRows) {
-  Model m;
-  const int a = m.add_body(rigid("a", Vec3(0, 0, -1)));
-  const int p = m.add_body(particle("p", Vec3(0, 0, -2)));
-  const int c = m.add_body(rigid("c", Vec3(1, 0, -1)));
-  EXPECT_EQ(m.nbody(), 3);
+  ModelBuilder m_b;
+  const int a = m_b.add_body(rigid("a", Vec3(0, 0, -1)));
+  const int p = m_b.add_body(particle("p", Vec3(0, 0, -2)));
+  const int c = m_b.add_body(rigid("c", Vec3(1, 0, -1)));
+  EXPECT_EQ(m_b.nbody(), 3);
+  const Model m = compile(m_b);
   EXPECT_EQ(m.nq(), 7 + 3 + 7);
   EXPECT_EQ(m.nu(), 6 + 3 + 6);
   EXPECT_EQ(m.q_offset(p), 7);
@@ -41,30 +42,32 @@ TEST(Model, LayoutOfCoordinatesAndRows) {
   EXPECT_EQ(m.body_index("world"), kWorld);
   EXPECT_EQ(m.body_index("nobody"), -2);
 
-  m.add_constraint(std::make_shared<Joint>("j", joint_type("revolute"), kWorld, a,
-                                           m.initial_state(kWorld), m.initial_state(a),
-                                           Vec3::Zero(), Vec3::UnitX(), Vec3::Zero()));
-  m.add_constraint(std::make_shared<DistanceConstraint>(
-      "d", a, p, m.initial_state(a), m.initial_state(p), Vec3(0, 0, -1), Vec3(0, 0, -2), 1.0));
-  m.add_constraint(std::make_shared<Joint>("f", joint_type("fixed"), a, c, m.initial_state(a),
-                                           m.initial_state(c), Vec3::Zero(), Vec3::UnitX(),
-                                           Vec3::Zero()));
-  EXPECT_EQ(m.nrows(), 5 + 1 + 6);
-  EXPECT_EQ(m.row_offset(1), 5);
-  EXPECT_EQ(m.row_offset(2), 6);
+  m_b.add_constraint(std::make_shared<Joint>("j", joint_type("revolute"), kWorld, a,
+                                             m_b.initial_state(kWorld), m_b.initial_state(a),
+                                             Vec3::Zero(), Vec3::UnitX(), Vec3::Zero()));
+  m_b.add_constraint(std::make_shared<DistanceConstraint>(
+      "d", a, p, m_b.initial_state(a), m_b.initial_state(p), Vec3(0, 0, -1), Vec3(0, 0, -2), 1.0));
+  m_b.add_constraint(std::make_shared<Joint>("f", joint_type("fixed"), a, c, m_b.initial_state(a),
+                                             m_b.initial_state(c), Vec3::Zero(), Vec3::UnitX(),
+                                             Vec3::Zero()));
+  EXPECT_EQ(m.nrows(), 0);  // m is constant: what was added later is not in it
+  const Model mc = compile(m_b);
+  EXPECT_EQ(mc.nrows(), 5 + 1 + 6);
+  EXPECT_EQ(mc.row_offset(1), 5);
+  EXPECT_EQ(mc.row_offset(2), 6);
   // terms: rows × bodies named (the world is not named)
-  EXPECT_EQ(m.constraints()[0]->bodies().size(), 1u);
-  EXPECT_EQ(m.term_offset(1), 5);
-  EXPECT_EQ(m.term_offset(2), 5 + 2);
-  EXPECT_EQ(m.nterms(), 5 + 2 + 12);
-  EXPECT_EQ(m.slot_offset(2), 3);
-  EXPECT_EQ(m.nslots(), 5);
-  EXPECT_EQ(m.constraints()[1]->slot(p), 1);
-  EXPECT_EQ(m.constraints()[1]->slot(kWorld), -1);
-  EXPECT_EQ(m.constraints()[1]->slot(c), -1);
+  EXPECT_EQ(mc.constraints()[0]->bodies().size(), 1u);
+  EXPECT_EQ(mc.term_offset(1), 5);
+  EXPECT_EQ(mc.term_offset(2), 5 + 2);
+  EXPECT_EQ(mc.nterms(), 5 + 2 + 12);
+  EXPECT_EQ(mc.slot_offset(2), 3);
+  EXPECT_EQ(mc.nslots(), 5);
+  EXPECT_EQ(mc.constraints()[1]->slot(p), 1);
+  EXPECT_EQ(mc.constraints()[1]->slot(kWorld), -1);
+  EXPECT_EQ(mc.constraints()[1]->slot(c), -1);
 
   // the initial state, with the quaternion normalised
-  Data d(m);
+  Data d(mc);
   EXPECT_EQ(d.q.segment<4>(3), Eigen::Vector4d(1, 0, 0, 0));
   EXPECT_EQ(d.q.segment<3>(7), Vec3(0, 0, -2));
   EXPECT_EQ(d.u.segment<3>(6), Vec3(1, 2, 3));
@@ -74,28 +77,92 @@ TEST(Model, LayoutOfCoordinatesAndRows) {
 }
 
 TEST(Model, MisuseThrowsNamingTheProblem) {
-  Model m;
-  m.add_body(rigid("a", Vec3::Zero()));
-  const BodyState s = m.initial_state(0);
+  ModelBuilder m_b;
+  m_b.add_body(rigid("a", Vec3::Zero()));
+  const BodyState s = m_b.initial_state(0);
   try {
-    m.add_constraint(
+    m_b.add_constraint(
         std::make_shared<DistanceConstraint>("d", 0, 3, s, s, Vec3::Zero(), Vec3::UnitX(), 1.0));
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "Model::add_constraint(): constraint 'd' names body 3, model has 1");
   }
-  m.add_constraint(
+  m_b.add_constraint(
       std::make_shared<PointOnPlaneConstraint>("x", 0, s, Vec3::Zero(), Vec3::UnitZ()));
   try {
-    m.add_constraint(
+    m_b.add_constraint(
         std::make_shared<PointOnPlaneConstraint>("x", 0, s, Vec3::Zero(), Vec3::UnitX()));
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "Model::add_constraint(): duplicate constraint name 'x'");
   }
-  EXPECT_THROW(m.add_constraint(nullptr), std::invalid_argument);
-  EXPECT_THROW(m.add_force(nullptr), std::invalid_argument);
-  EXPECT_THROW(m.add_body(rigid("", Vec3::Zero())), std::invalid_argument);
+  EXPECT_THROW(m_b.add_constraint(nullptr), std::invalid_argument);
+  EXPECT_THROW(m_b.add_force(nullptr), std::invalid_argument);
+  EXPECT_THROW(m_b.add_body(rigid("", Vec3::Zero())), std::invalid_argument);
+}
+
+// A Data serves the Model it was built from; any other Model of other sizes is refused
+// with both sizes named, and a State must have the tree's sizes.
+TEST(Model, DataOfAnotherModelIsRefused) {
+  ModelBuilder one, two;
+  one.add_body(rigid("a", Vec3::Zero()));
+  two.add_body(rigid("a", Vec3::Zero()));
+  two.add_body(particle("p", Vec3(0, 0, -2)));
+  const Model m1 = compile(one), m2 = compile(two);
+  Data d(m1);
+  try {
+    forward(m2, d);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "forward(): data was built for nbody = 1, the model has 2 (build the Data "
+                 "from this Model)");
+  }
+  State s = m1.initial_state();
+  s.u.resize(2);
+  try {
+    set_state(m1, d, s);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "set_state(): state.q has 7 entries and state.u 2, expected the tree's nq = 7 "
+                 "and nu = 6");
+  }
+}
+
+// One Model, many initial conditions: a State is all a run needs.  Two pendulum states
+// simulated on one Model equal the same states described by two scenes (two Models).
+TEST(Model, OneModelServesManyInitialStates) {
+  auto pendulum = [](double angle, double rate) {
+    ModelBuilder b;
+    b.gravity = Vec3(0, 0, -9.81);
+    const Quat turn(Eigen::AngleAxisd(angle, Vec3::UnitY()));
+    Body bob = rigid("bob", turn * Vec3(0, 0, -1));
+    bob.orientation = turn;
+    bob.angular_velocity = Vec3(0, rate, 0);
+    bob.velocity = bob.angular_velocity.cross(bob.position);
+    const int i = b.add_body(bob);
+    b.add_constraint(std::make_shared<Joint>("hinge", joint_type("revolute"), kWorld, i,
+                                             BodyState{}, b.initial_state(i), Vec3::Zero(),
+                                             Vec3::UnitY()));
+    return b;
+  };
+  const Model shared = compile(pendulum(0.3, 0.0));
+  SimulationOptions o;
+  o.integrator.duration = 0.5;
+  for (const auto& [angle, rate] : {std::pair{0.3, 0.0}, std::pair{-0.8, 1.5}}) {
+    const Model own = compile(pendulum(angle, rate));
+    // the same pose and rate, as the shared model's joint coordinates (the hinge angle
+    // from its reference pose, 0.3 rad)
+    State s = shared.initial_state();
+    s.q(0) = angle - 0.3;
+    s.u(0) = rate;
+    double x_shared = 0, x_own = 0;
+    ASSERT_TRUE(
+        simulate(shared, s, o, [&](const Sample& k) { x_shared = k.data.body[0].x.x(); }).ok());
+    ASSERT_TRUE(simulate(own, o, [&](const Sample& k) { x_own = k.data.body[0].x.x(); }).ok());
+    EXPECT_NEAR(x_shared, x_own, 1e-12) << angle;
+  }
 }
 
 TEST(Model, FormulationNames) {

@@ -58,8 +58,9 @@ struct SceneOptions {
 // A rebuildable constraint (a redundant copy is the same constraint under another name).
 using Builder = std::function<ConstraintPtr(const std::string& name)>;
 
-struct Scene {
-  Model model;
+struct TestScene {
+  ModelBuilder builder;       // what was built
+  Model model;                // compile(builder)
   std::vector<Builder> tree;  // the joint of body i to its parent
   std::vector<int> parent;
   std::vector<int> joint;  // the constraint index of body i's joint, or −1 (floating root)
@@ -67,16 +68,16 @@ struct Scene {
 };
 
 // Points of a body: anywhere for a rigid body, the particle itself for a particle.
-inline Vec3 point_on(Rng& rng, const Model& m, int b, double length = 1.0) {
+inline Vec3 point_on(Rng& rng, const ModelBuilder& m, int b, double length = 1.0) {
   const BodyState s = m.initial_state(b);
   if (b != kWorld && !m.bodies()[b].rigid()) return s.x;
   return s.x + length * rng.vec(0.4);
 }
-inline bool is_rigid(const Model& m, int b) {
+inline bool is_rigid(const ModelBuilder& m, int b) {
   return b == kWorld || m.bodies()[b].rigid();
 }
 
-inline Builder joint_builder(const Model& m, const JointType& type_ref, int p, int c,
+inline Builder joint_builder(const ModelBuilder& m, const JointType& type_ref, int p, int c,
                              const Vec3& anchor, const Vec3& axis, const Vec3& axis2) {
   const BodyState sp = m.initial_state(p), sc = m.initial_state(c);
   const JointType* type = &type_ref;
@@ -84,7 +85,8 @@ inline Builder joint_builder(const Model& m, const JointType& type_ref, int p, i
     return std::make_shared<Joint>(name, *type, p, c, sp, sc, anchor, axis, axis2);
   };
 }
-inline Builder distance_builder(const Model& m, int a, int b, const Vec3& pa, const Vec3& pb) {
+inline Builder distance_builder(const ModelBuilder& m, int a, int b, const Vec3& pa,
+                                const Vec3& pb) {
   const BodyState sa = m.initial_state(a), sb = m.initial_state(b);
   return [=](const std::string& name) -> ConstraintPtr {
     return std::make_shared<DistanceConstraint>(name, a, b, sa, sb, pa, pb, (pb - pa).norm());
@@ -94,7 +96,7 @@ inline Builder distance_builder(const Model& m, int a, int b, const Vec3& pa, co
 // The joint of body c to its parent p: any joint between rigid bodies; a spherical joint
 // at the particle, a distance or a plane (to the world, unless `floating`) when a particle
 // is involved.  *type_out is the joint type (meaningful only when the constraint is a Joint).
-inline Builder random_joint(Rng& rng, const Model& m, int p, int c, bool floating, double L,
+inline Builder random_joint(Rng& rng, const ModelBuilder& m, int p, int c, bool floating, double L,
                             const JointType** type_out) {
   const Vec3 axis = rng.unit();
   Vec3 axis2 = rng.unit();
@@ -122,10 +124,10 @@ inline Builder random_joint(Rng& rng, const Model& m, int p, int c, bool floatin
   };
 }
 
-inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redundant) {
+inline TestScene random_scene(unsigned seed, const SceneOptions& o, bool with_redundant) {
   Rng rng(seed);
-  Scene sc;
-  Model& m = sc.model;
+  TestScene sc;
+  ModelBuilder& m = sc.builder;
   const double L = o.length, K = o.mass;
   m.gravity = o.floating ? Vec3::Zero() : Vec3(0, 0, -9.81 * L);
   // bodies, placed near their parent
@@ -238,10 +240,12 @@ inline Scene random_scene(unsigned seed, const SceneOptions& o, bool with_redund
     }
   }
   // velocities
-  Data d(m);
+  sc.model = compile(m);
+  const Model& cm = sc.model;
+  Data d(cm);
   sc.u = d.u;
-  for (int i = 0; i < m.nu(); ++i) sc.u(i) = rng.uniform(-1.5, 1.5);
-  for (int i = 0; i < m.nbody(); ++i) sc.u.segment<3>(m.u_offset(i)) *= L;  // v̄; ω unchanged
+  for (int i = 0; i < cm.nu(); ++i) sc.u(i) = rng.uniform(-1.5, 1.5);
+  for (int i = 0; i < cm.nbody(); ++i) sc.u.segment<3>(cm.u_offset(i)) *= L;  // v̄; ω unchanged
   return sc;
 }
 

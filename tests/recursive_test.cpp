@@ -86,7 +86,8 @@ Body random_body(std::mt19937& rng, int i, BodyType type) {
 }
 
 struct RandomScene {
-  Model m;
+  ModelBuilder b;
+  Model m;                  // compile(b)
   int duplicated_rows = 0;  // rows that repeat another constraint exactly
 };
 
@@ -95,7 +96,7 @@ struct RandomScene {
 // with `redundant` a duplicated distance row.
 RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
   RandomScene s;
-  Model& m = s.m;
+  ModelBuilder& m = s.b;
   m.gravity = Vec3(0.3, -0.2, -9.81);
   for (int i = 0; i < n; ++i)
     m.add_body(random_body(rng, i, i == n / 2 ? BodyType::Particle : BodyType::Rigid));
@@ -140,6 +141,7 @@ RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
     add_joint("close", joint_type("spherical"), 0, n - 1);
     add_joint("hold", joint_type("spherical"), n / 2 + 1, n / 2);
   }
+  s.m = compile(m);
   return s;
 }
 
@@ -242,9 +244,9 @@ TEST(Recursive, ExtraRowsRepeatingTreeJointsEqualPinv) {
   double worst_u = 0.0, worst_f = 0.0;
   for (int trial = 0; trial < 60; ++trial) {
     const int n = std::uniform_int_distribution<int>(2, 25)(rng);
-    Model m;
-    m.gravity = Vec3(0.3, -0.2, -9.81);
-    for (int i = 0; i < n; ++i) m.add_body(random_body(rng, i, BodyType::Rigid));
+    ModelBuilder m_b;
+    m_b.gravity = Vec3(0.3, -0.2, -9.81);
+    for (int i = 0; i < n; ++i) m_b.add_body(random_body(rng, i, BodyType::Rigid));
     struct Edge {
       const JointType* type;
       int p, c;
@@ -256,42 +258,43 @@ TEST(Recursive, ExtraRowsRepeatingTreeJointsEqualPinv) {
       const int p = i == 0 ? kWorld : std::uniform_int_distribution<int>(-1, i - 1)(rng);
       Edge e{types[(trial + i) % 6], p < 0 ? kWorld : p, i,
              Vec3::Zero(),           random_unit(rng),   Vec3::Zero()};
-      const BodyState P = m.initial_state(e.p), C = m.initial_state(e.c);
+      const BodyState P = m_b.initial_state(e.p), C = m_b.initial_state(e.c);
       e.anchor = 0.5 * (P.x + C.x) + 0.2 * random_unit(rng);
       e.axis2 = e.axis.cross(random_unit(rng)).normalized();
       auto j = std::make_shared<Joint>("j" + std::to_string(i), *e.type, e.p, e.c, P, C, e.anchor,
                                        e.axis, e.axis2);
       tree_rows += j->rows();
-      m.add_constraint(j);
+      m_b.add_constraint(j);
       edges.push_back(e);
     }
     // one to three repeats, of the kinds each joint type implies
     const int nrep = std::uniform_int_distribution<int>(1, 3)(rng);
     for (int k = 0; k < nrep; ++k) {
       const Edge& e = edges[std::uniform_int_distribution<int>(0, n - 1)(rng)];
-      const BodyState P = m.initial_state(e.p), C = m.initial_state(e.c);
+      const BodyState P = m_b.initial_state(e.p), C = m_b.initial_state(e.c);
       const std::string name = "repeat" + std::to_string(k);
       const int kind = std::uniform_int_distribution<int>(0, 1)(rng);
       const bool pointwise = e.type == &joint_type("revolute") ||
                              e.type == &joint_type("universal") ||
                              e.type == &joint_type("spherical") || e.type == &joint_type("fixed");
       if (kind == 0) {  // the joint written twice
-        m.add_constraint(
+        m_b.add_constraint(
             std::make_shared<Joint>(name, *e.type, e.p, e.c, P, C, e.anchor, e.axis, e.axis2));
       } else if (pointwise && e.type != &joint_type("revolute")) {  // a spherical at the anchor
         const Vec3 at = e.type == &joint_type("fixed") ? C.x : e.anchor;
-        m.add_constraint(std::make_shared<Joint>(name, joint_type("spherical"), e.p, e.c, P, C, at,
-                                                 e.axis, e.axis2));
+        m_b.add_constraint(std::make_shared<Joint>(name, joint_type("spherical"), e.p, e.c, P, C,
+                                                   at, e.axis, e.axis2));
       } else if (e.type == &joint_type("revolute")) {  // two points on the hinge's axis
-        m.add_constraint(std::make_shared<DistanceConstraint>(
+        m_b.add_constraint(std::make_shared<DistanceConstraint>(
             name, e.p, e.c, P, C, e.anchor + 0.3 * e.axis, e.anchor - 0.3 * e.axis, 0.6));
       } else {  // prismatic, cylindrical: a direction across the axis stays perpendicular to it
-        m.add_constraint(std::make_shared<PerpendicularConstraint>(
+        m_b.add_constraint(std::make_shared<PerpendicularConstraint>(
             name, e.p, e.c, P, C, e.axis, e.axis.cross(random_unit(rng)).normalized()));
       }
       ++repeats;
     }
     SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(n) + " bodies");
+    Model m = compile(m_b);
     TreeStateSpace ss(m);
     ASSERT_EQ(ss.tree().ntree_rows, tree_rows);  // the first joint of each pair is the tree's
     Data d(m);

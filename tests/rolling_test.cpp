@@ -29,8 +29,7 @@ struct Drift {
 // largest constraint residuals seen
 Drift simulate(const appell::Model& m, appell::Formulation f, double dt, int steps) {
   appell::Data d(m);
-  appell::initial_state(m, d);
-  appell::MaximalStateSpace space(m, f);
+  appell::MaximalStateSpace space(m, appell::SolverOptions{f, {}});
   Eigen::VectorXd x, k1, k2, k3, k4;
   space.from_maximal(d, x);
   space.to_maximal(x, 0.0, d);
@@ -81,8 +80,8 @@ TEST(Rolling, DiskConservesEnergyAndStaysOnThePlane) {
 // off the steady manifold.  (A disk that falls flat reaches n × e₃ = 0, where the contact
 // point is undefined: the rows are singular there.)
 TEST(Rolling, WobblingDiskConservesEnergy) {
-  appell::Model m;
-  m.gravity = Vec3(0, 0, -9.81);
+  appell::ModelBuilder m_b;
+  m_b.gravity = Vec3(0, 0, -9.81);
   appell::Body b;
   b.name = "disk";
   b.mass = 1.1;
@@ -95,9 +94,10 @@ TEST(Rolling, WobblingDiskConservesEnergy) {
   b.position = Vec3(0.1, -0.2, 0) - 0.25 * c;
   b.angular_velocity = 8.0 * e3 + Vec3(0.3, -0.5, 1.2);
   b.velocity = -b.angular_velocity.cross(0.25 * c);  // contact point at rest
-  m.add_body(b);
-  m.add_constraint(std::make_shared<appell::RollingConstraint>(
-      "contact", 0, m.initial_state(0), 0.25, appell::RollingConstraint::Shape::Disk, n));
+  m_b.add_body(b);
+  m_b.add_constraint(std::make_shared<appell::RollingConstraint>(
+      "contact", 0, m_b.initial_state(0), 0.25, appell::RollingConstraint::Shape::Disk, n));
+  const appell::Model m = appell::compile(m_b);
   for (appell::Formulation f : maximal_formulations()) {
     const Drift dr = simulate(m, f, 5e-4, 2000);
     std::cout << "[conservation] wobbling disk (" << appell::formulation_name(f)
@@ -120,13 +120,13 @@ TEST(Rolling, DiskNormalRowIsTheRateOfItsHeight) {
   s.w = Vec3(-1.2, 0.8, 2.1);
   const Vec3 n = Vec3(0.1, -0.2, 1).normalized();
   const double r = 0.4;
-  appell::Model m;
+  appell::ModelBuilder m_b;
   appell::Body b;
   b.name = "d";
   b.position = s.x;
   b.orientation = appell::Quat(s.Q);
-  m.add_body(b);
-  appell::RollingConstraint rc("c", 0, m.initial_state(0), r,
+  m_b.add_body(b);
+  appell::RollingConstraint rc("c", 0, m_b.initial_state(0), r,
                                appell::RollingConstraint::Shape::Disk, n);
   appell::RowTerm terms[3];
   double bb[3], vel[3], pos[3];
@@ -213,9 +213,10 @@ TEST(Rolling, DiskNearlyFlatConservesEnergyWithAndWithoutProjection) {
   for (auto stab : {appell::Stabilization::Type::None, appell::Stabilization::Type::Projection})
     for (appell::Formulation f : {appell::Formulation::Pinv, appell::Formulation::GibbsAppell,
                                   appell::Formulation::Sparse, appell::Formulation::Recursive}) {
-      appell::Model m = appell::load_model_from_string(scene);
-      m.solver.stabilization.type = stab;
-      appell::SimulationOptions o = appell::SimulationOptions::from_model(m);
+      const appell::Scene loaded = appell::load_scene_from_string(scene);
+      const appell::Model m = appell::compile(loaded);
+      appell::SimulationOptions o = appell::SimulationOptions::from_settings(loaded.settings);
+      o.stabilization.type = stab;
       o.formulation = f;
       double E0 = NAN, drift = 0.0, flattest = 1.0;
       const appell::SimulationResult r = appell::simulate(m, o, [&](const appell::Sample& s) {

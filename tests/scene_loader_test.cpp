@@ -118,7 +118,7 @@ TEST(SceneErrors, InvalidJsonSaysWhere) {
 TEST(Scene, GeometryIsTheT0Pose) {
   // a revolute joint whose anchor and axis are given in the world at t = 0, on a body that
   // is rotated at t = 0: every holonomic row holds there
-  const Model m = load_model_from_string(R"({
+  const Scene scene = load_scene_from_string(R"({
     "gravity": [0, 0, -9.81],
     "bodies": [{"name": "a", "mass": 2, "inertia": {"cylinder": [0.1, 0.5]},
                 "position": [1, 2, 3], "orientation": {"axis_angle": [1, 1, 0, 0.6]},
@@ -133,11 +133,12 @@ TEST(Scene, GeometryIsTheT0Pose) {
       {"type": "linear", "body": "a", "f": [0, 0, 1], "frame": "body"}],
     "solver": {"formulation": "gibbs-appell"}
   })");
+  const Model m = compile(scene);
   ASSERT_EQ(m.constraints().size(), 5u);
   EXPECT_EQ(m.constraints()[1]->name(), "constraint1");
   EXPECT_EQ(m.constraints()[0]->type(), "revolute");
   EXPECT_EQ(m.nrows(), 5 + 1 + 1 + 1 + 1);
-  EXPECT_EQ(m.solver.formulation, Formulation::GibbsAppell);
+  EXPECT_EQ(scene.settings.solver.formulation, Formulation::GibbsAppell);
   Data d(m);
   kinematics(m, d);
   constraint_rows(m, d);

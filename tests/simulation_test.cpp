@@ -8,9 +8,12 @@
 
 namespace {
 
+using appell::compile;
 using appell::Formulation;
 using appell::Model;
 using appell::Sample;
+using appell::Scene;
+using appell::Settings;
 using appell::SimulationOptions;
 using appell::SimulationResult;
 using appell::SimulationStatus;
@@ -40,7 +43,7 @@ SimulationOptions options(const std::string& method, double duration, double dt,
 }
 
 // A particle on a massless rod of length L to the world origin [UK96 ex. 1].
-Model pendulum(const Vec3& x0, const Vec3& v0, const std::string& stabilization = R"("none")") {
+Scene pendulum(const Vec3& x0, const Vec3& v0, const std::string& stabilization = R"("none")") {
   const std::string scene = R"({"name": "pendulum", "gravity": [0, 0, -9.81],
     "bodies": [{"name": "bob", "type": "particle", "mass": 0.7, "position": )" +
                             vec(x0) + R"(, "velocity": )" + vec(v0) + R"(}],
@@ -49,22 +52,22 @@ Model pendulum(const Vec3& x0, const Vec3& v0, const std::string& stabilization 
                             vec(x0) + R"(]}],
     "solver": {"stabilization": )" +
                             stabilization + R"(}})";
-  return appell::load_model_from_string(scene, "pendulum.json");
+  return appell::load_scene_from_string(scene, "pendulum.json");
 }
 
 // A rigid body with no forces: asymmetric (I1 < I2 < I3) or axisymmetric.
-Model free_body(const Vec3& inertia, const Vec3& w0, const Vec3& v0 = Vec3(0.3, -0.2, 0.1)) {
+Scene free_body(const Vec3& inertia, const Vec3& w0, const Vec3& v0 = Vec3(0.3, -0.2, 0.1)) {
   const std::string scene = R"({"name": "free", "bodies": [{"name": "b", "mass": 2.0,
       "inertia": {"principal": )" +
                             vec(inertia) + R"(},
       "orientation": {"axis_angle": [1, 2, 3, 0.7]},
       "velocity": )" + vec(v0) +
                             R"(, "angular_velocity": )" + vec(w0) + R"(}]})";
-  return appell::load_model_from_string(scene, "free.json");
+  return appell::load_scene_from_string(scene, "free.json");
 }
 
 // Two rigid links on revolute joints, released from a large angle: chaotic.
-Model double_pendulum(const std::string& stabilization) {
+Scene double_pendulum(const std::string& stabilization) {
   const std::string scene = R"({"name": "double pendulum", "gravity": [0, 0, -9.81],
     "bodies": [
       {"name": "a", "mass": 1.0, "inertia": {"box": [0.05, 0.05, 0.4]},
@@ -77,7 +80,7 @@ Model double_pendulum(const std::string& stabilization) {
       {"name": "hinge2", "type": "revolute", "bodies": ["a", "b"], "anchor": [0, 0.4, 0], "axis": [1, 0, 0]}],
     "solver": {"stabilization": )" +
                             stabilization + R"(}})";
-  return appell::load_model_from_string(scene, "double_pendulum.json");
+  return appell::load_scene_from_string(scene, "double_pendulum.json");
 }
 
 // Angular momentum about the world origin.
@@ -92,7 +95,7 @@ Vec3 angular_momentum(const Model& m, const appell::Data& d) {
 }
 
 TEST(Simulation, FreeBodyConservesEnergyAndAngularMomentum) {
-  const Model m = free_body(Vec3(0.1, 0.2, 0.25), Vec3(1.0, 3.0, -0.5));
+  const Model m = compile(free_body(Vec3(0.1, 0.2, 0.25), Vec3(1.0, 3.0, -0.5)));
   for (const char* method : {"dopri5", "rkf78"}) {
     double E0 = 0, dE = 0, dL = 0;
     Vec3 L0;
@@ -117,9 +120,9 @@ TEST(Simulation, FreeBodyConservesEnergyAndAngularMomentum) {
 TEST(Simulation, AxisymmetricBodyPrecessesAtClosedFormRate) {
   const double I1 = 0.2, I3 = 0.35, w3 = 4.0, a = 1.5;
   // ω(0) in the body frame is (a, 0, ω3); the body starts rotated, so map it to the world
-  const Model probe = free_body(Vec3(I1, I1, I3), Vec3::Zero());
+  const Model probe = compile(free_body(Vec3(I1, I1, I3), Vec3::Zero()));
   const Vec3 w0 = probe.bodies()[0].orientation * Vec3(a, 0, w3);
-  const Model m = free_body(Vec3(I1, I1, I3), w0);
+  const Model m = compile(free_body(Vec3(I1, I1, I3), w0));
   const double Omega = (I3 - I1) / I1 * w3;
   double err = 0;
   const SimulationResult r =
@@ -135,7 +138,7 @@ TEST(Simulation, AxisymmetricBodyPrecessesAtClosedFormRate) {
 
 // The spherical pendulum [UK96 ex. 1]: energy and the vertical angular momentum.
 TEST(Simulation, SphericalPendulumConservesEnergyAndVerticalMomentum) {
-  const Model m = pendulum(Vec3(0.6, 0.0, -0.8), Vec3(0.0, 1.3, 0.0));
+  const Model m = compile(pendulum(Vec3(0.6, 0.0, -0.8), Vec3(0.0, 1.3, 0.0)));
   double E0 = 0, dE = 0, Lz0 = 0, dLz = 0;
   const SimulationResult r =
       appell::simulate(m, options("dopri5", 5.0, 0.01), [&](const Sample& s) {
@@ -153,7 +156,7 @@ TEST(Simulation, SphericalPendulumConservesEnergyAndVerticalMomentum) {
 TEST(Simulation, ConicalPendulumKeepsItsHeight) {
   const double L = 1.0, theta = 0.5, r0 = L * std::sin(theta), z0 = -L * std::cos(theta);
   const double v = std::sqrt(kG * r0 * std::tan(theta));
-  const Model m = pendulum(Vec3(r0, 0, z0), Vec3(0, v, 0));
+  const Model m = compile(pendulum(Vec3(r0, 0, z0), Vec3(0, v, 0)));
   double dz = 0, dr = 0;
   const SimulationResult r =
       appell::simulate(m, options("dopri5", 10.0, 0.01), [&](const Sample& s) {
@@ -171,7 +174,8 @@ TEST(Simulation, ConicalPendulumKeepsItsHeight) {
 // The large-amplitude pendulum: T = 4 sqrt(L/g) K(k), k = sin(θ0/2).
 TEST(Simulation, LargeAmplitudePeriodMatchesEllipticIntegral) {
   const double L = 1.0, theta0 = 2.5;
-  const Model m = pendulum(Vec3(0, L * std::sin(theta0), -L * std::cos(theta0)), Vec3::Zero());
+  const Model m =
+      compile(pendulum(Vec3(0, L * std::sin(theta0), -L * std::cos(theta0)), Vec3::Zero()));
   const double T_exact = 4.0 * std::sqrt(L / kG) * std::comp_ellint_1(std::sin(theta0 / 2));
   // y crosses zero going down (negative vy) once per period; locate each crossing by the
   // cubic Hermite interpolant between two samples (y and vy at both ends)
@@ -209,7 +213,7 @@ TEST(Simulation, LargeAmplitudePeriodMatchesEllipticIntegral) {
 TEST(Simulation, Rk4IsFourthOrder) {
   struct Case {
     const char* name;
-    Model m;
+    Scene scene;
   };
   std::vector<Case> cases;
   cases.push_back({"free body", free_body(Vec3(0.1, 0.2, 0.25), Vec3(1.0, 3.0, -0.5))});
@@ -217,7 +221,8 @@ TEST(Simulation, Rk4IsFourthOrder) {
   for (const Case& c : cases) {
     const double T = 2.0;
     auto final_state = [&](const SimulationOptions& o) {
-      appell::Simulation sim(c.m, o);
+      const Model m = compile(c.scene);
+      appell::Simulation sim(m, o);
       const SimulationResult r = sim.run();
       EXPECT_TRUE(r.ok()) << r.message;
       return Eigen::VectorXd(sim.state());
@@ -244,6 +249,11 @@ Drift run_drift(const Model& m, const SimulationOptions& o) {
   });
   EXPECT_TRUE(r.ok()) << r.message;
   return d;
+}
+// the scene's own stabilization with the integrator of `o`
+Drift run_drift(const Scene& scene, SimulationOptions o) {
+  o.stabilization = scene.settings.solver.stabilization;
+  return run_drift(compile(scene), o);
 }
 
 // A chaotic double pendulum over 10 s: projection keeps the violation at round-off and the
@@ -278,7 +288,7 @@ TEST(Simulation, DoublePendulumDriftBounds) {
 
 // pinv, gibbs-appell and sparse give the same trajectory (the same minimum of the Gaussian).
 TEST(Simulation, FormulationsAgreeOnATrajectory) {
-  const Model m = double_pendulum(R"("none")");
+  const Model m = compile(double_pendulum(R"("none")"));
   std::vector<Eigen::VectorXd> finals;
   for (Formulation f : {Formulation::Pinv, Formulation::GibbsAppell, Formulation::Sparse}) {
     SimulationOptions o = options("dopri5", 1.0, 0.01, 1e-11, 1e-13);
@@ -293,9 +303,10 @@ TEST(Simulation, FormulationsAgreeOnATrajectory) {
 
 // The standard chain integrates and stays on its joints with projection.
 TEST(Simulation, StandardChainWithProjection) {
-  Model m = appell::standard_chain(5);
-  m.solver.stabilization.type = appell::Stabilization::Type::Projection;
-  const Drift d = run_drift(m, options("rk4", 0.5, 1e-3));
+  const Model m = appell::standard_chain(5);
+  SimulationOptions o = options("rk4", 0.5, 1e-3);
+  o.stabilization.type = appell::Stabilization::Type::Projection;
+  const Drift d = run_drift(m, o);
   EXPECT_LT(d.position, 1e-10);
   EXPECT_LT(d.energy, 1e-8);
 }
@@ -304,7 +315,7 @@ TEST(Simulation, StandardChainWithProjection) {
 // pendulum only the radial component is removed, ‖Δu‖_M = sqrt(m) |v_r|.
 TEST(Simulation, InitialVelocityProjection) {
   const Vec3 x0(0.6, 0.0, -0.8), tangential(0.8, 0.3, 0.6), radial = 0.5 * x0;
-  const Model m = pendulum(x0, tangential + radial);
+  const Model m = compile(pendulum(x0, tangential + radial));
   Vec3 v_first;
   double pi_first = 1;
   const SimulationResult r = appell::simulate(m, options("rk4", 0.01, 0.01), [&](const Sample& s) {
@@ -318,7 +329,7 @@ TEST(Simulation, InitialVelocityProjection) {
 
 // Output instants: t = 0, every N-th step or instant, and the final time.
 TEST(Simulation, OutputEverySemantics) {
-  const Model m = pendulum(Vec3(0.6, 0.0, -0.8), Vec3(0.0, 1.3, 0.0));
+  const Model m = compile(pendulum(Vec3(0.6, 0.0, -0.8), Vec3(0.0, 1.3, 0.0)));
   for (const char* method : {"rk4", "dopri5", "rkf78"}) {
     SimulationOptions o = options(method, 1.05, 0.1);
     o.every = 3;
@@ -360,7 +371,7 @@ TEST(Simulation, BlowUpStopsWithStatus) {
 // A force that becomes infinite at t = 0.5: the adaptive steppers shrink the step and
 // stop there.
 TEST(Simulation, SingularForceStopsAdaptiveStepper) {
-  Model m;
+  appell::ModelBuilder m;
   appell::Body b;
   b.name = "p";
   b.type = appell::BodyType::Particle;
@@ -370,14 +381,14 @@ TEST(Simulation, SingularForceStopsAdaptiveStepper) {
         out[0].force.x() += 1.0 / std::pow(0.5 - s.t, 3);
       }));
   for (const char* method : {"dopri5", "rkf78"}) {
-    const SimulationResult r = appell::simulate(m, options(method, 1.0, 0.1));
+    const SimulationResult r = appell::simulate(compile(m), options(method, 1.0, 0.1));
     EXPECT_NE(r.status, SimulationStatus::Completed) << method;
     EXPECT_NEAR(r.t, 0.5, 1e-3) << method << ": " << r.message;
   }
 }
 
 TEST(Simulation, BadOptionsThrow) {
-  const Model m = pendulum(Vec3(0.6, 0.0, -0.8), Vec3::Zero());
+  const Model m = compile(pendulum(Vec3(0.6, 0.0, -0.8), Vec3::Zero()));
   EXPECT_THROW(appell::Simulation(m, options("euler", 1, 0.1)), std::invalid_argument);
   EXPECT_THROW(appell::Simulation(m, options("rk4", 1, 0.0)), std::invalid_argument);
 }
@@ -393,10 +404,11 @@ std::string example(const char* name) {
 // [HO21 §7]: a cylinder on a smooth horizontal plane.  The centre of mass moves at constant
 // velocity, and the spin components Ω3 = ω·E3 and ω3 = ω·e3 are constant.
 TEST(Simulation, CylinderOnSmoothPlaneMatchesHO21) {
-  const Model m = appell::load_model(example("cylinder_on_plane.json"));
+  const Scene scene = appell::load_scene(example("cylinder_on_plane.json"));
+  const Model m = compile(scene);
   Vec3 v0;
   double W0 = 0, w0 = 0, dv = 0, dW = 0, dw = 0;
-  SimulationOptions o = SimulationOptions::from_model(m);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
   o.integrator.duration = 2.0;
   const SimulationResult r = appell::simulate(m, o, [&](const Sample& s) {
     const appell::BodyState& b = s.data.body[0];
@@ -415,9 +427,10 @@ TEST(Simulation, CylinderOnSmoothPlaneMatchesHO21) {
 // The heavy symmetric top: energy, the vertical angular momentum about the pivot and the
 // spin ω·e3 are the Lagrange top's three integrals.
 TEST(Simulation, HeavyTopKeepsLagrangeIntegrals) {
-  const Model m = appell::load_model(example("heavy_top.json"));
+  const Scene scene = appell::load_scene(example("heavy_top.json"));
+  const Model m = compile(scene);
   double E0 = 0, Lz0 = 0, s0 = 0, dE = 0, dLz = 0, ds = 0;
-  SimulationOptions o = SimulationOptions::from_model(m);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
   o.integrator.duration = 1.0;
   const SimulationResult r = appell::simulate(m, o, [&](const Sample& s) {
     const appell::BodyState& b = s.data.body[0];
@@ -438,8 +451,9 @@ TEST(Simulation, ExamplesRun) {
   for (const char* name :
        {"spherical_pendulum.json", "cylinder_on_plane.json", "double_pendulum.json",
         "chain_3d.json", "four_bar.json", "heavy_top.json"}) {
-    const Model m = appell::load_model(example(name));
-    SimulationOptions o = SimulationOptions::from_model(m);
+    const Scene scene = appell::load_scene(example(name));
+    const Model m = compile(scene);
+    SimulationOptions o = SimulationOptions::from_settings(scene.settings);
     o.integrator.duration = 0.05;
     const SimulationResult r = appell::simulate(m, o);
     EXPECT_TRUE(r.ok()) << name << ": " << r.message;
@@ -470,7 +484,7 @@ namespace {
 
 // Driving the loop by hand gives exactly what run() gives.
 TEST(Simulation, SteppingMatchesRun) {
-  const Model m = double_pendulum(R"({"type": "projection"})");
+  const Model m = compile(double_pendulum(R"({"type": "projection"})"));
   for (const char* method : {"rk4", "dopri5", "rkf78"}) {
     const SimulationOptions o = options(method, 0.5, 0.01);
     appell::Simulation a(m, o), b(m, o);

@@ -13,8 +13,8 @@ using namespace appell;
 Model random_chain(int n, unsigned seed, bool redundant) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> U(-1, 1);
-  Model m;
-  m.gravity = Vec3(0, 0, -9.81);
+  ModelBuilder m_b;
+  m_b.gravity = Vec3(0, 0, -9.81);
   int prev = kWorld;
   Vec3 anchor = Vec3::Zero();
   for (int i = 0; i < n; ++i) {
@@ -26,15 +26,15 @@ Model random_chain(int n, unsigned seed, bool redundant) {
     b.orientation = Quat(1, 0.3 * U(rng), 0.3 * U(rng), 0.3 * U(rng)).normalized();
     b.velocity = Vec3(U(rng), U(rng), U(rng));
     b.angular_velocity = Vec3(U(rng), U(rng), U(rng));
-    const int idx = m.add_body(b);
+    const int idx = m_b.add_body(b);
     const Vec3 axis = Vec3(U(rng), U(rng), U(rng)).normalized();
-    m.add_constraint(std::make_shared<Joint>("joint" + std::to_string(i), joint_type("revolute"), prev,
-                                             idx, m.initial_state(prev), m.initial_state(idx),
-                                             anchor, axis, Vec3::Zero()));
+    m_b.add_constraint(std::make_shared<Joint>("joint" + std::to_string(i), joint_type("revolute"),
+                                               prev, idx, m_b.initial_state(prev),
+                                               m_b.initial_state(idx), anchor, axis, Vec3::Zero()));
     if (redundant && i == n / 2)  // the same hinge written twice
-      m.add_constraint(std::make_shared<Joint>("again", joint_type("revolute"), prev, idx,
-                                               m.initial_state(prev), m.initial_state(idx), anchor,
-                                               axis, Vec3::Zero()));
+      m_b.add_constraint(std::make_shared<Joint>("again", joint_type("revolute"), prev, idx,
+                                                 m_b.initial_state(prev), m_b.initial_state(idx),
+                                                 anchor, axis, Vec3::Zero()));
     prev = idx;
     anchor = b.position + Vec3(0, 0, -0.15);
   }
@@ -43,11 +43,11 @@ Model random_chain(int n, unsigned seed, bool redundant) {
   bob.type = BodyType::Particle;
   bob.position = anchor + Vec3(0.1, 0, -0.2);
   bob.velocity = Vec3(U(rng), U(rng), U(rng));
-  const int ib = m.add_body(bob);
-  m.add_constraint(std::make_shared<DistanceConstraint>("rod", prev, ib, m.initial_state(prev),
-                                                        m.initial_state(ib), anchor, bob.position,
-                                                        (bob.position - anchor).norm()));
-  return m;
+  const int ib = m_b.add_body(bob);
+  m_b.add_constraint(std::make_shared<DistanceConstraint>(
+      "rod", prev, ib, m_b.initial_state(prev), m_b.initial_state(ib), anchor, bob.position,
+      (bob.position - anchor).norm()));
+  return compile(m_b);
 }
 
 // the same accelerations and rank; the same multipliers when they are unique, else the same

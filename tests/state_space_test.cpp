@@ -11,8 +11,8 @@ namespace appell {
 namespace {
 
 Model pendulum_with_a_particle() {
-  Model m;
-  m.gravity = Vec3(0, 0, -9.81);
+  ModelBuilder m_b;
+  m_b.gravity = Vec3(0, 0, -9.81);
   Body arm;
   arm.name = "arm";
   arm.inertia = inertia_box(1.0, Vec3(0.05, 0.05, 0.4));
@@ -20,27 +20,27 @@ Model pendulum_with_a_particle() {
   arm.orientation = quat_from_rotation_vector(Vec3(0.1, -0.2, 0.3));
   arm.angular_velocity = Vec3(0.7, -0.4, 1.1);
   arm.velocity = arm.angular_velocity.cross(Vec3(0, 0, -0.2));
-  const int a = m.add_body(arm);
+  const int a = m_b.add_body(arm);
   Body bob;
   bob.name = "bob";
   bob.type = BodyType::Particle;
   bob.mass = 0.5;
   bob.position = Vec3(0.1, 0, -0.5);
   bob.velocity = Vec3(0.3, 0.2, -0.1);
-  const int b = m.add_body(bob);
-  m.add_constraint(std::make_shared<Joint>("hinge", joint_type("spherical"), kWorld, a,
-                                           m.initial_state(kWorld), m.initial_state(a),
-                                           Vec3::Zero(), Vec3::UnitX(), Vec3::Zero()));
-  m.add_constraint(std::make_shared<DistanceConstraint>(
-      "rod", a, b, m.initial_state(a), m.initial_state(b), Vec3(0, 0, -0.4), bob.position,
+  const int b = m_b.add_body(bob);
+  m_b.add_constraint(std::make_shared<Joint>("hinge", joint_type("spherical"), kWorld, a,
+                                             m_b.initial_state(kWorld), m_b.initial_state(a),
+                                             Vec3::Zero(), Vec3::UnitX(), Vec3::Zero()));
+  m_b.add_constraint(std::make_shared<DistanceConstraint>(
+      "rod", a, b, m_b.initial_state(a), m_b.initial_state(b), Vec3(0, 0, -0.4), bob.position,
       (bob.position - Vec3(0, 0, -0.4)).norm()));
-  return m;
+  return compile(m_b);
 }
 
 TEST(StateSpace, DerivativeIsTheRateOfTheMaximalState) {
   const Model m = pendulum_with_a_particle();
   for (Formulation f : {Formulation::Pinv, Formulation::GibbsAppell}) {
-    auto space = make_state_space(m, f);
+    auto space = make_state_space(m, SolverOptions{f, {}});
     EXPECT_EQ(space->formulation(), f);
     EXPECT_EQ(space->size(), m.nq() + m.nu());
     Data d(m);
@@ -68,7 +68,7 @@ TEST(StateSpace, DerivativeIsTheRateOfTheMaximalState) {
 
 TEST(StateSpace, MapsAndNormalisation) {
   const Model m = pendulum_with_a_particle();
-  auto space = make_state_space(m, Formulation::Pinv);
+  auto space = make_state_space(m, SolverOptions{Formulation::Pinv, {}});
   EXPECT_EQ(space->formulation(), Formulation::Pinv);
   Data d(m);
   Eigen::VectorXd x;

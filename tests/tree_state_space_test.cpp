@@ -10,9 +10,10 @@ namespace {
 using namespace appell;
 
 TEST(TreeStateSpace, ProjectionKeepsALoopClosedAndAgreesWithPinv) {
-  Model m = load_model(std::string(APPELL_SOURCE_DIR) + "/scenes/examples/four_bar.json");
-  m.solver.stabilization.type = Stabilization::Type::Projection;
-  SimulationOptions o = SimulationOptions::from_model(m);
+  const Scene scene = load_scene(std::string(APPELL_SOURCE_DIR) + "/scenes/examples/four_bar.json");
+  const Model m = compile(scene);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
+  o.stabilization.type = Stabilization::Type::Projection;
   o.integrator.method = "rk4";
   o.integrator.dt = 1e-3;
   o.integrator.duration = 1.0;

@@ -5,16 +5,8 @@
 
 namespace appell {
 
-RecursiveCache::RecursiveCache() = default;
-RecursiveCache::~RecursiveCache() = default;
-RecursiveCache::RecursiveCache(const RecursiveCache&) {}
-RecursiveCache& RecursiveCache::operator=(const RecursiveCache&) {
-  workspace.reset();
-  return *this;
-}
-
-RecursiveWorkspace::RecursiveWorkspace(const Model& m)
-    : model(&m), tree(build_tree(m)), w(m.nbody()) {
+RecursiveWorkspace::RecursiveWorkspace(const Model& m) : w(m.nbody()) {
+  const TreeModel& tree = m.tree();
   const int nx = tree.nrows_extra;
   G.resize(nx, nx);
   e.resize(nx);
@@ -39,14 +31,8 @@ RecursiveWorkspace::RecursiveWorkspace(const Model& m)
 }
 
 RecursiveWorkspace& recursive_workspace(const Model& m, Data& d) {
-  auto& ws = d.recursive.workspace;
-  if (!ws || ws->model != &m || static_cast<int>(ws->w.size()) != m.nbody())
-    ws = std::make_unique<RecursiveWorkspace>(m);
-  return *ws;
-}
-
-const TreeModel& recursive_tree(const Model& m, Data& d) {
-  return recursive_workspace(m, d).tree;
+  check(m, d, "recursive");
+  return *d.recursive.workspace;
 }
 
 const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d) {
@@ -58,7 +44,7 @@ namespace {
 // the tree bodies' accelerations into the maximal u̇ (for outputs and reactions)
 void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
   for (int i = 0; i < static_cast<int>(ws.w.size()); ++i) {
-    const int b = ws.tree.joints[i].body;
+    const int b = m.tree().joints[i].body;
     const int iu = m.u_offset(b);
     d.udot.segment<3>(iu) = ws.w[i].a.linear();
     if (m.bodies()[b].rigid()) d.udot.segment<3>(iu + 3) = ws.w[i].a.angular();
@@ -70,12 +56,12 @@ void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
 void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                           const Eigen::Ref<const Eigen::VectorXd>& u) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
-  kinematics_BaseToTip(m, ws.tree, q, u, d, ws);
+  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
 }
 
 void solve_recursive(const Model& m, Data& d) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
-  const TreeModel& tree = ws.tree;
+  const TreeModel& tree = m.tree();
   body_inertias(m, tree, d, ws);
   body_forces(m, tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
@@ -99,12 +85,13 @@ void solve_recursive(const Model& m, Data& d) {
 void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                              const Eigen::Ref<const Eigen::VectorXd>& u) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
-  kinematics_BaseToTip(m, ws.tree, q, u, d, ws);
+  const TreeModel& tree = m.tree();
+  kinematics_BaseToTip(m, tree, q, u, d, ws);
   applied_forces(m, d);
-  body_inertias(m, ws.tree, d, ws);
-  body_forces(m, ws.tree, d, ws);
-  inertia_bias_TipToBase(ws.tree, ws);
-  accelerations_BaseToTip(ws.tree, ws, true);
+  body_inertias(m, tree, d, ws);
+  body_forces(m, tree, d, ws);
+  inertia_bias_TipToBase(tree, ws);
+  accelerations_BaseToTip(tree, ws, true);
   write_accelerations(m, d, ws);
 }
 

@@ -25,8 +25,6 @@ struct TreeBodyWork {
 
 struct RecursiveWorkspace {
   explicit RecursiveWorkspace(const Model& m);
-  const Model* model;
-  TreeModel tree;
   std::vector<TreeBodyWork> w;       // tree order                                  (nbody)
   std::vector<Vec6> S;               // motion subspace (R2); by kinematics_BaseToTip (tree.nu)
   std::vector<Vec6> U;               // IA S (R7); by inertia_bias_TipToBase         (tree.nu)

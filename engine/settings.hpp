@@ -1,0 +1,49 @@
+// Run settings: how to solve and integrate, not what the system is.  A scene's "solver",
+// "integrator" and "output" sections; SimulationOptions (engine/simulation.hpp) are made
+// from them.  They are not part of the Model, so one Model runs under many settings.
+#pragma once
+
+#include <string>
+
+namespace appell {
+
+enum class Formulation { Auto, Recursive, GibbsAppell, Pinv, Sparse };
+const char* formulation_name(Formulation f);
+// false when `name` is not one of auto, recursive, gibbs-appell, pinv, sparse
+bool parse_formulation(const std::string& name, Formulation& out);
+
+// Constraint stabilization.  Baumgarte replaces the acceleration rows by
+//   dπ/dt + 2α π + β² g = 0      (g = 0 for nonholonomic rows),
+// i.e. b ← b − 2α π − β² g.  Projection is done by the integrator after each step.
+struct Stabilization {
+  enum class Type { None, Baumgarte, Projection };
+  Type type = Type::None;
+  double alpha = 0.0;
+  double beta = 0.0;
+};
+
+struct SolverOptions {
+  Formulation formulation = Formulation::Auto;
+  Stabilization stabilization;
+};
+
+struct IntegratorOptions {
+  std::string method = "rk4";  // rk4 | dopri5 | rkf78
+  double duration = 1.0;
+  double dt = 1e-3;
+  double rtol = 1e-9;
+  double atol = 1e-12;
+};
+
+struct OutputOptions {
+  int every = 1;
+};
+
+// Everything a scene says about running it.
+struct Settings {
+  SolverOptions solver;
+  IntegratorOptions integrator;
+  OutputOptions output;
+};
+
+}  // namespace appell
