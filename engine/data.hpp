@@ -68,11 +68,11 @@ struct Data {
   Diagnostics diagnostics;       // by forward()
   RecursiveCache recursive;      // the recursion's workspace; by forward(Recursive)
 
-  // the sizes this Data was built for (check())
-  int nbody = 0, nq = 0, nu = 0, nrows = 0, nterms = 0, ntree_q = 0, ntree_u = 0;
-
   // workspace of constraints and forces (expressions); by whoever evaluates them
   mutable std::vector<double> scratch;  //                                 (scratch_size)
+
+  // the sizes this Data was built for (check())
+  int nbody = 0, nq = 0, nu = 0, nrows = 0, nterms = 0, ntree_q = 0, ntree_u = 0;
 
   // the state view constraints and forces evaluate on
   StateView view() const { return StateView{body.data(), t, scratch.data(), scratch.size()}; }
