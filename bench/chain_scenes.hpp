@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/stages.hpp"
 #include "engine/tree_state_space.hpp"
 
 namespace appell::bench {

@@ -24,6 +24,8 @@
 #endif
 #ifdef APPELL_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
+
+#include "engine/stages.hpp"
 #endif
 
 namespace appell {

@@ -10,6 +10,8 @@
 #include <new>
 #include <sstream>
 
+#include "engine/stages.hpp"
+
 static std::atomic<long> g_allocations{0};
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpragmas"

@@ -11,6 +11,7 @@
 
 #include "chain_scenes.hpp"
 #include "engine/recursive.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 namespace {

@@ -22,6 +22,8 @@
 #include <appell/appell.hpp>
 #include <ctime>
 
+#include "engine/stages.hpp"
+
 namespace {
 
 double duration_for(int n, appell::Formulation f) {

@@ -1,4 +1,4 @@
-#include "bodies/body.hpp"
+#include "appell/body.hpp"
 
 namespace appell {
 

@@ -1,4 +1,4 @@
-#include "bodies/inertia.hpp"
+#include "appell/inertia.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "bodies/rotation.hpp"
+#include "appell/rotation.hpp"
 
 #include <cmath>
 

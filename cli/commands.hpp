@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "scenes/scene.hpp"
+#include "appell/scene.hpp"
 
 namespace appell::cli {
 

@@ -1,7 +1,7 @@
 #include <iostream>
 
+#include "appell/scene.hpp"
 #include "cli/commands.hpp"
-#include "scenes/scene.hpp"
 
 namespace appell::cli {
 

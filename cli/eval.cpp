@@ -3,10 +3,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "appell/data.hpp"
+#include "appell/forward.hpp"
 #include "cli/commands.hpp"
-#include "engine/data.hpp"
-#include "engine/forward.hpp"
 #include "engine/projection.hpp"
+#include "engine/stages.hpp"
 
 namespace appell::cli {
 

@@ -13,7 +13,7 @@
 //                max(|initial|, the largest kinetic energy reached): the potential's zero
 //                is arbitrary, so |initial| alone can be 0)}, constraint_violation {position_max,
 //                velocity_max} over the rows, initial_velocity_correction (‖Δu‖_M, see
-//                engine/simulation.hpp), final_state {bodies: {name: {position, quaternion,
+//                appell/simulation.hpp), final_state {bodies: {name: {position, quaternion,
 //                velocity, angular_velocity}}} at the last row (particles: the last two
 //                omitted).
 //
@@ -28,9 +28,9 @@
 #include <sstream>
 #include <string>
 
+#include "appell/forward.hpp"
+#include "appell/simulation.hpp"
 #include "cli/commands.hpp"
-#include "engine/forward.hpp"
-#include "engine/simulation.hpp"
 
 namespace appell::cli {
 

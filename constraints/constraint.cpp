@@ -1,4 +1,4 @@
-#include "constraints/constraint.hpp"
+#include "appell/constraint.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "constraints/expression.hpp"
+#include "appell/expression.hpp"
 
 #include <algorithm>
 #include <cctype>

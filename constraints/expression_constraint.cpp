@@ -1,4 +1,4 @@
-#include "constraints/expression_constraint.hpp"
+#include "appell/expression_constraint.hpp"
 
 namespace appell {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "constraints/expression.hpp"
+#include "appell/expression.hpp"
 
 namespace appell {
 

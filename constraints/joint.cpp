@@ -1,4 +1,4 @@
-#include "constraints/joint.hpp"
+#include "appell/joint.hpp"
 
 namespace appell {
 

@@ -21,16 +21,9 @@
 //      dg/dt = e·(v_B − v_A);  κ = e·(ω_B×(ω_B×r_B) − ω_A×(ω_A×r_A)) + (|ḋ|² − (e·ḋ)²)/|d|
 #pragma once
 
-#include "constraints/constraint.hpp"
+#include "appell/constraint.hpp"
 
 namespace appell {
-
-// One end of a two-body row: the body (kWorld for the ground) and its slot in the
-// constraint's body list (−1 for the world).
-struct End {
-  int body = kWorld;
-  int slot = -1;
-};
 
 // Adds the contribution c · a_P of a material point (offset r) to a row: lin += c,
 // ang += r × c; returns c · ω × (ω × r), the point's share of κ.

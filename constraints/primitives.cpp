@@ -1,4 +1,6 @@
-#include "constraints/primitives.hpp"
+#include "appell/primitives.hpp"
+
+#include "constraints/kernels.hpp"
 
 namespace appell {
 

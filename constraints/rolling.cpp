@@ -1,7 +1,9 @@
-#include "constraints/rolling.hpp"
+#include "appell/rolling.hpp"
 
 #include <cmath>
 #include <stdexcept>
+
+#include "constraints/kernels.hpp"
 
 namespace appell {
 

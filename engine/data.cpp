@@ -1,10 +1,10 @@
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 #include <limits>
 #include <stdexcept>
 
+#include "appell/tree.hpp"
 #include "engine/recursive/workspace.hpp"
-#include "engine/tree.hpp"
 
 namespace appell {
 

@@ -1,6 +1,6 @@
 #include "engine/dense.hpp"
 
-#include "engine/forward.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

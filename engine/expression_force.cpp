@@ -1,4 +1,4 @@
-#include "engine/expression_force.hpp"
+#include "appell/expression_force.hpp"
 
 namespace appell {
 

@@ -1,4 +1,4 @@
-#include "engine/forces.hpp"
+#include "appell/forces.hpp"
 
 namespace appell {
 

@@ -4,7 +4,7 @@
 #include <Eigen/QR>
 
 #include "engine/dense.hpp"
-#include "engine/forward.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

@@ -26,7 +26,7 @@
 // Cost O(m n² + (n − r)³); dense.
 #pragma once
 
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
 

@@ -1,9 +1,9 @@
-#include "engine/model.hpp"
+#include "appell/model.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "bodies/inertia.hpp"
+#include "appell/inertia.hpp"
 
 namespace appell {
 

@@ -1,7 +1,7 @@
 #include "engine/pinv.hpp"
 
 #include "engine/dense.hpp"
-#include "engine/forward.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

@@ -22,7 +22,7 @@
 // trees and `sparse` for large, sparse systems.
 #pragma once
 
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "engine/forward.hpp"
 #include "engine/rank_policy.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

@@ -31,7 +31,7 @@
 // Cost: O(m² n) per iteration for m rows and n quasi-velocities (dense).
 #pragma once
 
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "engine/forward.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

@@ -71,7 +71,7 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
 

@@ -34,8 +34,8 @@
 // minimum-norm λ_j with A_jᵀ λ_j = R_i on both bodies: (A_j A_jᵀ) λ_j = A_j R_i.     (R16)
 #pragma once
 
-#include "engine/data.hpp"
-#include "engine/tree.hpp"
+#include "appell/data.hpp"
+#include "appell/tree.hpp"
 
 namespace appell {
 

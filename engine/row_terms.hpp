@@ -1,7 +1,7 @@
 // The one walk over a constraint row's terms (internal to engine/).
 #pragma once
 
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
 

@@ -1,4 +1,4 @@
-#include "engine/settings.hpp"
+#include "appell/settings.hpp"
 
 namespace appell {
 

@@ -1,4 +1,4 @@
-#include "engine/simulation.hpp"
+#include "appell/simulation.hpp"
 
 #include <boost/numeric/odeint.hpp>
 #include <boost/numeric/odeint/external/eigen/eigen.hpp>
@@ -8,8 +8,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/forward.hpp"
+#include "appell/forward.hpp"
 #include "engine/projection.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

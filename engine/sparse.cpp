@@ -3,9 +3,9 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
-#include "engine/forward.hpp"
 #include "engine/ldlt_zero_pivot.hpp"
 #include "engine/rank_policy.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

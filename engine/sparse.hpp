@@ -19,7 +19,7 @@
 // for p dependent rows, which is what this formulation exists to avoid.
 #pragma once
 
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
 

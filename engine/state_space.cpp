@@ -1,7 +1,8 @@
-#include "engine/state_space.hpp"
+#include "appell/state_space.hpp"
 
-#include "engine/forward.hpp"
+#include "appell/forward.hpp"
 #include "engine/projection.hpp"
+#include "engine/stages.hpp"
 #include "engine/tree_state_space.hpp"
 
 namespace appell {

@@ -1,7 +1,7 @@
-#include "engine/tree.hpp"
+#include "appell/tree.hpp"
 
-#include "constraints/joint.hpp"
-#include "engine/data.hpp"
+#include "appell/data.hpp"
+#include "appell/joint.hpp"
 
 namespace appell {
 

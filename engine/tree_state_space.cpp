@@ -1,7 +1,8 @@
 #include "engine/tree_state_space.hpp"
 
-#include "engine/forward.hpp"
+#include "appell/forward.hpp"
 #include "engine/projection.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

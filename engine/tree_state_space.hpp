@@ -1,11 +1,11 @@
 // The recursive formulation's state space: x = (joint coordinates q (nq), joint
-// quasi-velocities u (nu)) of the spanning tree (engine/tree.hpp).  Tree joints hold
+// quasi-velocities u (nu)) of the spanning tree (appell/tree.hpp).  Tree joints hold
 // exactly at every x, so they never drift; only extra rows can.
 #pragma once
 
+#include "appell/state_space.hpp"
+#include "appell/tree.hpp"
 #include "engine/recursive.hpp"
-#include "engine/state_space.hpp"
-#include "engine/tree.hpp"
 
 namespace appell {
 

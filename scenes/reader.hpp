@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "bodies/rotation.hpp"
-#include "scenes/scene.hpp"
+#include "appell/rotation.hpp"
+#include "appell/scene.hpp"
 
 namespace appell {
 

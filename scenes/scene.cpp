@@ -1,12 +1,13 @@
-#include "scenes/scene.hpp"
+#include "appell/scene.hpp"
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "bodies/inertia.hpp"
-#include "engine/data.hpp"
-#include "engine/forward.hpp"
+#include "appell/data.hpp"
+#include "appell/forward.hpp"
+#include "appell/inertia.hpp"
+#include "engine/stages.hpp"
 #include "scenes/scene_parts.hpp"
 
 namespace appell {

@@ -3,12 +3,12 @@
 #include <cmath>
 #include <sstream>
 
-#include "constraints/expression_constraint.hpp"
-#include "constraints/joint.hpp"
-#include "constraints/primitives.hpp"
-#include "constraints/rolling.hpp"
-#include "engine/expression_force.hpp"
-#include "engine/forces.hpp"
+#include "appell/expression_constraint.hpp"
+#include "appell/expression_force.hpp"
+#include "appell/forces.hpp"
+#include "appell/joint.hpp"
+#include "appell/primitives.hpp"
+#include "appell/rolling.hpp"
 
 namespace appell {
 

@@ -5,8 +5,8 @@
 #include <functional>
 #include <map>
 
-#include "constraints/constraint.hpp"
-#include "engine/model.hpp"
+#include "appell/constraint.hpp"
+#include "appell/model.hpp"
 #include "scenes/reader.hpp"
 
 namespace appell {

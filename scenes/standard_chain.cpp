@@ -1,11 +1,11 @@
-#include "scenes/standard_chain.hpp"
+#include "appell/standard_chain.hpp"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "bodies/inertia.hpp"
-#include "constraints/joint.hpp"
+#include "appell/inertia.hpp"
+#include "appell/joint.hpp"
 
 namespace appell {
 

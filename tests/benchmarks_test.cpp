@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

@@ -14,6 +14,8 @@
 #include <memory>
 #include <string>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

@@ -29,6 +29,7 @@ void operator delete(void* p, std::size_t) noexcept {
 }
 #pragma GCC diagnostic pop
 
+#include "engine/stages.hpp"
 #include "maximal_formulations.hpp"
 
 namespace {

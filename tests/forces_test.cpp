@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

@@ -30,7 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "constraints/kernels.hpp"
 #include "engine/dense.hpp"  // dense_mass
+#include "engine/stages.hpp"
 #include "random_scenes.hpp"
 
 namespace appell {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/stages.hpp"
 #include "random_scenes.hpp"
 
 namespace appell {

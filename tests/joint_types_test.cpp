@@ -1,4 +1,4 @@
-// Every registered joint type (constraints/joint_type.hpp) against its own definition,
+// Every registered joint type (appell/joint_type.hpp) against its own definition,
 // by finite differences of the motion it reports, and the two new types against closed
 // forms.  A type added to the registry is checked here without a line of test code:
 //   (J1) coordinates() inverts motion(): R(q), d(q) → q → the same R, d;
@@ -11,6 +11,8 @@
 
 #include <appell/appell.hpp>
 #include <random>
+
+#include "engine/stages.hpp"
 
 namespace appell {
 namespace {

@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

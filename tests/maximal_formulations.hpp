@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "engine/model.hpp"
+#include "appell/model.hpp"
 
 namespace appell::testing {
 

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/stages.hpp"
+
 namespace {
 
 using appell::Vec3;

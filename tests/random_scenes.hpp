@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace test_scenes {
 

@@ -12,6 +12,8 @@
 
 #include "../bench/chain_scenes.hpp"
 #include "engine/dense.hpp"
+#include "engine/projection.hpp"
+#include "engine/stages.hpp"
 #include "engine/tree_state_space.hpp"
 
 // ---- a malloc counter, armed only inside AllocationScope (the binary is shared) -------

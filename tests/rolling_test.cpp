@@ -9,6 +9,7 @@
 #include <iostream>
 #include <vector>
 
+#include "engine/stages.hpp"
 #include "maximal_formulations.hpp"
 
 namespace {

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

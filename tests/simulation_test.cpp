@@ -1,10 +1,12 @@
-// Simulation (engine/simulation.hpp) against closed forms and conservation laws.
+// Simulation (appell/simulation.hpp) against closed forms and conservation laws.
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include "engine/stages.hpp"
 
 namespace {
 

@@ -2,6 +2,8 @@
 
 #include <appell/appell.hpp>
 
+#include "engine/stages.hpp"
+
 TEST(Smoke, FreeFall) {
   appell::ModelBuilder m_b;
   m_b.gravity = appell::Vec3(0, 0, -9.81);

@@ -4,6 +4,8 @@
 #include <appell/appell.hpp>
 #include <cmath>
 
+#include "engine/stages.hpp"
+
 namespace {
 
 using appell::Vec3;

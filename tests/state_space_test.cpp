@@ -7,6 +7,8 @@
 #include <appell/appell.hpp>
 #include <memory>
 
+#include "engine/stages.hpp"
+
 namespace appell {
 namespace {
 

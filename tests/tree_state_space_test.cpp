@@ -5,6 +5,8 @@
 
 #include <appell/appell.hpp>
 
+#include "engine/stages.hpp"
+
 namespace {
 
 using namespace appell;

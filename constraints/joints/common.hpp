@@ -3,7 +3,8 @@
 
 #include <cmath>
 
-#include "constraints/joint_type.hpp"
+#include "appell/joint_type.hpp"
+#include "constraints/kernels.hpp"
 
 namespace appell::joint_math {
 

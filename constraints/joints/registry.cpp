@@ -2,7 +2,8 @@
 // its accessor `<type>_joint()`, and its declaration and entry below.
 #include <stdexcept>
 
-#include "constraints/joint_type.hpp"
+#include "appell/joint_type.hpp"
+#include "constraints/kernels.hpp"
 
 namespace appell {
 

@@ -10,7 +10,7 @@ namespace appell {
 namespace {
 
 // λ of one joint's R rows (R16).  The joint's rows restricted to the child C have full
-// row rank for every joint type (constraints/joint_type.hpp), so A_jᵀ λ = (wrenches on P
+// row rank for every joint type (appell/joint_type.hpp), so A_jᵀ λ = (wrenches on P
 // and C) has exactly one solution, and it already solves the child's block
 // A_Cᵀ λ = R_i: (A_C A_Cᵀ) λ = A_C R_i, R × 6, fixed sizes, no heap.
 template <int R>

@@ -1,7 +1,7 @@
 // Recursive Gibbs–Appell formulation: the passes in order (docs/recursive.md).
-#include "engine/forward.hpp"
 #include "engine/rank_policy.hpp"
 #include "engine/recursive/workspace.hpp"
+#include "engine/stages.hpp"
 
 namespace appell {
 

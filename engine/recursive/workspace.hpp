@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "bodies/spatial.hpp"
+#include "appell/spatial.hpp"
+#include "appell/tree.hpp"
 #include "engine/recursive.hpp"
-#include "engine/tree.hpp"
 
 namespace appell {
 

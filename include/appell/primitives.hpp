@@ -2,7 +2,7 @@
 // Geometry is given in the world frame at t = 0 and fixed in the body it belongs to.
 #pragma once
 
-#include "constraints/kernels.hpp"
+#include "appell/constraint.hpp"
 
 namespace appell {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/model.hpp"
+#include "appell/model.hpp"
 
 namespace appell {
 

@@ -15,8 +15,8 @@
 // Cost per evaluation: one sweep of the tape, O(nodes · (variables + 3)); no allocation.
 #pragma once
 
-#include "constraints/constraint.hpp"
-#include "constraints/expression.hpp"
+#include "appell/constraint.hpp"
+#include "appell/expression.hpp"
 
 namespace appell {
 

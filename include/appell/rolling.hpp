@@ -28,7 +28,7 @@
 // from dπ/dt = d·a_A + ḋ·v_A with a_A of (K0) and ḋ = ω × d.
 #pragma once
 
-#include "constraints/kernels.hpp"
+#include "appell/constraint.hpp"
 
 namespace appell {
 

@@ -62,7 +62,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/state_space.hpp"
+#include "appell/state_space.hpp"
 
 namespace appell {
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "bodies/rotation.hpp"
+#include "appell/rotation.hpp"
 
 namespace appell {
 

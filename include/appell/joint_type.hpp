@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "bodies/spatial.hpp"
-#include "constraints/kernels.hpp"
+#include "appell/constraint.hpp"
+#include "appell/spatial.hpp"
 
 namespace appell {
 

@@ -1,5 +1,5 @@
 // Run settings: how to solve and integrate, not what the system is.  A scene's "solver",
-// "integrator" and "output" sections; SimulationOptions (engine/simulation.hpp) are made
+// "integrator" and "output" sections; SimulationOptions (appell/simulation.hpp) are made
 // from them.  They are not part of the Model, so one Model runs under many settings.
 #pragma once
 

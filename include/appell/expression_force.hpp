@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <array>
 
-#include "constraints/expression.hpp"
-#include "engine/forces.hpp"
+#include "appell/expression.hpp"
+#include "appell/forces.hpp"
 
 namespace appell {
 

@@ -16,7 +16,7 @@
 // t = 0 poses: its world axis is R_i a_i).  O(n).
 #pragma once
 
-#include "engine/model.hpp"
+#include "appell/model.hpp"
 
 namespace appell {
 

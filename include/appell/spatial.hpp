@@ -12,7 +12,7 @@
 
 #include <Eigen/Core>
 
-#include "bodies/rotation.hpp"
+#include "appell/rotation.hpp"
 
 namespace appell {
 

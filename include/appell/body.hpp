@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "bodies/rotation.hpp"
+#include "appell/rotation.hpp"
 
 namespace appell {
 

@@ -1,33 +1,20 @@
-// The equations of motion at one instant: a flat pipeline.
+// The equations of motion at one instant: forward() and what it leaves in Data.
 //
-//   kinematics(m, d);        // q, u → body states, world inertias
-//   applied_forces(m, d);    // gravity and forces → F (with the gyroscopic −ω×Jω)
-//   constraint_rows(m, d);   // rows of A u̇ = b, π, g; Baumgarte if configured
-//   solve:                   // u̇ and λ, by the chosen formulation
-//   constraint_reactions();  // λ → force and moment per constraint per body
+// forward() is a flat pipeline of stages (engine/stages.hpp, internal):
+//   kinematics           q, u → body states, world inertias (the recursion: from the
+//                        joint coordinates, once)
+//   applied_forces       gravity and forces → F (with the gyroscopic −ω×Jω)
+//   constraint_rows      rows of A u̇ = b, π, g; Baumgarte if asked
+//   solve                u̇ and λ, by the chosen formulation
+//   constraint_reactions λ → force and moment per constraint per body
 //
-// Costs are per call; the dense formulations are O(n³) (see pinv.hpp, gibbs_appell.hpp).
+// Costs are per call: O(n) for `recursive` on a tree, O(n + rows) for `sparse` on sparse
+// rows, O(n³) for the dense `pinv` and `gibbs-appell`.
 #pragma once
 
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
-
-// Reads d.q, d.u.  Writes d.body, d.J.  O(n).
-void kinematics(const Model& m, Data& d);
-// Reads d.body, d.J.  Writes d.applied, d.F (generalized: f, τ − ω×Jω).  O(n).
-void applied_forces(const Model& m, Data& d);
-// Reads d.body, d.t.  Writes d.terms, d.b, d.velocity_residual, d.position_residual,
-// then applies `st` (Baumgarte; nothing for the others) to d.b.  O(rows).
-void constraint_rows(const Model& m, Data& d, const Stabilization& st = {});
-// Reads d.terms.  Writes d.A (dense, rows × nu).  O(rows · nu).
-void dense_rows(const Model& m, Data& d);
-// Reads d.lambda, d.terms.  Writes d.reaction.  O(terms).
-void constraint_reactions(const Model& m, Data& d);
-
-// Generalized mass matrix action y = M x and its inverse (block diagonal: m I, J).  O(n).
-void multiply_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::VectorXd& y);
-void solve_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::VectorXd& y);
 
 // The full pipeline with formulation f (Auto: the model's choice, resolved by
 // resolve_formulation).  Reads d.t, d.q, d.u.  Writes every output field of d.
@@ -40,7 +27,7 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o);
 SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o = {});
 
 // The recursive formulation on the joint coordinates q (tree.nq), u (tree.nu) of the
-// model's spanning tree (engine/tree.hpp) at d.t: body states are computed once from q, u
+// model's spanning tree (appell/tree.hpp) at d.t: body states are computed once from q, u
 // (no maximal coordinates are read or written; d.q, d.u are left as they are).  Writes
 // every other output field of d, and the joint u̇ (joint_accelerations).  O(n) on a tree.
 SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,

@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include "engine/data.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
 

@@ -11,13 +11,13 @@
 // constraint become extra rows (engine/recursive.hpp).
 //
 // Coordinates.  Tree joint i has the coordinates q_i (nq_i) and quasi-velocities u_i (nu_i)
-// of its JointType (constraints/joint_type.hpp, J1–J4), at q_offset and u_offset of the
+// of its JointType (appell/joint_type.hpp, J1–J4), at q_offset and u_offset of the
 // tree's q (nq) and u (nu).  nq ≠ nu in general.
 #pragma once
 
 #include <vector>
 
-#include "constraints/joint_type.hpp"
+#include "appell/joint_type.hpp"
 
 namespace appell {
 

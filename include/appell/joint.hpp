@@ -3,12 +3,12 @@
 // The joint is defined by the bodies' poses at t = 0 (the reference pose): the anchor is
 // the material point of each body that sits there (the child's centre of mass for types
 // whose syntax has no anchor), and the axes are directions fixed in the bodies.  What the
-// joint allows is its JointType (constraints/joint_type.hpp, one file per type in
+// joint allows is its JointType (appell/joint_type.hpp, one file per type in
 // constraints/joints/); the maximal formulations see its canonical rows, the recursive one
 // its motion subspace.
 #pragma once
 
-#include "constraints/joint_type.hpp"
+#include "appell/joint_type.hpp"
 
 namespace appell {
 

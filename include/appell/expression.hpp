@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "bodies/body.hpp"
+#include "appell/body.hpp"
 
 namespace appell {
 

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "bodies/body.hpp"
+#include "appell/body.hpp"
 
 namespace appell {
 
@@ -48,6 +48,13 @@ struct RowSpan {
   double* position = nullptr;  // g: position-level residual (holonomic rows, else 0)
   int nbodies = 0;
   RowTerm& term(int i, int j) const { return terms[i * nbodies + j]; }
+};
+
+// One end of a two-body row: the body (kWorld for the ground) and its slot in the
+// constraint's body list (−1 for the world).
+struct End {
+  int body = kWorld;
+  int slot = -1;
 };
 
 // Base of every constraint.  A constraint names its bodies once (distinct, world

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "bodies/body.hpp"
+#include "appell/body.hpp"
 
 namespace appell {
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/model.hpp"
+#include "appell/model.hpp"
 
 namespace appell {
 

@@ -11,10 +11,10 @@
 //   u = per body (v̄, ω) for rigid bodies, v̄ for particles                   (nu)
 // of the constraint rows: constraint c owns rows [row_offset(c), +rows) and, for each row,
 // one RowTerm per body it names, starting at term_offset(c); and of the joint coordinates
-// of its spanning tree (engine/tree.hpp): a State's q (tree().nq) and u (tree().nu).
+// of its spanning tree (appell/tree.hpp): a State's q (tree().nq) and u (tree().nu).
 //
 // Run settings (formulation, stabilization, integrator, output) are not part of the
-// Model: they are SimulationOptions (engine/simulation.hpp), read from a scene's
+// Model: they are SimulationOptions (appell/simulation.hpp), read from a scene's
 // Settings.  The state a simulation starts from is a State; the Model keeps the one the
 // description gave (initial_state()), as MuJoCo's model keeps qpos0, for Data(m) and runs
 // that name no other.
@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "constraints/constraint.hpp"
-#include "engine/forces.hpp"
-#include "engine/settings.hpp"
-#include "engine/tree.hpp"
+#include "appell/constraint.hpp"
+#include "appell/forces.hpp"
+#include "appell/settings.hpp"
+#include "appell/tree.hpp"
 
 namespace appell {
 
