@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <cctype>
 #include <filesystem>
 
 #include "cli_util.hpp"
@@ -132,7 +133,15 @@ INSTANTIATE_TEST_SUITE_P(
             "/forces/0: missing key 'vector'"},
         BadScene{"{\"bodies\": [\n  {\"name\": \"a\",, }]}",
                  "invalid JSON at line 2, column 16: syntax error while parsing object key - "
-                 "unexpected ','; expected string literal"}));
+                 "unexpected ','; expected string literal"}),
+    // a readable name: the case's index and the JSON pointer of its error
+    [](const ::testing::TestParamInfo<BadScene>& info) {
+      std::string name = "case" + std::to_string(info.index);
+      const std::string m = info.param.message;
+      const std::string where = m.substr(0, m.find(':'));
+      for (char c : where) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return name;
+    });
 
 TEST(Scene, MissingFileExitsTwo) {
   const auto r = run_cli("eval /nonexistent/scene.json");
