@@ -234,7 +234,9 @@ TEST(Forward, WritesEveryOutput) {
          {&d.F, &d.b, &d.velocity_residual, &d.position_residual, &d.udot, &d.lambda})
       EXPECT_TRUE(v->allFinite());
     // only the dense formulations build the dense A
-    if (f == Formulation::Pinv || f == Formulation::GibbsAppell) EXPECT_TRUE(d.A.allFinite());
+    if (f == Formulation::Pinv || f == Formulation::GibbsAppell) {
+      EXPECT_TRUE(d.A.allFinite());
+    }
   }
 }
 
