@@ -133,11 +133,7 @@ void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
     const BodyState& P = t.parent_body == kWorld ? kRest : d.body[t.parent_body];
     BodyState& C = d.body[t.body];
     joint_kinematics(t, P, q.data() + t.q_offset, u.data() + t.u_offset, C, jm, V_J);
-    const Body& b = m.bodies()[t.body];
-    if (b.rigid())
-      d.J[t.body].noalias() = C.Q * b.inertia * C.Q.transpose();
-    else
-      d.J[t.body].setZero();
+    d.J[t.body] = world_inertia(m.bodies()[t.body], C);
   }
 }
 

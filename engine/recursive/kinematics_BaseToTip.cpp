@@ -21,11 +21,7 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
     BodyState& C = d.body[t.body];
     // the body's pose and twist (J1, J2) and its world inertia
     joint_kinematics(t, P, q.data() + t.q_offset, u.data() + t.u_offset, C, jm, V_J);
-    const Body& body = m.bodies()[t.body];
-    if (body.rigid())
-      d.J[t.body].noalias() = C.Q * body.inertia * C.Q.transpose();
-    else
-      d.J[t.body].setZero();
+    d.J[t.body] = world_inertia(m.bodies()[t.body], C);
     TreeBodyWork& w = ws.w[i];
     w.r = C.x - P.x;
     // motion subspace: a turn s about the anchor moves the centre by s × r_CA   (R2)

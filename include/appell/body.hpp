@@ -47,6 +47,11 @@ struct BodyState {
   Vec3 point_velocity(const Vec3& X) const { return v + w.cross(Q * X); }
 };
 
+// The world-frame inertia Q J0 Qᵀ of body b in state s (zero for a particle).
+inline Mat3 world_inertia(const Body& b, const BodyState& s) {
+  return b.rigid() ? Mat3(s.Q * b.inertia * s.Q.transpose()) : Mat3::Zero();
+}
+
 // Index of the fixed ground in every body list: constraints name it, it has no state.
 constexpr int kWorld = -1;
 
