@@ -33,6 +33,187 @@ int Expression::sweep(const StateView& s, bool grad, bool taylor, bool find_bad,
   return sweep_as<false, false>(s, find_bad, out_grad, out);
 }
 
+// f, f_a, f_b, f_aa, f_ab, f_bb of a binary operation at (a, b)
+Expression::Partials Expression::binary_partials(Op op, double a, double b) {
+  Partials p;
+  switch (op) {
+    case Op::Mul:
+      p.f = a * b, p.fa = b, p.fb = a, p.fab = 1.0;
+      break;
+    case Op::Div:
+      p.f = a / b, p.fa = 1.0 / b, p.fb = -p.f / b, p.fab = -1.0 / (b * b),
+      p.fbb = 2.0 * p.f / (b * b);
+      break;
+    case Op::Pow: {  // a^b = exp(b log a), a > 0
+      const double la = std::log(a);
+      p.f = std::pow(a, b);
+      p.fa = b * std::pow(a, b - 1.0);
+      p.fb = p.f * la;
+      p.faa = b * (b - 1.0) * std::pow(a, b - 2.0);
+      p.fab = std::pow(a, b - 1.0) * (1.0 + b * la);
+      p.fbb = p.f * la * la;
+      break;
+    }
+    case Op::Atan2: {  // atan2(a, b) = angle of (b, a)
+      const double r2 = a * a + b * b, r4 = r2 * r2;
+      p.f = std::atan2(a, b);
+      p.fa = b / r2, p.fb = -a / r2;
+      p.faa = -2.0 * a * b / r4, p.fbb = 2.0 * a * b / r4, p.fab = (a * a - b * b) / r4;
+      break;
+    }
+    case Op::Min:
+    case Op::Max: {
+      const bool first = op == Op::Min ? a <= b : a >= b;
+      p.f = first ? a : b;
+      p.fa = first ? 1.0 : 0.0, p.fb = first ? 0.0 : 1.0;
+      break;
+    }
+    default:
+      break;
+  }
+  return p;
+}
+
+// f, f_a, f_aa of a unary operation at a (c: the constant exponent of PowConst)
+Expression::Partials Expression::unary_partials(Op op, double c, double a) {
+  Partials p;
+  double& f = p.f;
+  double& fa = p.fa;
+  double& faa = p.faa;
+  switch (op) {
+    case Op::PowConst:
+      if (c == 2.0) {  // the common case, without pow()
+        f = a * a, fa = 2.0 * a, faa = 2.0;
+      } else if (c == 1.0) {
+        f = a, fa = 1.0;
+      } else if (a != 0.0 && c != 0.0) {  // one pow(): a^(c−2)
+        const double q = std::pow(a, c - 2.0);
+        faa = c * (c - 1.0) * q, fa = c * q * a, f = q * a * a;
+      } else {
+        f = std::pow(a, c);
+        fa = c == 0.0 ? 0.0 : c * std::pow(a, c - 1.0);
+        faa = c == 0.0 ? 0.0 : c * (c - 1.0) * std::pow(a, c - 2.0);
+      }
+      break;
+    case Op::Sin:
+      f = std::sin(a), fa = std::cos(a), faa = -f;
+      break;
+    case Op::Cos:
+      f = std::cos(a), fa = -std::sin(a), faa = -f;
+      break;
+    case Op::Tan:
+      f = std::tan(a), fa = 1.0 + f * f, faa = 2.0 * f * fa;
+      break;
+    case Op::Asin: {
+      const double q = 1.0 - a * a;
+      f = std::asin(a), fa = 1.0 / std::sqrt(q), faa = a / (q * std::sqrt(q));
+      break;
+    }
+    case Op::Acos: {
+      const double q = 1.0 - a * a;
+      f = std::acos(a), fa = -1.0 / std::sqrt(q), faa = -a / (q * std::sqrt(q));
+      break;
+    }
+    case Op::Atan: {
+      const double q = 1.0 + a * a;
+      f = std::atan(a), fa = 1.0 / q, faa = -2.0 * a / (q * q);
+      break;
+    }
+    case Op::Sinh:
+      f = std::sinh(a), fa = std::cosh(a), faa = f;
+      break;
+    case Op::Cosh:
+      f = std::cosh(a), fa = std::sinh(a), faa = f;
+      break;
+    case Op::Tanh:
+      f = std::tanh(a), fa = 1.0 - f * f, faa = -2.0 * f * fa;
+      break;
+    case Op::Exp:
+      f = fa = faa = std::exp(a);
+      break;
+    case Op::Log:
+      f = std::log(a), fa = 1.0 / a, faa = -1.0 / (a * a);
+      break;
+    case Op::Sqrt:
+      f = std::sqrt(a), fa = 0.5 / f, faa = -0.25 / (f * a);
+      break;
+    case Op::Abs:
+      f = std::abs(a), fa = a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0);
+      break;
+    default:
+      break;
+  }
+  return p;
+}
+
+template <bool grad, bool taylor>
+void Expression::sweep_node(const Node& nd, const StateView& s, int nv, const double* A,
+                            const double* B, double* r) const {
+  switch (nd.op) {
+    case Op::Const:
+      r[0] = nd.c;
+      r[1] = r[2] = 0.0;
+      if (grad) std::fill(r + 3, r + 3 + nv, 0.0);
+      return;
+    case Op::Var: {
+      const ExprVariable& v = vars_[nd.var];
+      r[0] = variable_value(v, s);
+      // the Taylor direction: x ↦ x + v̄ s, t ↦ t + s; velocities fixed
+      r[1] = v.kind == ExprVariable::Kind::Time       ? 1.0
+             : v.kind == ExprVariable::Kind::Position ? s.bodies[v.body].v(v.axis)
+                                                      : 0.0;
+      r[2] = 0.0;
+      if (grad) {
+        std::fill(r + 3, r + 3 + nv, 0.0);
+        r[3 + nd.var] = 1.0;
+      }
+      return;
+    }
+    // the linear operations, coefficient by coefficient
+    case Op::Add:
+      r[0] = A[0] + B[0];
+      if (taylor) r[1] = A[1] + B[1], r[2] = A[2] + B[2];
+      if (grad)
+        for (int k = 0; k < nv; ++k) r[3 + k] = A[3 + k] + B[3 + k];
+      return;
+    case Op::Sub:
+      r[0] = A[0] - B[0];
+      if (taylor) r[1] = A[1] - B[1], r[2] = A[2] - B[2];
+      if (grad)
+        for (int k = 0; k < nv; ++k) r[3 + k] = A[3 + k] - B[3 + k];
+      return;
+    case Op::Neg:
+      r[0] = -A[0];
+      if (taylor) r[1] = -A[1], r[2] = -A[2];
+      if (grad)
+        for (int k = 0; k < nv; ++k) r[3 + k] = -A[3 + k];
+      return;
+    default:
+      break;
+  }
+  // the others by the chain rules (E1)–(E3)
+  if (B) {
+    const Partials p = binary_partials(nd.op, A[0], B[0]);
+    r[0] = p.f;
+    if (taylor) {
+      r[1] = p.fa * A[1] + p.fb * B[1];
+      r[2] = p.fa * A[2] + p.fb * B[2] +
+             0.5 * (p.faa * A[1] * A[1] + 2.0 * p.fab * A[1] * B[1] + p.fbb * B[1] * B[1]);
+    }
+    if (grad)
+      for (int k = 0; k < nv; ++k) r[3 + k] = p.fa * A[3 + k] + p.fb * B[3 + k];
+  } else {
+    const Partials p = unary_partials(nd.op, nd.c, A[0]);
+    r[0] = p.f;
+    if (taylor) {
+      r[1] = p.fa * A[1];
+      r[2] = p.fa * A[2] + 0.5 * p.faa * A[1] * A[1];
+    }
+    if (grad)
+      for (int k = 0; k < nv; ++k) r[3 + k] = p.fa * A[3 + k];
+  }
+}
+
 template <bool grad, bool taylor>
 int Expression::sweep_as(const StateView& s, bool find_bad, double* out_grad, Jet* out) const {
   const int n = size();
@@ -52,189 +233,15 @@ int Expression::sweep_as(const StateView& s, bool find_bad, double* out_grad, Je
     double* r = w + static_cast<size_t>(i) * stride;
     const double* A = nd.a >= 0 ? w + static_cast<size_t>(nd.a) * stride : nullptr;
     const double* B = nd.b >= 0 ? w + static_cast<size_t>(nd.b) * stride : nullptr;
-    // partial derivatives of this node's function with respect to its operands
-    double f = 0, fa = 0, fb = 0, faa = 0, fab = 0, fbb = 0;
-    bool binary = false;
-    switch (nd.op) {
-      case Op::Const:
-        r[0] = nd.c;
-        r[1] = r[2] = 0.0;
-        if (grad) std::fill(r + 3, r + 3 + nv, 0.0);
-        continue;
-      case Op::Var: {
-        const ExprVariable& v = vars_[nd.var];
-        r[0] = variable_value(v, s);
-        // the Taylor direction: x ↦ x + v̄ s, t ↦ t + s; velocities fixed
-        r[1] = v.kind == ExprVariable::Kind::Time       ? 1.0
-               : v.kind == ExprVariable::Kind::Position ? s.bodies[v.body].v(v.axis)
-                                                        : 0.0;
-        r[2] = 0.0;
-        if (grad) {
-          std::fill(r + 3, r + 3 + nv, 0.0);
-          r[3 + nd.var] = 1.0;
-        }
-        continue;
-      }
-      case Op::Add: {
-        r[0] = A[0] + B[0];
-        if (taylor) r[1] = A[1] + B[1], r[2] = A[2] + B[2];
-        if (grad)
-          for (int k = 0; k < nv; ++k) r[3 + k] = A[3 + k] + B[3 + k];
-        if (find_bad) break;
-        continue;
-      }
-      case Op::Sub: {
-        r[0] = A[0] - B[0];
-        if (taylor) r[1] = A[1] - B[1], r[2] = A[2] - B[2];
-        if (grad)
-          for (int k = 0; k < nv; ++k) r[3 + k] = A[3 + k] - B[3 + k];
-        if (find_bad) break;
-        continue;
-      }
-      case Op::Neg: {
-        r[0] = -A[0];
-        if (taylor) r[1] = -A[1], r[2] = -A[2];
-        if (grad)
-          for (int k = 0; k < nv; ++k) r[3 + k] = -A[3 + k];
-        if (find_bad) break;
-        continue;
-      }
-      case Op::Mul:
-        binary = true;
-        f = A[0] * B[0], fa = B[0], fb = A[0], fab = 1.0;
-        break;
-      case Op::Div:
-        binary = true;
-        f = A[0] / B[0], fa = 1.0 / B[0], fb = -f / B[0], fab = -1.0 / (B[0] * B[0]),
-        fbb = 2.0 * f / (B[0] * B[0]);
-        break;
-      case Op::Pow: {  // a^b = exp(b log a), a > 0
-        binary = true;
-        const double la = std::log(A[0]), b = B[0];
-        f = std::pow(A[0], b);
-        fa = b * std::pow(A[0], b - 1.0);
-        fb = f * la;
-        faa = b * (b - 1.0) * std::pow(A[0], b - 2.0);
-        fab = std::pow(A[0], b - 1.0) * (1.0 + b * la);
-        fbb = f * la * la;
-        break;
-      }
-      case Op::Atan2: {  // atan2(a, b) = angle of (b, a)
-        binary = true;
-        const double y = A[0], x = B[0], r2 = x * x + y * y, r4 = r2 * r2;
-        f = std::atan2(y, x);
-        fa = x / r2, fb = -y / r2;
-        faa = -2.0 * x * y / r4, fbb = 2.0 * x * y / r4, fab = (y * y - x * x) / r4;
-        break;
-      }
-      case Op::Min:
-      case Op::Max: {
-        binary = true;
-        const bool first = nd.op == Op::Min ? A[0] <= B[0] : A[0] >= B[0];
-        f = first ? A[0] : B[0];
-        fa = first ? 1.0 : 0.0, fb = first ? 0.0 : 1.0;
-        break;
-      }
-      default: {
-        const double a = A[0];
-        switch (nd.op) {
-          case Op::PowConst: {
-            const double p = nd.c;
-            if (p == 2.0) {  // the common case, without pow()
-              f = a * a, fa = 2.0 * a, faa = 2.0;
-            } else if (p == 1.0) {
-              f = a, fa = 1.0;
-            } else if (a != 0.0 && p != 0.0) {  // one pow(): a^(p−2)
-              const double q = std::pow(a, p - 2.0);
-              faa = p * (p - 1.0) * q, fa = p * q * a, f = q * a * a;
-            } else {
-              f = std::pow(a, p);
-              fa = p == 0.0 ? 0.0 : p * std::pow(a, p - 1.0);
-              faa = p == 0.0 ? 0.0 : p * (p - 1.0) * std::pow(a, p - 2.0);
-            }
-            break;
-          }
-          case Op::Sin:
-            f = std::sin(a), fa = std::cos(a), faa = -f;
-            break;
-          case Op::Cos:
-            f = std::cos(a), fa = -std::sin(a), faa = -f;
-            break;
-          case Op::Tan: {
-            f = std::tan(a);
-            fa = 1.0 + f * f, faa = 2.0 * f * fa;
-            break;
-          }
-          case Op::Asin: {
-            const double q = 1.0 - a * a;
-            f = std::asin(a), fa = 1.0 / std::sqrt(q), faa = a / (q * std::sqrt(q));
-            break;
-          }
-          case Op::Acos: {
-            const double q = 1.0 - a * a;
-            f = std::acos(a), fa = -1.0 / std::sqrt(q), faa = -a / (q * std::sqrt(q));
-            break;
-          }
-          case Op::Atan: {
-            const double q = 1.0 + a * a;
-            f = std::atan(a), fa = 1.0 / q, faa = -2.0 * a / (q * q);
-            break;
-          }
-          case Op::Sinh:
-            f = std::sinh(a), fa = std::cosh(a), faa = f;
-            break;
-          case Op::Cosh:
-            f = std::cosh(a), fa = std::sinh(a), faa = f;
-            break;
-          case Op::Tanh: {
-            f = std::tanh(a);
-            fa = 1.0 - f * f, faa = -2.0 * f * fa;
-            break;
-          }
-          case Op::Exp:
-            f = fa = faa = std::exp(a);
-            break;
-          case Op::Log:
-            f = std::log(a), fa = 1.0 / a, faa = -1.0 / (a * a);
-            break;
-          case Op::Sqrt:
-            f = std::sqrt(a), fa = 0.5 / f, faa = -0.25 / (f * a);
-            break;
-          case Op::Abs:
-            f = std::abs(a), fa = a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0);
-            break;
-          default:
-            break;
-        }
-      }
-    }
-    if (nd.op != Op::Add && nd.op != Op::Sub && nd.op != Op::Neg) {
-      // the chain rules (E1)–(E3)
-      r[0] = f;
-      if (binary) {
-        if (taylor) {
-          r[1] = fa * A[1] + fb * B[1];
-          r[2] = fa * A[2] + fb * B[2] +
-                 0.5 * (faa * A[1] * A[1] + 2.0 * fab * A[1] * B[1] + fbb * B[1] * B[1]);
-        }
-        if (grad)
-          for (int k = 0; k < nv; ++k) r[3 + k] = fa * A[3 + k] + fb * B[3 + k];
-      } else {
-        if (taylor) {
-          r[1] = fa * A[1];
-          r[2] = fa * A[2] + 0.5 * faa * A[1] * A[1];
-        }
-        if (grad)
-          for (int k = 0; k < nv; ++k) r[3 + k] = fa * A[3 + k];
-      }
-    }
-    if (find_bad) {
+    sweep_node<grad, taylor>(nd, s, nv, A, B, r);
+    if (find_bad && nd.op != Op::Const && nd.op != Op::Var) {
       bool ok = std::isfinite(r[0]) && (!taylor || (std::isfinite(r[1]) && std::isfinite(r[2])));
       if (grad)
         for (int k = 0; k < nv; ++k) ok = ok && std::isfinite(r[3 + k]);
       if (!ok) return i;
     }
   }
+  // the root's value, coefficients and gradient
   const double* root = w + static_cast<size_t>(root_) * stride;
   if (out) {
     out->value = root[0];

@@ -200,10 +200,12 @@ Vec3 SceneContext::point_of(int b, const Node& n) const {
   return p;
 }
 
-Scene load_scene_from_string(const std::string& text, const std::string& file) {
-  json root;
+namespace {
+
+// the document, or a SceneError with the line and column of the syntax error
+json parse_document(const std::string& text, const std::string& file) {
   try {
-    root = json::parse(text);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     // byte offset → line and column
     size_t line = 1, col = 1;
@@ -222,63 +224,54 @@ Scene load_scene_from_string(const std::string& text, const std::string& file) {
                          std::to_string(col) + ": " +
                          (colon == std::string::npos ? what : what.substr(colon + 2)));
   }
-  const Node top(root, "", file);
-  top.object(
-      {"name", "gravity", "bodies", "constraints", "forces", "solver", "integrator", "output"});
-  Scene scene;
-  ModelBuilder& m = scene.model;
-  m.name = top.has("name") ? top["name"].string() : file;
-  if (top.has("gravity")) m.gravity = top["gravity"].vec3();
+}
 
-  const Node bodies = top["bodies"];
-  if (bodies.size() == 0) bodies.fail("a scene needs at least one body");
-  for (size_t i = 0; i < bodies.size(); ++i) {
-    const Node n = bodies.at(i);
+// the parser registered for n's "type", or a located error listing the known types
+template <typename Parsers>
+typename Parsers::mapped_type parser_for(const Node& n, const Parsers& parsers, const char* what) {
+  const std::string type = n["type"].string();
+  auto it = parsers.find(type);
+  if (it != parsers.end()) return it->second;
+  std::string list_of;
+  for (const auto& p : parsers) list_of += (list_of.empty() ? "" : ", ") + p.first;
+  n["type"].fail(std::string("unknown ") + what + " type '" + type +
+                 "'; expected one of: " + list_of);
+}
+
+void parse_bodies(const Node& list, ModelBuilder& m) {
+  if (list.size() == 0) list.fail("a scene needs at least one body");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Node n = list.at(i);
     const Body b = parse_body(n);
     if (m.body_index(b.name) != -2) n["name"].fail("duplicate body name '" + b.name + "'");
     m.add_body(b);
   }
+}
 
-  SceneContext ctx{m, file};
-  if (top.has("constraints")) {
-    const Node list = top["constraints"];
-    std::vector<std::string> names;
-    for (size_t i = 0; i < list.size(); ++i) {
-      const Node n = list.at(i);
-      const std::string type = n["type"].string();
-      const std::string name =
-          n.has("name") ? n["name"].string() : "constraint" + std::to_string(i);
-      if (name.empty()) n["name"].fail("constraint name must not be empty");
-      for (const std::string& other : names)
-        if (other == name)
-          (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
-      names.push_back(name);
-      const auto& parsers = constraint_parsers();
-      auto it = parsers.find(type);
-      if (it == parsers.end()) {
-        std::string list_of;
-        for (const auto& p : parsers) list_of += (list_of.empty() ? "" : ", ") + p.first;
-        n["type"].fail("unknown constraint type '" + type + "'; expected one of: " + list_of);
-      }
-      m.add_constraint(it->second(n, name, ctx));
-    }
+void parse_constraints(const Node& list, SceneContext& ctx) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Node n = list.at(i);
+    const auto parse = parser_for(n, constraint_parsers(), "constraint");
+    const std::string name = n.has("name") ? n["name"].string() : "constraint" + std::to_string(i);
+    if (name.empty()) n["name"].fail("constraint name must not be empty");
+    for (const std::string& other : names)
+      if (other == name)
+        (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
+    names.push_back(name);
+    ctx.model.add_constraint(parse(n, name, ctx));
   }
-  if (top.has("forces")) {
-    const Node list = top["forces"];
-    for (size_t i = 0; i < list.size(); ++i) {
-      const Node n = list.at(i);
-      const std::string type = n["type"].string();
-      const auto& parsers = force_parsers();
-      auto it = parsers.find(type);
-      if (it == parsers.end()) {
-        std::string list_of;
-        for (const auto& p : parsers) list_of += (list_of.empty() ? "" : ", ") + p.first;
-        n["type"].fail("unknown force type '" + type + "'; expected one of: " + list_of);
-      }
-      m.add_force(it->second(n, ctx));
-    }
+}
+
+void parse_forces(const Node& list, SceneContext& ctx) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Node n = list.at(i);
+    const auto parse = parser_for(n, force_parsers(), "force");
+    ctx.model.add_force(parse(n, ctx));
   }
-  Settings& settings = scene.settings;
+}
+
+void parse_settings(const Node& top, Settings& settings) {
   if (top.has("solver")) parse_solver(top["solver"], settings.solver);
   if (top.has("integrator")) parse_integrator(top["integrator"], settings.integrator);
   if (top.has("output")) {
@@ -286,6 +279,24 @@ Scene load_scene_from_string(const std::string& text, const std::string& file) {
     o.object({"every"});
     if (o.has("every")) settings.output.every = o["every"].positive_int();
   }
+}
+
+}  // namespace
+
+Scene load_scene_from_string(const std::string& text, const std::string& file) {
+  const json root = parse_document(text, file);
+  const Node top(root, "", file);
+  top.object(
+      {"name", "gravity", "bodies", "constraints", "forces", "solver", "integrator", "output"});
+  Scene scene;
+  ModelBuilder& m = scene.model;
+  m.name = top.has("name") ? top["name"].string() : file;
+  if (top.has("gravity")) m.gravity = top["gravity"].vec3();
+  parse_bodies(top["bodies"], m);
+  SceneContext ctx{m, file};
+  if (top.has("constraints")) parse_constraints(top["constraints"], ctx);
+  if (top.has("forces")) parse_forces(top["forces"], ctx);
+  parse_settings(top, scene.settings);
   if (top.has("constraints")) check_initial_positions(m, top["constraints"]);
   return scene;
 }

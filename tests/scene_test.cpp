@@ -18,6 +18,11 @@ struct BadScene {
   const char* message;  // after "error: <file>: "
 };
 
+// the case as the test listing shows it: the expected message, not the struct's bytes
+void PrintTo(const BadScene& c, std::ostream* os) {
+  *os << '"' << c.message << '"';
+}
+
 const char* kOneBody = R"("bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 0.1}}])";
 
 std::string with_body(const std::string& rest) {

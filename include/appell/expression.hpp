@@ -136,6 +136,17 @@ class Expression {
   template <bool kGrad, bool kTaylor>
   int sweep_as(const StateView& s, bool find_bad, double* out_grad, Jet* out) const;
   double variable_value(const ExprVariable& v, const StateView& s) const;
+  // node i's value, Taylor coefficients and gradient into r (layout in sweep_as); r[0..]
+  // of the operands in A, B
+  template <bool kGrad, bool kTaylor>
+  void sweep_node(const Node& nd, const StateView& s, int nv, const double* A, const double* B,
+                  double* r) const;
+  // f and its first and second partial derivatives with respect to the operands a, b
+  struct Partials {
+    double f = 0, fa = 0, fb = 0, faa = 0, fab = 0, fbb = 0;
+  };
+  static Partials binary_partials(Op op, double a, double b);
+  static Partials unary_partials(Op op, double c, double a);
 
   std::vector<Node> ops_;
   int root_ = -1;  // the node whose value is the expression's

@@ -1,0 +1,77 @@
+#include "cli/recorder.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace appell::cli {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+ojson json_vec(const Vec3& v) {
+  return ojson::array({v.x(), v.y(), v.z()});
+}
+
+}  // namespace
+
+Recorder::Recorder(const Model& m, Csv& traj, Csv& forces)
+    : m_(m), traj_(traj), forces_(forces), quaternions_(m) {}
+
+void Recorder::observe(const Sample& s) {
+  // the running figures
+  if (s.index == 0) E0_ = s.energy;
+  E_last_ = s.energy;
+  max_drift_ = std::max(max_drift_, std::abs(s.energy - E0_));
+  T_max_ = std::max(T_max_, s.kinetic_energy);
+  pos_max_ = std::max(pos_max_, s.violation_position);
+  vel_max_ = std::max(vel_max_, s.violation_velocity);
+
+  // the rows; the quaternions' signs follow every sample, written or not
+  if (traj_) {
+    write_traj_row(m_, s, quaternions_, traj_);
+  } else {
+    for (int i = 0; i < m_.nbody(); ++i)
+      if (m_.bodies()[i].rigid()) quaternions_(s.data.body[i], i);
+  }
+  if (forces_) write_forces_row(m_, s, forces_);
+  last_ = s.data.body;
+}
+
+ojson Recorder::summary(const std::string& formulation, const std::string& integrator,
+                        const SimulationResult& r) {
+  // the final state, from the last sample
+  ojson final_bodies = ojson::object();
+  for (int i = 0; i < static_cast<int>(last_.size()); ++i) {
+    const BodyState& b = last_[i];
+    const bool rigid = m_.bodies()[i].rigid();
+    ojson e;
+    e["position"] = json_vec(b.x);
+    if (rigid) {
+      const Eigen::Vector4d& q = quaternions_(b, i);
+      e["quaternion"] = ojson::array({q(0), q(1), q(2), q(3)});
+    }
+    e["velocity"] = json_vec(b.v);
+    if (rigid) e["angular_velocity"] = json_vec(b.w);
+    final_bodies[m_.bodies()[i].name] = e;
+  }
+
+  const double scale = std::max(std::abs(E0_), T_max_);
+  ojson summary;
+  summary["formulation"] = formulation;
+  summary["integrator"] = integrator;
+  summary["duration"] = r.t;
+  summary["steps"] = r.steps;
+  summary["rhs_evaluations"] = r.rhs_evaluations;
+  summary["wall_seconds"] = r.wall_seconds;
+  summary["energy"] = {{"initial", E0_},
+                       {"final", E_last_},
+                       {"max_abs_drift", max_drift_},
+                       {"max_rel_drift", scale > 0 ? max_drift_ / scale : 0.0}};
+  summary["constraint_violation"] = {{"position_max", pos_max_}, {"velocity_max", vel_max_}};
+  summary["initial_velocity_correction"] = r.initial_velocity_correction;
+  summary["final_state"] = {{"bodies", final_bodies}};
+  return summary;
+}
+
+}  // namespace appell::cli

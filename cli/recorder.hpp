@@ -1,0 +1,43 @@
+// The observer of `appell simulate`: writes traj.csv and forces.csv rows and keeps the
+// running figures of summary.json (SPEC §3):
+//
+//   formulation, integrator, duration (the time reached), steps (accepted),
+//   rhs_evaluations (right-hand sides evaluated by the integrator; the extra evaluations
+//   that fill dense-output rows are not counted), wall_seconds, energy {initial, final,
+//   max_abs_drift, max_rel_drift (relative to max(|initial|, the largest kinetic energy
+//   reached): the potential's zero is arbitrary, so |initial| alone can be 0)},
+//   constraint_violation {position_max, velocity_max} over the rows,
+//   initial_velocity_correction (‖Δu‖_M, see appell/simulation.hpp), final_state {bodies:
+//   {name: {position, quaternion, velocity, angular_velocity}}} at the last row
+//   (particles: the last two omitted).
+//
+// The final state is copied per sample and turned into JSON once, at the end.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "appell/simulation.hpp"
+#include "cli/outputs.hpp"
+
+namespace appell::cli {
+
+class Recorder {
+ public:
+  // traj and forces may be closed (not written)
+  Recorder(const Model& m, Csv& traj, Csv& forces);
+  void observe(const Sample& s);
+  nlohmann::ordered_json summary(const std::string& formulation, const std::string& integrator,
+                                 const SimulationResult& r);
+
+ private:
+  const Model& m_;
+  Csv& traj_;
+  Csv& forces_;
+  Quaternions quaternions_;
+  double E0_ = 0, E_last_ = 0, max_drift_ = 0, T_max_ = 0, pos_max_ = 0, vel_max_ = 0;
+  std::vector<BodyState> last_;  // the body states of the last sample
+};
+
+}  // namespace appell::cli

@@ -1,0 +1,141 @@
+// The run behind appell::Simulation (appell/simulation.hpp): Boost.Odeint's steppers on a
+// StateSpace, the initial conditions of SPEC §2, samples at output instants, and failures
+// that say when and why.  Private to the library.
+//
+//   engine/simulation.cpp           the public Simulation, simulate()
+//   engine/simulation_run.cpp       right-hand side, outcomes, samples, initial conditions
+//   engine/simulation_steppers.cpp  one accepted step of rk4, rkf78, dopri5
+#pragma once
+
+#include <boost/numeric/odeint.hpp>
+#include <boost/numeric/odeint/external/eigen/eigen.hpp>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "appell/simulation.hpp"
+
+namespace appell {
+
+namespace odeint = boost::numeric::odeint;
+
+namespace simulation_detail {
+
+inline SimulationStatus status_of(SolveStatus s) {
+  switch (s) {
+    case SolveStatus::Ok:
+      return SimulationStatus::Completed;
+    case SolveStatus::Inconsistent:
+      return SimulationStatus::Inconsistent;
+    case SolveStatus::NotFinite:
+      return SimulationStatus::NotFinite;
+  }
+  return SimulationStatus::NotFinite;
+}
+
+// number of steps (rk4) or output intervals (adaptive) covering [0, T] with spacing dt;
+// the last one is shortened to end at T
+inline long intervals(double T, double dt) {
+  return T <= 0 ? 0 : std::max(1L, static_cast<long>(std::ceil(T / dt - 1e-9)));
+}
+
+// the smallest step that still advances t meaningfully
+inline double min_step(double t) {
+  return 16.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
+}
+
+}  // namespace simulation_detail
+
+struct Simulation::Impl {
+  using Vector = Eigen::VectorXd;  // the integrators' state x
+  using Clock = std::chrono::steady_clock;
+
+  const Model& m;
+  SimulationOptions o;
+  std::unique_ptr<StateSpace> ss;
+  Data d;
+  Vector x, dxdt, x_new, dxdt_new, x_out, scratch;
+  SimulationResult r;
+  const Observer* observe = nullptr;
+  bool projection = false;
+
+  // the first failing right-hand side inside the integrator, if any
+  struct Failure {
+    bool happened = false;
+    SolveStatus status = SolveStatus::Ok;
+    std::string message;
+    double t = 0.0;
+  } rhs_failure;
+
+  Impl(const Model& model, SimulationOptions options)
+      : m(model),
+        o(std::move(options)),
+        ss(make_state_space(model, SolverOptions{o.formulation, o.stabilization})),
+        d(model) {
+    projection = o.stabilization.type == Stabilization::Type::Projection;
+  }
+
+  // ---- the right-hand side, as odeint sees it ---------------------------------------
+  void rhs(const Vector& xi, Vector& xdot, double t);
+  struct Rhs {
+    Impl* self;
+    void operator()(const Vector& xi, Vector& xdot, double t) const { self->rhs(xi, xdot, t); }
+  };
+
+  // ---- outcomes ------------------------------------------------------------------------
+  SimulationResult& fail(SimulationStatus s, double t, const std::string& why);
+  SimulationResult& fail(const Failure& f) {
+    return fail(simulation_detail::status_of(f.status), f.t, f.message);
+  }
+
+  // Evaluates (t, xi) into d and xdot; false (and r filled) when that fails.
+  bool evaluate(const Vector& xi, double t, Vector& xdot, bool for_output);
+
+  // The Sample of d, which must describe (t, x) (a derivative was just evaluated there).
+  void emit(double t);
+
+  // After an accepted step: unit quaternions (see the header), then the projection.
+  bool accept(Vector& xi, double t);
+
+  bool due(long k, long K) const { return k % o.every == 0 || k == K; }
+
+  // ---- the run's state between steps ------------------------------------------------------
+  using Dopri = odeint::runge_kutta_dopri5<Vector>;
+  using Fehlberg = odeint::runge_kutta_fehlberg78<Vector>;
+  using Checker =
+      odeint::default_error_checker<double, Dopri::algebra_type, Dopri::operations_type>;
+  odeint::runge_kutta4<Vector> rk4;
+  std::unique_ptr<odeint::controlled_runge_kutta<Dopri, Checker>> dopri5;
+  std::unique_ptr<odeint::controlled_runge_kutta<Fehlberg, Checker>> rkf78;
+  enum class Method { Rk4, Dopri5, Rkf78 } method = Method::Rk4;
+  double t = 0.0, h = 0.0;  // time reached; adaptive: the controller's next step size
+  long k = 0, K = 0;        // output instants (adaptive) or steps (rk4) done, and their number
+  bool running = false;
+  Failure last;  // the last failing right-hand side among rejected trial steps
+
+  double T() const { return o.integrator.duration; }
+  double instant(long i) const { return i >= K ? T() : static_cast<double>(i) * o.integrator.dt; }
+
+  // ---- initial conditions (SPEC §2) ------------------------------------------------------
+  bool start(const State& initial);
+
+  // ---- one accepted step -------------------------------------------------------------------
+  bool step();
+
+  // rk4: fixed step dt, the last one shortened to end at T; dxdt holds ẋ(t, x)
+  bool step_rk4();
+
+  // After try_step: Accepted, Rejected (h reduced), or Failed (r says why).
+  enum class Trial { Accepted, Rejected, Failed };
+  Trial judge(odeint::controlled_step_result res, const Vector& xn, double h_attempt);
+
+  // rkf78: controlled steps clipped so that every output instant is hit exactly
+  bool step_rkf78();
+
+  // dopri5: free steps; output instants from the stepper's continuous extension
+  bool step_dopri5();
+};
+
+}  // namespace appell

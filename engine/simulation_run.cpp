@@ -1,0 +1,127 @@
+#include <sstream>
+
+#include "appell/forward.hpp"
+#include "engine/projection.hpp"
+#include "engine/simulation_impl.hpp"
+#include "engine/stages.hpp"
+
+namespace appell {
+
+using namespace simulation_detail;
+using Vector = Eigen::VectorXd;
+using Clock = std::chrono::steady_clock;
+
+void Simulation::Impl::rhs(const Vector& xi, Vector& xdot, double t) {
+  const Clock::time_point t0 = Clock::now();
+  const SolveStatus s = ss->derivative(xi, t, d, xdot);
+  r.rhs_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  ++r.rhs_evaluations;
+  if (s != SolveStatus::Ok) {
+    if (!rhs_failure.happened) rhs_failure = {true, s, d.diagnostics.message, t};
+    xdot.setConstant(std::numeric_limits<double>::quiet_NaN());  // never accepted
+  }
+}
+
+SimulationResult& Simulation::Impl::fail(SimulationStatus s, double t, const std::string& why) {
+  r.status = s;
+  r.t = t;
+  r.message = why;
+  // contradictory rows or a collapsing step after t = 0 without projection: most often a
+  // singular position (engine/rank_policy.hpp, item 4); say what helps there
+  if ((s == SimulationStatus::Inconsistent || s == SimulationStatus::StepUnderflow) && t > 0 &&
+      m.nrows() > 0 && !projection)
+    r.message +=
+        "; if the mechanism passes a singular position, use \"stabilization\": {\"type\": "
+        "\"projection\"}";
+  return r;
+}
+
+bool Simulation::Impl::evaluate(const Vector& xi, double t, Vector& xdot, bool for_output) {
+  rhs_failure = {};
+  if (for_output) {
+    const SolveStatus s = ss->derivative(xi, t, d, xdot);
+    ++r.output_evaluations;
+    if (s != SolveStatus::Ok) rhs_failure = {true, s, d.diagnostics.message, t};
+  } else {
+    rhs(xi, xdot, t);
+  }
+  if (rhs_failure.happened) fail(rhs_failure);
+  return !rhs_failure.happened;
+}
+
+void Simulation::Impl::emit(double t) {
+  ++r.samples;
+  if (!observe || !*observe) return;
+  const double T = kinetic_energy(m, d), V = potential_energy(m, d);
+  const double vv = m.nrows() ? d.velocity_residual.cwiseAbs().maxCoeff() : 0.0;
+  const Sample s{
+      t, d, T, V, T + V, max_position_violation(m, d), vv, static_cast<int>(r.samples - 1)};
+  (*observe)(s);
+}
+
+bool Simulation::Impl::accept(Vector& xi, double t) {
+  ++r.steps;
+  r.t = t;
+  ss->normalize(xi);
+  if (projection) {
+    const SolveStatus s = ss->project(xi, t, d);
+    if (s != SolveStatus::Ok) {
+      fail(status_of(s), t, d.diagnostics.message);
+      return false;
+    }
+  }
+  if (o.progress) o.progress(t);
+  return true;
+}
+
+bool Simulation::Impl::start(const State& initial) {
+  r = SimulationResult{};
+  running = false;
+  set_state(m, d, initial);
+  d.t = 0.0;
+  constraint_rows(m, d);
+  int c = -1;
+  const double g = max_position_violation(m, d, &c);
+  if (!(g <= 1e-6)) {
+    std::ostringstream os;
+    os << "initial positions violate constraint '" << m.constraints()[c]->name() << "' by " << g
+       << " (tolerance 1e-6)";
+    fail(SimulationStatus::Inconsistent, 0.0, os.str());
+    return false;
+  }
+  ProjectionReport rep;
+  const SolveStatus s = project_velocities(m, d, &rep);
+  r.initial_velocity_correction = rep.correction;
+  if (s != SolveStatus::Ok) {
+    fail(status_of(s), 0.0, "initial velocities: " + d.diagnostics.message);
+    return false;
+  }
+  ss->from_maximal(d, x);
+
+  // the stepper, fresh
+  const IntegratorOptions& in = o.integrator;
+  method = in.method == "rk4"      ? Method::Rk4
+           : in.method == "dopri5" ? Method::Dopri5
+                                   : Method::Rkf78;
+  dopri5.reset();
+  rkf78.reset();
+  if (method == Method::Dopri5)
+    dopri5 =
+        std::make_unique<odeint::controlled_runge_kutta<Dopri, Checker>>(Checker(in.atol, in.rtol));
+  if (method == Method::Rkf78)
+    rkf78 = std::make_unique<odeint::controlled_runge_kutta<Fehlberg, Checker>>(
+        Checker(in.atol, in.rtol));
+  t = 0.0;
+  h = std::min(in.dt, T());
+  k = 0;
+  K = intervals(T(), in.dt);
+  last = {};
+
+  // ẋ at t = 0: the first stage of the first step, and the Data of the first sample
+  if (!evaluate(x, t, dxdt, K == 0)) return false;
+  emit(t);
+  running = K > 0;
+  return true;
+}
+
+}  // namespace appell

@@ -1,0 +1,122 @@
+#include <sstream>
+
+#include "appell/forward.hpp"
+#include "engine/projection.hpp"
+#include "engine/simulation_impl.hpp"
+#include "engine/stages.hpp"
+
+namespace appell {
+
+using namespace simulation_detail;
+using Vector = Eigen::VectorXd;
+using Clock = std::chrono::steady_clock;
+
+bool Simulation::Impl::step() {
+  if (!running) return false;
+  const bool ok = method == Method::Rk4     ? step_rk4()
+                  : method == Method::Rkf78 ? step_rkf78()
+                                            : step_dopri5();
+  if (!ok || k >= K) running = false;
+  return ok;
+}
+
+bool Simulation::Impl::step_rk4() {
+  const double t_next = instant(k + 1);
+  rhs_failure = {};
+  rk4.do_step(Rhs{this}, x, dxdt, t, t_next - t);
+  if (rhs_failure.happened) {
+    fail(rhs_failure);
+    return false;
+  }
+  if (!accept(x, t_next)) return false;
+  t = t_next;
+  ++k;
+  // the next step's first stage, and the Data of the sample (after the last step it
+  // serves the sample only)
+  if (!evaluate(x, t, dxdt, k == K)) return false;
+  if (due(k, K)) emit(t);
+  return true;
+}
+
+Simulation::Impl::Trial Simulation::Impl::judge(odeint::controlled_step_result res,
+                                                const Vector& xn, double h_attempt) {
+  if (rhs_failure.happened || (res == odeint::success && !xn.allFinite())) {
+    // a trial stage left the domain: retry smaller
+    if (rhs_failure.happened) last = rhs_failure;
+    ++r.rejected_steps;
+    h = 0.25 * h_attempt;
+  } else if (res == odeint::fail) {
+    ++r.rejected_steps;
+  } else {
+    return Trial::Accepted;
+  }
+  if (!(h >= min_step(t))) {
+    if (last.happened) {
+      fail(last);
+    } else {
+      std::ostringstream os;
+      os << "step size underflow (h = " << h << ")";
+      fail(SimulationStatus::StepUnderflow, t, os.str());
+    }
+    return Trial::Failed;
+  }
+  return Trial::Rejected;
+}
+
+bool Simulation::Impl::step_rkf78() {
+  for (;;) {
+    const double t_target = instant(k + 1);
+    const double h_before = h, h_attempt = std::min(h, t_target - t);
+    double t_try = t, h_try = h_attempt;
+    rhs_failure = {};
+    const auto res = rkf78->try_step(Rhs{this}, x, dxdt, t_try, x_new, h_try);
+    h = h_try;
+    const Trial trial = judge(res, x_new, h_attempt);
+    if (trial == Trial::Failed) return false;
+    if (trial == Trial::Rejected) continue;
+    // a step clipped to an output instant does not shrink the controller's proposal
+    if (h_attempt < h_before) h = std::max(h, h_before);
+    const bool reached = h_attempt == t_target - t;
+    t = reached ? t_target : t_try;
+    x.swap(x_new);
+    if (!accept(x, t)) return false;
+    if (!evaluate(x, t, dxdt, false)) return false;
+    if (reached && due(++k, K)) emit(t);
+    return true;
+  }
+}
+
+bool Simulation::Impl::step_dopri5() {
+  for (;;) {
+    const double h_before = h, h_attempt = std::min(h, T() - t);
+    double t_try = t, h_try = h_attempt;
+    rhs_failure = {};
+    const auto res = dopri5->try_step(Rhs{this}, x, dxdt, t_try, x_new, dxdt_new, h_try);
+    h = h_try;
+    const Trial trial = judge(res, x_new, h_attempt);
+    if (trial == Trial::Failed) return false;
+    if (trial == Trial::Rejected) continue;
+    if (h_attempt < h_before) h = std::max(h, h_before);
+    const double t_new = (h_attempt == T() - t) ? T() : t_try;
+    // the output instants in (t, t_new], interpolated
+    while (k < K && instant(k + 1) <= t_new) {
+      const double tk = instant(++k);
+      if (!due(k, K)) continue;
+      if (tk == t_new)
+        x_out = x_new;
+      else
+        dopri5->stepper().calc_state(tk, x_out, x, dxdt, t, x_new, dxdt_new, t_new);
+      if (!evaluate(x_out, tk, scratch, true)) return false;
+      emit(tk);
+    }
+    x.swap(x_new);
+    dxdt.swap(dxdt_new);
+    t = t_new;
+    if (!accept(x, t)) return false;
+    // the projection moved x: the carried (FSAL) derivative is stale
+    if (projection && k < K && !evaluate(x, t, dxdt, false)) return false;
+    return true;
+  }
+}
+
+}  // namespace appell
