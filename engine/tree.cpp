@@ -150,10 +150,16 @@ TreeModel build_tree(const Model& m) {
 
 void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
                       BodyState& C, JointMotion& jm, Vec6& V_J) {
+  Mat3 QE;
+  joint_kinematics(j, P, q, u, C, jm, V_J, QE);
+}
+
+void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
+                      BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE) {
   const JointFrames& f = j.frames;
   j.type->motion(q, u, jm);
   // pose (J1)
-  const Mat3 QE = P.Q * f.E_P;
+  QE.noalias() = P.Q * f.E_P;
   C.Q.noalias() = QE * jm.R * f.E_C.transpose();
   const Vec3 x_A = P.x + P.Q * f.X_P + QE * jm.d;
   C.x = x_A - C.Q * f.X_C;
