@@ -20,6 +20,7 @@ struct SimulateOptions {
   std::string integrator;   // empty: the scene's choice
   std::optional<double> dt, duration;
   std::string out, summary, forces;  // empty: not written (summary: stdout)
+  std::string report;                // HTML report (cli/report.hpp); empty: none
   bool quiet = false;
 };
 

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/report.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"appell: equations of motion of constrained multibody systems (Gauss's principle)"};
@@ -31,7 +32,17 @@ int main(int argc, char** argv) {
   simulate->add_option("--out", sim.out, "trajectory CSV");
   simulate->add_option("--summary", sim.summary, "summary JSON (default: stdout)");
   simulate->add_option("--forces", sim.forces, "constraint forces CSV");
+  simulate->add_option("--report", sim.report, "HTML report: 3D animation and plots");
   simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
+
+  appell::cli::ReportOptions report;
+  CLI::App* rep = app.add_subcommand(
+      "report", "HTML report (3D animation, plots) of a simulate run's traj.csv [forces.csv]");
+  rep->add_option("SCENE", report.scene, "scene file (JSON)")->required();
+  rep->add_option("TRAJ", report.traj, "traj.csv written by simulate --out")->required();
+  rep->add_option("FORCES", report.forces, "forces.csv written by simulate --forces");
+  rep->add_option("-o,--out", report.out, "the report (HTML)")->required();
+  rep->add_option("--summary", report.summary, "summary.json of the run (for the run time)");
 
   try {
     app.parse(argc, argv);
@@ -46,6 +57,7 @@ int main(int argc, char** argv) {
     if (check->parsed()) return appell::cli::run_check(check_scene);
     if (ev->parsed()) return appell::cli::run_eval(eval);
     if (simulate->parsed()) return appell::cli::run_simulate(sim);
+    if (rep->parsed()) return appell::cli::run_report(report);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
