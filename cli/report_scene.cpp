@@ -46,8 +46,8 @@ json shape_of(const json& j) {
 }
 
 json body_shape(const Body& b, const json& raw) {
-  if (!b.rigid()) return {{"kind", "particle"}};
   if (raw.contains("visual")) return shape_of(raw["visual"]);
+  if (!b.rigid()) return {{"kind", "particle"}};
   if (raw.contains("inertia")) {
     json s = shape_of(raw["inertia"]);
     if (!s.is_null()) return s;
