@@ -9,9 +9,15 @@
 
 namespace appell::cli {
 
+// how `check` and `eval` print: Auto is a table on a terminal, else the machine format
+// (eval: JSON; check: its plain lines); --json and --table choose (cli/table.hpp)
+enum class Output { Auto, Json, Table };
+bool wants_table(Output o);  // Table, or Auto with stdout a terminal
+
 struct EvalOptions {
   std::string scene;
   std::string formulation;  // empty: the scene's choice
+  Output output = Output::Auto;
 };
 
 struct SimulateOptions {
@@ -24,7 +30,7 @@ struct SimulateOptions {
   bool quiet = false;
 };
 
-int run_check(const std::string& scene);
+int run_check(const std::string& scene, Output output = Output::Auto);
 int run_eval(const EvalOptions& options);
 int run_simulate(const SimulateOptions& options);
 
