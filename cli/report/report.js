@@ -75,7 +75,7 @@
     return group;
   }
 
-  // bounds of every centre of mass over the run, grown by the bodies' sizes
+  // bounds of every body over the run (its centre of mass ± its bounding radius)
   function bounds(THREE, data, scale0) {
     const box = new THREE.Box3();
     const s = data.series;
@@ -85,7 +85,7 @@
       const r = extent(body.shape, scale0);
       for (let i = 0; i < s.t.length; ++i) {
         const x = pose(THREE, s, b, i).x;
-        box.expandByPoint(x);
+        box.expandByPoint(x.clone().addScalar(r)).expandByPoint(x.clone().addScalar(-r));
         low = Math.min(low, x.dot(up) - r);
       }
     });
