@@ -27,7 +27,8 @@ bool report_available() {
 
 std::string report_unavailable_message() {
   return "this build of appell has no report feature: three.js and uPlot were not available "
-         "from npm when it was configured (install nodejs and npm, then re-run cmake)";
+         "from npm when it was configured (install nodejs and npm, then re-run cmake; "
+         "-DAPPELL_REPORT=OFF also turns it off)";
 }
 
 namespace {
@@ -175,7 +176,13 @@ int run_report(const ReportOptions& o) {
     if (!o.summary.empty()) {
       std::ifstream in(o.summary);
       if (!in) throw std::runtime_error(o.summary + ": cannot open the file");
-      const json s = json::parse(in);
+      json s;
+      try {
+        s = json::parse(in);
+      } catch (const json::exception& e) {
+        throw std::runtime_error(o.summary +
+                                 ": not a summary.json of appell simulate: " + e.what());
+      }
       meta.formulation = s.value("formulation", meta.formulation);
       meta.integrator = s.value("integrator", meta.integrator);
       if (s.contains("wall_seconds")) meta.wall_seconds = s["wall_seconds"].get<double>();
