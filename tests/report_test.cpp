@@ -40,11 +40,16 @@ bool built_with_report() {
 #define REQUIRE_REPORT() \
   if (!built_with_report()) GTEST_SKIP() << "this build has no report feature (no npm)"
 
-TEST(Report, EveryShippedExampleGetsOne) {
+TEST(Report, EveryShippedSceneGetsOne) {
   REQUIRE_REPORT();
-  for (const auto& entry : std::filesystem::directory_iterator(kExamples)) {
-    const std::string scene = entry.path().string();
-    const std::string out = write_temp(entry.path().stem().string() + ".html", "");
+  std::vector<std::filesystem::path> scenes;
+  for (const std::string& dir : {kExamples, std::string(APPELL_SOURCE_DIR) + "/scenes/benchmarks/"})
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (entry.path().extension() == ".json") scenes.push_back(entry.path());
+  ASSERT_GE(scenes.size(), 25u);
+  for (const auto& path : scenes) {
+    const std::string scene = path.string();
+    const std::string out = write_temp(path.stem().string() + ".html", "");
     const CliResult r = run_cli("simulate " + scene + " --duration 0.05 --quiet --report " + out);
     ASSERT_EQ(r.status, 0) << scene << ": " << r.err;
     const json d = report_data(read_file(out));
