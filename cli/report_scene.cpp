@@ -80,6 +80,7 @@ json link(const Model& m, const json& c, bool spring) {
   } else if (c.contains("bodies") && c.contains("anchor")) {
     out["style"] = "joint";
     for (int k = 0; k < 2; ++k) pts.push_back(point(m, c["bodies"][k], as_vec3(c["anchor"])));
+    if (type == "revolute") out["axis"] = c["axis"];  // for the joint-angle chart
   } else if (c.contains("bodies") && type != "perpendicular") {
     out["style"] = "rod";  // prismatic, fixed: the two centres of mass
     for (int k = 0; k < 2; ++k) pts.push_back(point(m, c["bodies"][k], centre(m, c["bodies"][k])));

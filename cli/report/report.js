@@ -326,7 +326,36 @@
     return u;
   }
 
-  function charts(data, onPick) {
+  // Revolute joint angles from the bodies' rotations: the child's rotation relative to the
+  // parent, R(t) = Q_Pᵀ Q_C, is R(t) = Δ(θ) R(0) with Δ the rotation by θ about the axis
+  // a_P fixed in the parent; from Δ's quaternion (cos θ/2, sin θ/2 a_P), θ = 2 atan2(v·a_P, w),
+  // unwrapped to a continuous curve.
+  function jointAngles(THREE, data) {
+    const s = data.series;
+    const lines = [];
+    for (const link of data.scene.links) {
+      if (link.type !== 'revolute' || !link.axis) continue;
+      const [p, c] = link.points.map((pt) => pt.body);
+      const rot = (b, i) => (b < 0 ? new THREE.Quaternion() : pose(THREE, s, b, i).q);
+      const rel = (i) => rot(p, i).invert().multiply(rot(c, i));
+      const rel0inv = rel(0).invert();
+      const axis = new THREE.Vector3().fromArray(link.axis).normalize().applyQuaternion(rot(p, 0).invert());
+      const values = [];
+      let prev = 0;
+      for (let i = 0; i < s.t.length; ++i) {
+        const d = rel(i).multiply(rel0inv);
+        let th = 2 * Math.atan2(d.x * axis.x + d.y * axis.y + d.z * axis.z, d.w);
+        while (th - prev > Math.PI) th -= 2 * Math.PI;
+        while (th - prev < -Math.PI) th += 2 * Math.PI;
+        values.push(th);
+        prev = th;
+      }
+      lines.push({ label: link.name, values });
+    }
+    return lines;
+  }
+
+  function charts(THREE, data, onPick) {
     const s = data.series;
     const t = s.t;
     const specs = [
@@ -347,7 +376,10 @@
       }));
     });
     specs.push(['Body positions (m)', positions]);
+    const angles = jointAngles(THREE, data);
+    if (angles.length) specs.push(['Revolute joint angles from t = 0 (rad)', angles]);
     state.expectedPlots = specs.length;
+    state.charts = specs.map(([title, lines]) => ({ title, lines }));
     return specs.map(([title, lines]) => chart(title, t, lines, onPick));
   }
 
@@ -363,7 +395,7 @@
     const player = playback(anim, data.series.t, (time) => {
       for (const u of plots) u.setCursor({ left: u.valToPos(time, 'x'), top: -10 });
     });
-    plots = charts(data, (time) => player.seek(time));
+    plots = charts(THREE, data, (time) => player.seek(time));
     Object.assign(state, { seek: player.seek, time: player.time, canvas: anim.canvas, ready: true });
   }
 

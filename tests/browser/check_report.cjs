@@ -90,9 +90,45 @@ async function main() {
     if (plots.drawn.length !== plots.expected)
       fail(plots.drawn.length + ' charts drawn, expected ' + plots.expected);
     plots.drawn.forEach((ink, k) => { if (ink < 200) fail('chart ' + k + ' is empty'); });
+    // a revolute joint on the world: its charted angle is the turn of the child's centre of
+    // mass about the axis through the anchor, atan2(n·(r0 × r), r0·r), r ⟂ n
+    const angleError = await page.evaluate(() => {
+      const data = JSON.parse(document.getElementById('appell-data').textContent);
+      const chart = window.appellReport.charts.find((c) => c.title.startsWith('Revolute joint angles'));
+      let worst = 0;
+      let checked = 0;
+      for (const link of data.scene.links) {
+        if (link.type !== 'revolute' || link.points[0].body >= 0) continue;
+        const b = link.points[1].body;
+        const n = link.axis.map((v) => v / Math.hypot(...link.axis));
+        const a = link.points[0].p;
+        const perp = (i) => {
+          const p = data.series.pose[b];
+          const r = [0, 1, 2].map((k) => p[7 * i + k] - a[k]);
+          const rn = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
+          return r.map((v, k) => v - rn * n[k]);
+        };
+        const r0 = perp(0);
+        if (Math.hypot(...r0) < 1e-6) continue;
+        const line = chart.lines.find((l) => l.label === link.name);
+        for (let i = 0; i < data.series.t.length; ++i) {
+          const r = perp(i);
+          const cross = [r0[1] * r[2] - r0[2] * r[1], r0[2] * r[0] - r0[0] * r[2], r0[0] * r[1] - r0[1] * r[0]];
+          const geom = Math.atan2(cross[0] * n[0] + cross[1] * n[1] + cross[2] * n[2],
+            r0[0] * r[0] + r0[1] * r[1] + r0[2] * r[2]);
+          let d = line.values[i] - geom;
+          d -= 2 * Math.PI * Math.round(d / (2 * Math.PI));
+          worst = Math.max(worst, Math.abs(d));
+        }
+        ++checked;
+      }
+      return { worst, checked };
+    });
+    if (angleError.worst > 1e-4) fail('a joint angle differs from its body\'s turn by ' + angleError.worst + ' rad');
     await page.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
     console.log(name + ': ' + colours + ' colours in the 3D view; t ' + t0.toFixed(3) + ' -> ' +
-      t1.toFixed(3) + ' s; ' + plots.drawn.length + ' charts; screenshots in ' + outdir);
+      t1.toFixed(3) + ' s; ' + plots.drawn.length + ' charts; ' + angleError.checked +
+      ' joint angles checked (worst ' + angleError.worst.toExponential(1) + ' rad); screenshots in ' + outdir);
   } finally {
     await browser.close();
     fs.rmSync(profile, { recursive: true, force: true });
