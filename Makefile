@@ -67,6 +67,10 @@ demo: deps-report
 	@echo; echo "simulated 5 s:"; grep -E '"(steps|wall_seconds|max_rel_drift|position_max|velocity_max)"' \
 	  $(BUILD)/demo_summary.json | tr -d ' ,"' | sed 's/^/  /; s/:/: /'
 	@echo; echo "trajectory: $(BUILD)/demo_traj.csv, forces: $(BUILD)/demo_forces.csv"
+	@if [ -x /usr/bin/chromium ] && [ -e $(BUILD)/js/node_modules/playwright-core ]; then \
+	  node tests/browser/check_report.cjs $(BUILD)/demo_report.html $(BUILD)/browser demo $(BUILD)/js \
+	    >/dev/null && echo "checked in headless Chromium: animation moves, every chart drawn," \
+	    "screenshot $(BUILD)/browser/demo.png"; fi
 	@echo "report (open it in a browser): $(abspath $(BUILD))/demo_report.html"
 
 test: build
