@@ -58,7 +58,9 @@ build: deps-browser
 # the program only (not the tests or the benchmarks), one scene, a report to open
 demo: deps-report
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS) --target appell_cli | grep -v '^\[' || true
+	@echo "building $(BUILD)/appell (log: $(BUILD)/demo_build.log)"; \
+	  cmake --build $(BUILD) -j $(JOBS) --target appell_cli >$(BUILD)/demo_build.log 2>&1 || \
+	  { tail -40 $(BUILD)/demo_build.log; exit 1; }
 	@echo; ./$(BUILD)/appell check --table $(DEMO_SCENE)
 	@echo; ./$(BUILD)/appell eval --table $(DEMO_SCENE)
 	@./$(BUILD)/appell simulate $(DEMO_SCENE) --duration 5 --quiet --out $(BUILD)/demo_traj.csv \
