@@ -6,6 +6,7 @@
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "cli/commands.hpp"
+#include "cli/joint_outputs.hpp"
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
 
@@ -70,6 +71,7 @@ int run_eval(const EvalOptions& o) {
     cons[con.name()] = e;
   }
   out["constraints"] = cons;
+  out["joints"] = joints_json(m, d);
   std::cout << out.dump(2) << "\n";
   return 0;
 }

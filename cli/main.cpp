@@ -33,6 +33,17 @@ int main(int argc, char** argv) {
   simulate->add_option("--forces", sim.forces, "constraint forces CSV");
   simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
 
+  appell::cli::InverseOptions inv;
+  CLI::App* inverse =
+      app.add_subcommand("inverse", "inverse dynamics: joint forces for a motion, JSON on stdout");
+  inverse->add_option("SCENE", inv.scene, "scene file (JSON)")->required();
+  inverse->add_option("--q", inv.q, "joint coordinates, comma-separated (default: the scene's)");
+  inverse->add_option("--qd", inv.qd, "joint rates, comma-separated (default: the scene's)");
+  inverse->add_option("--qdd", inv.qdd, "joint accelerations, comma-separated (default: 0)");
+  inverse->add_option("--t", inv.t, "time, s (default 0)");
+  inverse->add_option("--actuated", inv.actuated,
+                      "actuated joints, comma-separated (default: every tree joint)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -46,6 +57,7 @@ int main(int argc, char** argv) {
     if (check->parsed()) return appell::cli::run_check(check_scene);
     if (ev->parsed()) return appell::cli::run_eval(eval);
     if (simulate->parsed()) return appell::cli::run_simulate(sim);
+    if (inverse->parsed()) return appell::cli::run_inverse(inv);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
