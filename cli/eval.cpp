@@ -99,6 +99,10 @@ int run_check(const std::string& scene) {
   std::cout << "coordinates: " << m.nu() << "\n";
   std::cout << "constraint rank: " << d.diagnostics.rank << "\n";
   std::cout << "degrees of freedom: " << m.nu() - d.diagnostics.rank << "\n";
+  // the same count in joint space: the spanning tree's coordinates, less the extra rows
+  std::cout << "joint space: " << m.tree().nq << " joint coordinates (q), " << m.tree().nu
+            << " joint rates (qd) on " << m.tree().joints.size() << " tree joints; "
+            << m.tree().nrows_extra << " extra constraint rows (loops, prescribed motion, ...)\n";
   if (status != SolveStatus::Ok) {
     std::cerr << "error: " << scene << ": at t = 0: " << d.diagnostics.message << "\n";
     return 3;

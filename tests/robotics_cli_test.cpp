@@ -138,6 +138,19 @@ TEST(EvalCli, JointsReportCoordinatesReactionsAndActuators) {
   EXPECT_NEAR(rf[2].get<double>(), f[2].get<double>(), 1e-12);
 }
 
+TEST(CheckCli, CountsJointSpace) {
+  const std::string scene = write_temp(
+      "check_joints.json",
+      arm_scene(R"j(, {"name": "drive", "type": "prescribed", "joint": "elbow", "q": "0"})j", ""));
+  const auto r = run_cli("check " + scene);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("degrees of freedom: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("joint space: 2 joint coordinates (q), 2 joint rates (qd) on 2 tree "
+                       "joints; 1 extra constraint rows"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(SimulateCli, JointColumnsFollowThePrescribedMotion) {
   const std::string scene = write_temp(
       "sim_joints.json",
