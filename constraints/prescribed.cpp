@@ -17,12 +17,17 @@ void require_time_only(const Expression& f) {
                             "prescribed motion is a function of t only, got '" + v.text + "'");
 }
 
+const Joint& checked(const std::shared_ptr<const Joint>& j) {
+  if (!j) throw std::invalid_argument("PrescribedJointConstraint: no joint");
+  return *j;
+}
+
 }  // namespace
 
 PrescribedJointConstraint::PrescribedJointConstraint(std::string name,
                                                      std::shared_ptr<const Joint> joint,
                                                      int coordinate, Expression f)
-    : Constraint(std::move(name), {joint->parent(), joint->child()}),
+    : Constraint(std::move(name), {checked(joint).parent(), checked(joint).child()}),
       joint_(std::move(joint)),
       k_(coordinate),
       f_(std::move(f)) {
