@@ -139,6 +139,8 @@ ConstraintPtr parse_prescribed(const Node& n, const std::string& name, const Sce
       n["q"].fail(e.what());
     }
   }
+  if (!n.has("body"))
+    n.fail("a prescribed motion names a \"joint\" (with \"q\") or a \"body\" (with \"position\")");
   n.object({"name", "type", "body", "point", "position", "parameters"});
   const int b = ctx.body(n["body"]);
   if (b == kWorld) n["body"].fail("expected a body, got 'world'");

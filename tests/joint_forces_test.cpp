@@ -170,6 +170,9 @@ TEST(JointForces, SceneErrorsAreLocated) {
   EXPECT_EQ(
       load_error(arm_scene(R"j({"type": "joint_torque", "joint": "shoulder", "value": [1, 2]})j")),
       "s.json: /forces/0/value: expected 1 elements, got 2");
+  EXPECT_EQ(load_error(arm_scene(
+                R"j({"type": "pd", "joint": "slider", "kp": 1, "target": "q(slider, 1)"})j")),
+            "s.json: /forces/0/target: column 3: joint 'slider' has 1 coordinates, got index 1");
   const std::string ball = R"j({"bodies": [{"name": "b", "mass": 1, "inertia": {"sphere": 0.1}}],
     "constraints": [{"name": "ball", "type": "spherical", "bodies": ["world", "b"], "anchor": [0, 0, 0.1]},
                     {"type": "expression", "level": "position", "equation": "q(ball, 1) - x(b)"}],
@@ -177,6 +180,20 @@ TEST(JointForces, SceneErrorsAreLocated) {
   EXPECT_EQ(load_error(ball),
             "s.json: /constraints/1/equation: column 1: 'q(ball, 1)' may be used in forces only; "
             "constraints need the derivatives of x, v and w variables");
+  const std::string ball2 = R"j({"bodies": [{"name": "b", "mass": 1, "inertia": {"sphere": 0.1}}],
+    "constraints": [{"name": "ball", "type": "spherical", "bodies": ["world", "b"], "anchor": [0, 0, 0.1]},
+                    {"type": "prescribed", "q": 0}],
+    "forces": [{"type": "joint_torque", "joint": "ball", "value": "q(ball)"}]})j";
+  EXPECT_EQ(load_error(ball2),
+            "s.json: /constraints/1: a prescribed motion names a \"joint\" (with \"q\") or a "
+            "\"body\" (with \"position\")");
+  const std::string ball3 = R"j({"bodies": [{"name": "b", "mass": 1, "inertia": {"sphere": 0.1}}],
+    "constraints": [{"name": "ball", "type": "spherical", "bodies": ["world", "b"], "anchor": [0, 0, 0.1]}],
+    "forces": [{"type": "joint_torque", "joint": "ball", "value": ["q(ball)", "0", "0"]},
+               {"type": "joint_spring", "joint": "ball", "stiffness": 1}]})j";
+  EXPECT_EQ(load_error(ball3),
+            "s.json: /forces/0/value/0: column 3: joint 'ball' has 4 coordinates; write q(ball, k) "
+            "with k from 0 to 3");
 }
 
 }  // namespace
