@@ -4,7 +4,9 @@
 
 #include <appell/appell.hpp>
 #include <cmath>
+#include <cstdio>
 
+#include "random_chain.hpp"
 #include "two_link_arm.hpp"
 
 namespace appell {
@@ -139,6 +141,46 @@ TEST(Prescribed, PointOfAFreeBodyNeedsMassTimesAcceleration) {
     ASSERT_EQ(forward(m, d, SolverOptions{f, Stabilization{}}), SolveStatus::Ok);
     const Vec3 expected = 2.5 * (Vec3(-4, 0, 0) - b.gravity);  // p̈(0) = (−4, 0, 0)
     EXPECT_LT((d.lambda.head<3>() - expected).norm(), 1e-9) << formulation_name(f);
+  }
+}
+
+TEST(Prescribed, SevenJointSpatialArmTorquesEqualRnea) {
+  // a 7-revolute spatial arm (random axes and inertias) with every joint prescribed,
+  // q_i(t) = a_i + b_i sin(w_i t): the multipliers equal RNEA's τ(q, q̇, q̈) in every
+  // formulation (the "done when" check of the robotics issue, on a generated arm)
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    test_chain::Chain c = test_chain::random_chain(seed, 7, false, true);
+    const Model plain = compile(c.b);
+    test_scenes::Rng rng(seed);
+    Eigen::VectorXd a(7), b(7), w(7);
+    for (int i = 0; i < 7; ++i) {
+      a(i) = rng.uniform(-0.5, 0.5), b(i) = rng.uniform(0.1, 0.8), w(i) = rng.uniform(0.5, 3);
+      char text[128];
+      std::snprintf(text, sizeof text, "%.17g + %.17g*sin(%.17g*t)", a(i), b(i), w(i));
+      c.b.add_constraint(std::make_shared<PrescribedJointConstraint>(
+          "drive" + std::to_string(i), c.joints[i], 0, Expression::parse(text, {}, nullptr)));
+    }
+    const Model m = compile(c.b);
+    for (double t : {0.3, 1.7}) {
+      State s{t, Eigen::VectorXd(7), Eigen::VectorXd(7)};
+      Eigen::VectorXd qdd(7), tau;
+      for (int i = 0; i < 7; ++i) {
+        s.q(i) = a(i) + b(i) * std::sin(w(i) * t);
+        s.u(i) = b(i) * w(i) * std::cos(w(i) * t);
+        qdd(i) = -b(i) * w(i) * w(i) * std::sin(w(i) * t);
+      }
+      Data dp(plain);
+      inverse_dynamics(plain, dp, s, qdd, tau);
+      for (Formulation f : {Formulation::Recursive, Formulation::GibbsAppell, Formulation::Pinv,
+                            Formulation::Sparse}) {
+        Data d(m);
+        ASSERT_EQ(forward(m, d, s, SolverOptions{f, Stabilization{}}), SolveStatus::Ok);
+        Eigen::VectorXd lambda(7);
+        for (int i = 0; i < 7; ++i) lambda(i) = d.lambda(m.row_offset(7 + i));
+        EXPECT_LT((lambda - tau).cwiseAbs().maxCoeff(), 1e-8 * (1 + tau.norm()))
+            << formulation_name(f) << " seed " << seed << " t = " << t;
+      }
+    }
   }
 }
 

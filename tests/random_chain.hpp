@@ -18,7 +18,7 @@ struct Chain {
   std::vector<std::shared_ptr<const Joint>> joints;
 };
 
-inline Chain random_chain(unsigned seed, int n, bool free_base) {
+inline Chain random_chain(unsigned seed, int n, bool free_base, bool revolute_only = false) {
   Rng rng(seed);
   Chain c;
   c.b.gravity = Vec3(0.3, -0.2, -9.81);
@@ -35,7 +35,9 @@ inline Chain random_chain(unsigned seed, int n, bool free_base) {
     body.position = Vec3(0, 0, -0.4 * i) + rng.vec(0.1);
     body.orientation = rng.quat();
     c.b.add_body(body);
-    const std::string type = (i == 0 && free_base) ? "free" : types[rng.integer(0, 6)];
+    const std::string type = (i == 0 && free_base) ? "free"
+                             : revolute_only       ? "revolute"
+                                                   : types[rng.integer(0, 6)];
     const int parent = i == 0 ? kWorld : i - 1;
     const Vec3 anchor = Vec3(0, 0, -0.4 * i + 0.2) + rng.vec(0.05);
     const Vec3 axis = rng.unit();
