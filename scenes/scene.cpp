@@ -82,7 +82,7 @@ Quat parse_orientation(const Node& n) {
 
 Body parse_body(const Node& n) {
   n.object({"name", "type", "mass", "inertia", "position", "orientation", "velocity",
-            "angular_velocity"});
+            "angular_velocity", "root"});
   Body b;
   b.name = n["name"].string();
   if (b.name.empty()) n["name"].fail("body name must not be empty");
@@ -102,6 +102,10 @@ Body parse_body(const Node& n) {
     b.inertia = parse_inertia(n["inertia"], b.mass);
     if (n.has("orientation")) b.orientation = parse_orientation(n["orientation"]);
     if (n.has("angular_velocity")) b.angular_velocity = n["angular_velocity"].vec3();
+  }
+  if (n.has("root")) {
+    if (!n["root"].json().is_boolean()) n["root"].fail("expected true or false");
+    b.root = n["root"].json().get<bool>();
   }
   return b;
 }
