@@ -286,6 +286,7 @@ class ExpressionParser {
     ExprVariable v;
     v.kind = acc == kJointAccessor ? ExprVariable::Kind::JointQ : ExprVariable::Kind::JointU;
     const int n = joint_size(*joint, v.kind == ExprVariable::Kind::JointQ);
+    if (n == 0) fail(name_at, "joint '" + name + "' has no coordinates");
     if (k < 0 && n != 1)
       fail(name_at, "joint '" + name + "' has " + std::to_string(n) + " coordinates; write " +
                         accessor + "(" + name + ", k) with k from 0 to " + std::to_string(n - 1));

@@ -18,6 +18,8 @@ std::shared_ptr<const Joint> SceneContext::joint_named(const std::string& name) 
 std::shared_ptr<const Joint> SceneContext::joint(const Node& n) const {
   const std::string name = n.string();
   auto j = joint_named(name);
+  if (j && j->joint_type().nu() == 0)
+    n.fail("joint '" + name + "' is " + j->joint_type().name() + ": it has no motion to act on");
   if (!j) {
     for (const ConstraintPtr& c : model.constraints())
       if (c->name() == name)

@@ -25,7 +25,7 @@ struct SceneContext {
   Vec3 point_of(int b, const Node& n) const;
   // the joint (a constraint of a joint type, listed before) called `name`, or null
   std::shared_ptr<const Joint> joint_named(const std::string& name) const;
-  // the same for the joint named at `n`; fails if there is none
+  // the same for the joint named at `n`; fails if there is none or it cannot move (fixed)
   std::shared_ptr<const Joint> joint(const Node& n) const;
 };
 

@@ -180,6 +180,11 @@ TEST(JointForces, SceneErrorsAreLocated) {
   EXPECT_EQ(load_error(ball),
             "s.json: /constraints/1/equation: column 1: 'q(ball, 1)' may be used in forces only; "
             "constraints need the derivatives of x, v and w variables");
+  const std::string weld = R"j({"bodies": [{"name": "b", "mass": 1, "inertia": {"sphere": 0.1}}],
+    "constraints": [{"name": "weld", "type": "fixed", "bodies": ["world", "b"]}],
+    "forces": [{"type": "joint_damping", "joint": "weld", "damping": 1}]})j";
+  EXPECT_EQ(load_error(weld),
+            "s.json: /forces/0/joint: joint 'weld' is fixed: it has no motion to act on");
   const std::string ball2 = R"j({"bodies": [{"name": "b", "mass": 1, "inertia": {"sphere": 0.1}}],
     "constraints": [{"name": "ball", "type": "spherical", "bodies": ["world", "b"], "anchor": [0, 0, 0.1]},
                     {"type": "prescribed", "q": 0}],
