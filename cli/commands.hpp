@@ -30,7 +30,15 @@ struct SimulateOptions {
   bool quiet = false;
 };
 
+struct InverseOptions {
+  std::string scene;
+  std::string q, qd, qdd;  // comma-separated; empty: the scene's state (qdd: zero)
+  std::string actuated;    // comma-separated tree joint names; empty: all
+  double t = 0.0;
+};
+
 int run_check(const std::string& scene, Output output = Output::Auto);
+int run_inverse(const InverseOptions& options);
 int run_eval(const EvalOptions& options);
 int run_simulate(const SimulateOptions& options);
 

@@ -7,6 +7,7 @@
 #include "appell/forward.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
+#include "cli/joint_outputs.hpp"
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
 
@@ -71,6 +72,7 @@ int run_eval(const EvalOptions& o) {
     cons[con.name()] = e;
   }
   out["constraints"] = cons;
+  out["joints"] = joints_json(m, d);
   if (wants_table(o.output))
     print_eval_table(std::cout, out);
   else
@@ -110,6 +112,10 @@ int run_check(const std::string& scene, Output output) {
   std::cout << "coordinates: " << m.nu() << "\n";
   std::cout << "constraint rank: " << d.diagnostics.rank << "\n";
   std::cout << "degrees of freedom: " << m.nu() - d.diagnostics.rank << "\n";
+  // the same count in joint space: the spanning tree's coordinates, less the extra rows
+  std::cout << "joint space: " << m.tree().nq << " joint coordinates (q), " << m.tree().nu
+            << " joint rates (qd) on " << m.tree().joints.size() << " tree joints; "
+            << m.tree().nrows_extra << " extra constraint rows (loops, prescribed motion, ...)\n";
   if (status != SolveStatus::Ok) {
     std::cerr << "error: " << scene << ": at t = 0: " << d.diagnostics.message << "\n";
     return 3;

@@ -57,6 +57,17 @@ int main(int argc, char** argv) {
   rep->add_option("-o,--out", report.out, "the report (HTML)")->required();
   rep->add_option("--summary", report.summary, "summary.json of the run (for the run time)");
 
+  appell::cli::InverseOptions inv;
+  CLI::App* inverse =
+      app.add_subcommand("inverse", "inverse dynamics: joint forces for a motion, JSON on stdout");
+  inverse->add_option("SCENE", inv.scene, "scene file (JSON)")->required();
+  inverse->add_option("--q", inv.q, "joint coordinates, comma-separated (default: the scene's)");
+  inverse->add_option("--qd", inv.qd, "joint rates, comma-separated (default: the scene's)");
+  inverse->add_option("--qdd", inv.qdd, "joint accelerations, comma-separated (default: 0)");
+  inverse->add_option("--t", inv.t, "time, s (default 0)");
+  inverse->add_option("--actuated", inv.actuated,
+                      "actuated joints, comma-separated (default: every tree joint)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -71,6 +82,7 @@ int main(int argc, char** argv) {
     if (ev->parsed()) return appell::cli::run_eval(eval);
     if (simulate->parsed()) return appell::cli::run_simulate(sim);
     if (rep->parsed()) return appell::cli::run_report(report);
+    if (inverse->parsed()) return appell::cli::run_inverse(inv);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

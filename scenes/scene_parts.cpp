@@ -12,6 +12,49 @@
 
 namespace appell {
 
+// "parameters": {"name": number, ...}
+std::map<std::string, double> parse_parameters(const Node& n) {
+  std::map<std::string, double> out;
+  if (!n.has("parameters")) return out;
+  const Node p = n["parameters"];
+  if (!p.json().is_object())
+    p.fail("expected an object of named numbers, got " + type_name(p.json()));
+  for (auto it = p.json().begin(); it != p.json().end(); ++it) {
+    const Node v = p[it.key().c_str()];
+    if (!Expression::valid_parameter_name(it.key()))
+      v.fail("'" + it.key() +
+             "' cannot name a parameter: expected an identifier that is not t, pi, a function or a "
+             "variable");
+    out[it.key()] = v.number();
+  }
+  return out;
+}
+
+// the equation at `n`, parsed and checked at t = 0; errors located at n with the column
+Expression parse_equation(const Node& n, const std::map<std::string, double>& params,
+                          const SceneContext& ctx, bool derivatives) {
+  const std::string text = n.string();
+  Expression e;
+  try {
+    e = Expression::parse(
+        text, params,
+        [&](const std::string& body) {
+          Expression::BodyInfo info;
+          info.index = ctx.model.body_index(body);
+          if (info.index == kWorld) info.index = -2;
+          if (info.index >= 0) info.rigid = ctx.model.bodies()[info.index].rigid();
+          return info;
+        },
+        [&](const std::string& name) { return ctx.joint_named(name); });
+    std::vector<BodyState> s0;
+    for (int b = 0; b < ctx.model.nbody(); ++b) s0.push_back(ctx.model.initial_state(b));
+    e.check_finite(StateView{s0.data(), 0.0}, "at t = 0", derivatives);
+  } catch (const ExpressionError& err) {
+    n.fail(err.what());
+  }
+  return e;
+}
+
 namespace {
 
 // [parent, child] of a two-body constraint: distinct, not both the world
@@ -140,46 +183,6 @@ ConstraintPtr parse_knife_edge(const Node& n, const std::string& name, const Sce
                                                n["direction"].unit_vec3());
 }
 
-// "parameters": {"name": number, ...}
-std::map<std::string, double> parse_parameters(const Node& n) {
-  std::map<std::string, double> out;
-  if (!n.has("parameters")) return out;
-  const Node p = n["parameters"];
-  if (!p.json().is_object())
-    p.fail("expected an object of named numbers, got " + type_name(p.json()));
-  for (auto it = p.json().begin(); it != p.json().end(); ++it) {
-    const Node v = p[it.key().c_str()];
-    if (!Expression::valid_parameter_name(it.key()))
-      v.fail("'" + it.key() +
-             "' cannot name a parameter: expected an identifier that is not t, pi, a function or a "
-             "variable");
-    out[it.key()] = v.number();
-  }
-  return out;
-}
-
-// the equation at `n`, parsed and checked at t = 0; errors located at n with the column
-Expression parse_equation(const Node& n, const std::map<std::string, double>& params,
-                          const SceneContext& ctx, bool derivatives) {
-  const std::string text = n.string();
-  Expression e;
-  try {
-    e = Expression::parse(text, params, [&](const std::string& body) {
-      Expression::BodyInfo info;
-      info.index = ctx.model.body_index(body);
-      if (info.index == kWorld) info.index = -2;
-      if (info.index >= 0) info.rigid = ctx.model.bodies()[info.index].rigid();
-      return info;
-    });
-    std::vector<BodyState> s0;
-    for (int b = 0; b < ctx.model.nbody(); ++b) s0.push_back(ctx.model.initial_state(b));
-    e.check_finite(StateView{s0.data(), 0.0}, "at t = 0", derivatives);
-  } catch (const ExpressionError& err) {
-    n.fail(err.what());
-  }
-  return e;
-}
-
 ConstraintPtr parse_expression(const Node& n, const std::string& name, const SceneContext& ctx) {
   n.object({"name", "type", "level", "equation", "parameters"});
   const std::string level = n["level"].string();
@@ -267,6 +270,7 @@ const std::map<std::string, ConstraintParser>& constraint_parsers() {
     t["rolling"] = parse_rolling;
     t["knife_edge"] = parse_knife_edge;
     t["expression"] = parse_expression;
+    t["prescribed"] = parse_prescribed;
     return t;
   }();
   return table;
@@ -279,6 +283,10 @@ const std::map<std::string, ForceParser>& force_parsers() {
       {"torque", parse_torque},
       {"damping", parse_damping},
       {"expression", parse_expression_force},
+      {"joint_torque", parse_joint_torque},
+      {"pd", parse_pd},
+      {"joint_spring", parse_joint_spring},
+      {"joint_damping", parse_joint_damping},
   };
   return table;
 }

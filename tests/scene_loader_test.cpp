@@ -93,10 +93,11 @@ TEST(SceneErrors, ConstraintsWordForWord) {
                      "axes": [[1, 0, 0], [1, 1, 0]]})"),
             "s.json: /constraints/0/axes: the two axes of a universal joint must be "
             "perpendicular, got cosine 0.707107");
-  EXPECT_EQ(with(R"({"type": "hinge", "bodies": ["world", "a"]})"),
-            "s.json: /constraints/0/type: unknown constraint type 'hinge'; expected one of: "
-            "cylindrical, distance, expression, fixed, free, knife_edge, linear, perpendicular, "
-            "planar, point_on_plane, prismatic, revolute, rolling, spherical, universal");
+  EXPECT_EQ(
+      with(R"({"type": "hinge", "bodies": ["world", "a"]})"),
+      "s.json: /constraints/0/type: unknown constraint type 'hinge'; expected one of: "
+      "cylindrical, distance, expression, fixed, free, knife_edge, linear, perpendicular, "
+      "planar, point_on_plane, prescribed, prismatic, revolute, rolling, spherical, universal");
   EXPECT_EQ(with(R"({"type": "fixed", "bodies": ["a", "a"]})"),
             "s.json: /constraints/0/bodies: the two bodies must differ");
   EXPECT_EQ(with(R"({"type": "prismatic", "bodies": ["world", "a"], "axis": [0, 0, 0]})"),

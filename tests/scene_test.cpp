@@ -101,7 +101,8 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}}], "constraints": [{"type": "hinge", "bodies": ["world", "a"]}]})",
             "/constraints/0/type: unknown constraint type 'hinge'; expected one of: "
             "cylindrical, distance, expression, fixed, free, knife_edge, linear, perpendicular, "
-            "planar, point_on_plane, prismatic, revolute, rolling, spherical, universal"},
+            "planar, point_on_plane, prescribed, prismatic, revolute, rolling, spherical, "
+            "universal"},
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}}], "constraints": [{"name": "rod", "type": "distance", "bodies": ["world", "a"], "points": [[0, 0, 1], [0, 0, 0]], "length": 2}]})",
             "/constraints/0: constraint 'rod' is violated at t = 0 by 1; positions must satisfy it "
