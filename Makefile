@@ -6,10 +6,11 @@ BUILD     ?= build
 ASAN_BUILD ?= build-asan
 DEMO_SCENE ?= scenes/examples/double_pendulum.json
 PACKAGES  := cmake g++ make libeigen3-dev libboost-dev nlohmann-json3-dev libgtest-dev \
-             libbenchmark-dev libcli11-dev
+             libbenchmark-dev libcli11-dev liburdfdom-dev pkg-config
 HEADERS   := /usr/include/eigen3/Eigen/Core /usr/include/boost/numeric/odeint.hpp \
              /usr/include/nlohmann/json.hpp /usr/include/gtest/gtest.h \
-             /usr/include/benchmark/benchmark.h /usr/include/CLI/CLI.hpp
+             /usr/include/benchmark/benchmark.h /usr/include/CLI/CLI.hpp \
+             /usr/include/urdf_parser/urdf_parser.h
 
 .PHONY: deps build demo test test-asan bench format clean
 

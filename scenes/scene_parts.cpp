@@ -27,6 +27,11 @@ std::pair<int, int> two_bodies(const Node& n, const SceneContext& ctx, bool rigi
 
 ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneContext& ctx,
                           const JointType& type) {
+  if (n.has("origin")) return placed_joint(n, name, ctx, type);  // joint space
+  for (const char* k : {"q", "qd"})
+    if (n.has(k))
+      n[k].fail(std::string(k) + " is for a joint that places its child (with an origin); " +
+                "with world poses, give the child's position and velocity");
   const JointSyntax syntax = type.syntax();
   std::vector<std::string> keys = {"name", "type", "bodies"};
   if (syntax.anchor) keys.push_back("anchor");
