@@ -329,7 +329,8 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
 }
 
 Scene load_urdf(const std::string& path) {
-  const UrdfScene urdf = urdf_scene(path, false);
+  UrdfScene urdf = urdf_scene(path, false);
+  follow_mimics(urdf);
   const json root = json::object();
   return build_scene(Node(root, "", path), &urdf);
 }

@@ -7,6 +7,7 @@
 #include "appell/expression_force.hpp"
 #include "appell/forces.hpp"
 #include "appell/joint.hpp"
+#include "appell/mimic.hpp"
 #include "appell/primitives.hpp"
 #include "appell/rolling.hpp"
 
@@ -202,6 +203,30 @@ ConstraintPtr parse_expression(const Node& n, const std::string& name, const Sce
   }
 }
 
+// the joint called by the string at n, parsed before the constraint that names it
+std::shared_ptr<const Joint> named_joint(const Node& n, const SceneContext& ctx) {
+  const std::string name = n.string();
+  for (const ConstraintPtr& c : ctx.model.constraints())
+    if (c->name() == name) {
+      auto j = std::dynamic_pointer_cast<const Joint>(c);
+      if (!j) n.fail("'" + name + "' is a " + c->type() + " constraint; expected a joint");
+      const std::string t = j->joint_type().name();
+      if (t != "revolute" && t != "prismatic")
+        n.fail("joint '" + name + "' is " + t + "; a mimic joins revolute or prismatic joints");
+      return j;
+    }
+  n.fail("unknown joint '" + name + "'; expected a joint listed before this constraint");
+}
+
+ConstraintPtr parse_mimic(const Node& n, const std::string& name, const SceneContext& ctx) {
+  n.object({"name", "type", "joint", "leader", "multiplier", "offset"});
+  auto follower = named_joint(n["joint"], ctx), leader = named_joint(n["leader"], ctx);
+  if (follower == leader) n["leader"].fail("a joint cannot mimic itself");
+  const double m = n.has("multiplier") ? n["multiplier"].number() : 1.0;
+  const double offset = n.has("offset") ? n["offset"].number() : 0.0;
+  return std::make_shared<MimicConstraint>(name, follower, leader, m, offset);
+}
+
 ForcePtr parse_spring(const Node& n, const SceneContext& ctx) {
   n.object({"type", "bodies", "points", "stiffness", "rest_length", "damping"});
   const auto [a, b] = two_bodies(n, ctx, false, "");
@@ -272,6 +297,7 @@ const std::map<std::string, ConstraintParser>& constraint_parsers() {
     t["rolling"] = parse_rolling;
     t["knife_edge"] = parse_knife_edge;
     t["expression"] = parse_expression;
+    t["mimic"] = parse_mimic;
     return t;
   }();
   return table;

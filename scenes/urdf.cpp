@@ -253,6 +253,25 @@ void include_values(const Node& list, UrdfScene& u, bool rates) {
 
 }  // namespace
 
+void follow_mimics(UrdfScene& u) {
+  auto value = [](const json* j, const char* key) {
+    if (!j || !j->contains(key)) return 0.0;
+    const json& v = (*j)[key];
+    return v.is_array() ? v[0].get<double>() : v.get<double>();
+  };
+  for (const json& c : u.doc["constraints"]) {
+    if (c["type"] != "mimic") continue;
+    json* follower = find_joint(u, c["joint"].get<std::string>());
+    const json* leader = find_joint(u, c["leader"].get<std::string>());
+    if (!follower || ((*follower)["type"] != "revolute" && (*follower)["type"] != "prismatic"))
+      continue;  // the mimic's parser reports it
+    const double m = c["multiplier"].get<double>();
+    if (!follower->contains("q"))
+      (*follower)["q"] = m * value(leader, "q") + c["offset"].get<double>();
+    if (!follower->contains("qd")) (*follower)["qd"] = m * value(leader, "qd");
+  }
+}
+
 UrdfScene include_urdf(const Node& include) {
   include.object({"urdf", "base", "q", "qd"});
   const Node file = include["urdf"];
@@ -273,6 +292,7 @@ UrdfScene include_urdf(const Node& include) {
   UrdfScene u = urdf_scene(path, floating);
   if (include.has("q")) include_values(include["q"], u, false);
   if (include.has("qd")) include_values(include["qd"], u, true);
+  follow_mimics(u);
   return u;
 }
 

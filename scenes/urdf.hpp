@@ -37,6 +37,10 @@ UrdfScene urdf_scene_from_string(const std::string& xml, const std::string& file
 // "floating", "q": {joint: q}, "qd": {joint: qd}}.  Located errors.
 UrdfScene include_urdf(const Node& include);
 
+// A mimic joint's initial q, qd that the scene did not give follow its leader's (M1), so
+// that a URDF's zero state satisfies its mimics.
+void follow_mimics(UrdfScene& u);
+
 // True when `path` names a URDF (ends in .urdf, any case).
 bool is_urdf_path(const std::string& path);
 

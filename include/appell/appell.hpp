@@ -24,6 +24,7 @@
 #include "appell/inertia.hpp"
 #include "appell/joint.hpp"
 #include "appell/joint_type.hpp"
+#include "appell/mimic.hpp"
 #include "appell/model.hpp"
 #include "appell/primitives.hpp"
 #include "appell/rolling.hpp"
