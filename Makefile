@@ -17,6 +17,7 @@ HEADERS   := /usr/include/eigen3/Eigen/Core /usr/include/boost/numeric/odeint.hp
 deps:
 	@missing=0; for h in $(HEADERS); do [ -e $$h ] || missing=1; done; \
 	command -v cmake >/dev/null || missing=1; \
+	command -v pkg-config >/dev/null || missing=1; \
 	if [ $$missing = 1 ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing: $(PACKAGES)"; \

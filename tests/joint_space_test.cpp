@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/cli_util.hpp"
+
 namespace appell {
 namespace {
 
@@ -21,7 +23,7 @@ std::string error_of(const std::string& text, const std::string& file = "s.json"
 
 // a URDF written to the test's temporary folder; returns its path
 std::string write_urdf(const std::string& name, const std::string& xml) {
-  const std::string path = testing::TempDir() + name;
+  const std::string path = ::testing::TempDir() + name;
   std::ofstream(path) << xml;
   return path;
 }
@@ -198,6 +200,29 @@ TEST(Urdf, MimicHoldsTheRatio) {
   }
   // the follower starts at −2 · 0 + 0.1
   EXPECT_NEAR(m.initial_state().q(1), 0.1, 1e-14);
+}
+
+// `appell check` and `eval` take a URDF directly; check counts in joint space: the delta
+// robot has 3 arms + 6 platform velocities, 6 rod rows of rank 6, so 3 DoF; limits listed.
+TEST(Urdf, CliChecksAndEvaluatesRobots) {
+  const std::string dir = std::string(APPELL_SOURCE_DIR) + "/scenes/examples/robots/";
+  const testing::CliResult delta = testing::run_cli("check '" + dir + "delta.json'");
+  ASSERT_EQ(delta.status, 0) << delta.err;
+  EXPECT_NE(
+      delta.out.find("joint coordinates: 10 (q), joint velocities: 9 (u), in 4 tree joints\n"),
+      std::string::npos)
+      << delta.out;
+  EXPECT_NE(delta.out.find("constraints beyond the tree: 6 rows, rank 6\n"), std::string::npos);
+  EXPECT_NE(delta.out.find("degrees of freedom: 3\n"), std::string::npos);
+  EXPECT_NE(delta.out.find("limits [-1.5, 1.5] effort 50 velocity 5 (not enforced)"),
+            std::string::npos);
+  const testing::CliResult eval = testing::run_cli("eval '" + dir + "seven_dof_arm.urdf'");
+  ASSERT_EQ(eval.status, 0) << eval.err;
+  EXPECT_NE(eval.out.find("\"dof\": 7"), std::string::npos) << eval.out;
+  const testing::CliResult bad = testing::run_cli("check '" + dir + "missing.urdf'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "error: " + dir + "missing.urdf: cannot open the file\n");
+  EXPECT_EQ(bad.out, "");
 }
 
 }  // namespace
