@@ -65,6 +65,10 @@ class Converter {
   void run(bool floating_base) {
     const urdf::Link& root = *model_.getRoot();
     if (floating_base) {
+      if (!has_mass(root))
+        fail("link '" + root.name +
+             "' is the root of a floating base but has no <inertial> with mass > 0 (a URDF "
+             "whose massless root holds a floating joint floats already: use base fixed)");
       add_body(root, "the floating base");
       json joint = {{"name", "root_joint"},
                     {"type", "free"},

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "engine/recursive.hpp"
 #include "tests/cli_util.hpp"
 
 namespace appell {
@@ -200,6 +201,48 @@ TEST(Urdf, MimicHoldsTheRatio) {
   }
   // the follower starts at −2 · 0 + 0.1
   EXPECT_NEAR(m.initial_state().q(1), 0.1, 1e-14);
+}
+
+// Two fingers on prismatic joints, the second mimicking the first (a gripper): the slides'
+// accelerations keep the ratio and every formulation agrees; a floating base needs mass.
+TEST(Urdf, PrismaticMimicAndFloatingBase) {
+  const std::string path =
+      write_urdf("gripper.urdf",
+                 robot(std::string(R"(<link name="hand">)") + kLink + R"(</link><link name="f1">)" +
+                       kLink + R"(</link><link name="f2">)" + kLink +
+                       R"(</link><joint name="wrist" type="continuous"><parent link="base"/>
+            <child link="hand"/><axis xyz="1 0 0"/></joint>
+            <joint name="s1" type="prismatic"><parent link="hand"/><child link="f1"/>
+            <origin xyz="0 0.1 -0.3"/><axis xyz="0 1 0"/>
+            <limit lower="0" upper="0.04" effort="10" velocity="1"/></joint>
+            <joint name="s2" type="prismatic"><parent link="hand"/><child link="f2"/>
+            <origin xyz="0 -0.1 -0.3"/><axis xyz="0 -1 0"/>
+            <limit lower="0" upper="0.04" effort="10" velocity="1"/>
+            <mimic joint="s1" multiplier="1" offset="0"/></joint>)"));
+  const std::string scene =
+      R"({"include": {"urdf": ")" + path +
+      R"(", "q": {"wrist": 0.7, "s1": 0.01}, "qd": {"wrist": 3, "s1": 0.2}}})";
+  const Model m = load_model_from_string(scene, "s.json");
+  Eigen::VectorXd first;
+  for (Formulation f :
+       {Formulation::Pinv, Formulation::Recursive, Formulation::Sparse, Formulation::GibbsAppell}) {
+    Data d(m);
+    ASSERT_EQ(forward(m, d, f), SolveStatus::Ok);
+    if (first.size() == 0) first = d.udot;
+    EXPECT_LT((d.udot - first).norm(), 1e-9 * first.norm());
+  }
+  // the slides, from the states: s = (x_f − x_hand) · e in the hand frame
+  const Model& cm = m;
+  Data d(cm);
+  ASSERT_EQ(forward(cm, d, Formulation::Pinv), SolveStatus::Ok);
+  EXPECT_NEAR(
+      MimicConstraint::coordinate(static_cast<const Joint&>(*cm.constraints()[2]), d.view()), 0.01,
+      1e-12);
+  EXPECT_EQ(error_of(R"({"include": {"urdf": ")" + path + R"(", "base": "floating"}})"),
+            path +
+                ": link 'base' is the root of a floating base but has no <inertial> with mass "
+                "> 0 (a URDF whose massless root holds a floating joint floats already: use "
+                "base fixed)");
 }
 
 // `appell check` and `eval` take a URDF directly; check counts in joint space: the delta
