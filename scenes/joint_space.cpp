@@ -95,10 +95,19 @@ struct Pending {
   Vec3 axis = Vec3::UnitZ(), axis2 = Vec3::UnitY();  // in the joint frame
 };
 
-int resolve(const Node& n, const std::vector<SceneBody>& bodies, const Aliases& aliases) {
+// the body named at n; `via` receives the frame of a merged link in its body (else the
+// identity), and is null where a merged link cannot stand (a joint's child)
+int resolve(const Node& n, const std::vector<SceneBody>& bodies, const Aliases& aliases,
+            Alias* via) {
   std::string name = n.string();
   const auto a = aliases.find(name);
-  if (a != aliases.end()) name = a->second;
+  if (a != aliases.end()) {
+    if (!via)
+      n.fail("link '" + name + "' is merged into '" + a->second.body +
+             "' (fixed to it, or to the ground); a joint cannot move it");
+    *via = a->second;
+    name = a->second.body;
+  }
   if (name == "world") return kWorld;
   for (size_t i = 0; i < bodies.size(); ++i)
     if (bodies[i].body.name == name) return static_cast<int>(i);
@@ -128,12 +137,11 @@ Pending pending_joint(const Node& n, const std::vector<SceneBody>& bodies, const
   const Node origin = n["origin"];
   origin.object({"xyz", "rpy"});
   const auto e = n["bodies"].array(2);
-  Pending p{n,
-            jt,
-            resolve(e[0], bodies, aliases),
-            resolve(e[1], bodies, aliases),
-            origin.has("xyz") ? origin["xyz"].vec3() : Vec3::Zero(),
-            origin.has("rpy") ? rpy_rotation(origin["rpy"].vec3()) : Mat3::Identity()};
+  Alias via;  // a parent that is a merged link: the origin starts from its frame
+  const int parent = resolve(e[0], bodies, aliases, &via);
+  const Vec3 xyz = origin.has("xyz") ? origin["xyz"].vec3() : Vec3::Zero();
+  const Mat3 R = origin.has("rpy") ? rpy_rotation(origin["rpy"].vec3()) : Mat3::Identity();
+  Pending p{n, jt, parent, resolve(e[1], bodies, aliases, nullptr), via.p + via.R * xyz, via.R * R};
   if (p.child == kWorld) e[1].fail("a joint with an origin places its child; 'world' cannot move");
   if (p.parent == p.child) n["bodies"].fail("the two bodies must differ");
   read_axes(n, p);

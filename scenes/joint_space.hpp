@@ -47,8 +47,14 @@ using Placements = std::map<std::string, JointPlacement>;
 std::string placement_key(const Node& joint);
 
 // Extra names of bodies: URDF links merged into their parent through fixed joints (the
-// world for a fixed base).  Maps a name to the body's name or "world".
-using Aliases = std::map<std::string, std::string>;
+// world for a fixed base).  Maps a name to the body's name (or "world") and the merged
+// link's frame (p, R) in that body's link frame, which joints placed on it start from.
+struct Alias {
+  std::string body;
+  Vec3 p = Vec3::Zero();
+  Mat3 R = Mat3::Identity();
+};
+using Aliases = std::map<std::string, Alias>;
 
 // Places every body that is the child of a joint with an "origin" in `constraint_lists`
 // (one "constraints" array per scene part), from its parent's link frame and the joint's

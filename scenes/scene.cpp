@@ -182,7 +182,7 @@ void check_initial_positions(const ModelBuilder& b, const std::vector<Node>& con
 
 int SceneContext::body(const Node& n) const {
   std::string name = n.string();
-  if (aliases && aliases->count(name)) name = aliases->at(name);
+  if (aliases && aliases->count(name)) name = aliases->at(name).body;
   const int b = model.body_index(name);
   if (b == -2) n.fail("unknown body '" + name + "'; expected a body name or 'world'");
   return b;

@@ -77,7 +77,7 @@ class Converter {
       out_.doc["constraints"].push_back(joint);
       walk(root, Frame{root.name});
     } else {
-      out_.aliases[root.name] = "world";  // a fixed base: the root is the ground
+      out_.aliases[root.name] = Alias{"world"};  // a fixed base: the root is the ground
       walk(root, Frame{"world"});
     }
     for (const json& m : mimics_) out_.doc["constraints"].push_back(m);
@@ -181,7 +181,7 @@ class Converter {
       if (j.type == urdf::Joint::FIXED && (f.body == "world" || !has_mass(*child))) {
         // welded to the ground, or a massless frame: merged into its parent
         if (child->name == "world") fail("link 'world' is reserved for the fixed ground");
-        out_.aliases[child->name] = f.body;
+        out_.aliases[child->name] = Alias{f.body, at.p, at.R};
         walk(*child, at);
         continue;
       }

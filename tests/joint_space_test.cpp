@@ -179,6 +179,27 @@ TEST(Urdf, IncludeErrorsAreLocatedInTheScene) {
             "");
 }
 
+// A body placed on a merged link (tool, massless, fixed 0.4 below the forearm's origin)
+// starts from that link's frame; a merged link cannot be a joint's child.
+TEST(Urdf, JointsOnMergedLinksStartFromTheirFrame) {
+  const std::string dir = std::string(APPELL_SOURCE_DIR) + "/scenes/examples/robots/";
+  const std::string file = dir + "s.json";
+  const Model m = load_model_from_string(R"({"include": {"urdf": "two_link_arm.urdf"},
+      "bodies": [{"name": "bob", "mass": 0.1, "inertia": {"sphere": 0.01}, "com": [0, 0, -0.1]}],
+      "constraints": [{"name": "bob_pin", "type": "revolute", "bodies": ["tool", "bob"],
+                       "origin": {"rpy": [0, 0, 0.3]}, "axis": [1, 0, 0]}]})",
+                                         file);
+  // the shoulder at z = 1, the elbow 0.5 below, the tool 0.4 below that, the bob 0.1 below
+  EXPECT_LT((m.bodies()[m.body_index("bob")].position - Vec3(0, 0, 0)).norm(), 1e-14);
+  EXPECT_EQ(error_of(R"({"include": {"urdf": "two_link_arm.urdf"},
+      "constraints": [{"type": "revolute", "bodies": ["upper", "tool"], "origin": {},
+                       "axis": [1, 0, 0]}]})",
+                     file),
+            file +
+                ": /constraints/0/bodies/1: link 'tool' is merged into 'fore' (fixed to it, "
+                "or to the ground); a joint cannot move it");
+}
+
 // <mimic> holds the follower at multiplier × leader + offset: the two joint accelerations
 // keep that ratio, on every formulation, and the zero state starts on the constraint.
 TEST(Urdf, MimicHoldsTheRatio) {
