@@ -6,10 +6,11 @@ BUILD     ?= build
 ASAN_BUILD ?= build-asan
 DEMO_SCENE ?= scenes/examples/double_pendulum.json
 PACKAGES  := cmake g++ make libeigen3-dev libboost-dev nlohmann-json3-dev libgtest-dev \
-             libbenchmark-dev libcli11-dev
+             libbenchmark-dev libcli11-dev liburdfdom-dev pkg-config
 HEADERS   := /usr/include/eigen3/Eigen/Core /usr/include/boost/numeric/odeint.hpp \
              /usr/include/nlohmann/json.hpp /usr/include/gtest/gtest.h \
-             /usr/include/benchmark/benchmark.h /usr/include/CLI/CLI.hpp
+             /usr/include/benchmark/benchmark.h /usr/include/CLI/CLI.hpp \
+             /usr/include/urdf_parser/urdf_parser.h
 
 # the HTML report needs node and npm at configure time (three.js, uPlot); its tests need
 # Chromium, and the scene-schema test Debian's python3-jsonschema
@@ -23,6 +24,7 @@ BROWSER_PROBES  := /usr/bin/chromium /usr/lib/python3/dist-packages/jsonschema
 deps:
 	@missing=0; for h in $(HEADERS); do [ -e $$h ] || missing=1; done; \
 	command -v cmake >/dev/null || missing=1; \
+	command -v pkg-config >/dev/null || missing=1; \
 	if [ $$missing = 1 ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing: $(PACKAGES)"; \

@@ -2,9 +2,11 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
+#include "appell/joint.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "cli/joint_outputs.hpp"
@@ -80,6 +82,20 @@ int run_eval(const EvalOptions& o) {
   return 0;
 }
 
+// a joint's damping and limits (URDF <dynamics>, <limit>), as " damping c, limits [lo, hi]"
+static std::string joint_properties(const Constraint& c) {
+  const auto* j = dynamic_cast<const Joint*>(&c);
+  if (!j) return "";
+  const JointProperties& p = j->properties();
+  std::ostringstream os;
+  if (p.damping > 0) os << "  damping " << p.damping;
+  if (p.friction > 0) os << "  friction " << p.friction << " (not applied)";
+  if (p.limited)
+    os << "  limits [" << p.lower << ", " << p.upper << "] effort " << p.effort << " velocity "
+       << p.velocity << " (not enforced)";
+  return os.str();
+}
+
 int run_check(const std::string& scene, Output output) {
   Scene loaded;
   if (!load_or_report(scene, loaded)) return 2;
@@ -106,16 +122,19 @@ int run_check(const std::string& scene, Output output) {
               << c->rows() << (c->rows() == 1 ? " row " : " rows") << "  [";
     for (size_t j = 0; j < c->bodies().size(); ++j)
       std::cout << (j ? ", " : "") << m.bodies()[c->bodies()[j]].name;
-    std::cout << "]\n";
+    std::cout << "]" << joint_properties(*c) << "\n";
   }
   std::cout << "forces: " << m.forces().size() << "\n";
-  std::cout << "coordinates: " << m.nu() << "\n";
-  std::cout << "constraint rank: " << d.diagnostics.rank << "\n";
-  std::cout << "degrees of freedom: " << m.nu() - d.diagnostics.rank << "\n";
-  // the same count in joint space: the spanning tree's coordinates, less the extra rows
-  std::cout << "joint space: " << m.tree().nq << " joint coordinates (q), " << m.tree().nu
-            << " joint rates (qd) on " << m.tree().joints.size() << " tree joints; "
-            << m.tree().nrows_extra << " extra constraint rows (loops, prescribed motion, ...)\n";
+  // the same count in the words of joint space (tree) and of maximal coordinates
+  const TreeModel& tree = m.tree();
+  const int dof = m.nu() - d.diagnostics.rank;
+  std::cout << "joint coordinates: " << tree.nq << " (q), joint velocities: " << tree.nu
+            << " (u), in " << tree.joints.size() << " tree joints\n";
+  std::cout << "constraints beyond the tree: " << tree.nrows_extra << " rows, rank "
+            << tree.nu - dof << "\n";
+  std::cout << "coordinates: " << m.nu() << " maximal velocities (6 a body, 3 a particle)\n";
+  std::cout << "constraint rank: " << d.diagnostics.rank << " of " << m.nrows() << " rows\n";
+  std::cout << "degrees of freedom: " << dof << "\n";
   if (status != SolveStatus::Ok) {
     std::cerr << "error: " << scene << ": at t = 0: " << d.diagnostics.message << "\n";
     return 3;

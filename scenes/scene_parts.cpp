@@ -7,6 +7,7 @@
 #include "appell/expression_force.hpp"
 #include "appell/forces.hpp"
 #include "appell/joint.hpp"
+#include "appell/mimic.hpp"
 #include "appell/primitives.hpp"
 #include "appell/rolling.hpp"
 
@@ -70,6 +71,11 @@ std::pair<int, int> two_bodies(const Node& n, const SceneContext& ctx, bool rigi
 
 ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneContext& ctx,
                           const JointType& type) {
+  if (n.has("origin")) return placed_joint(n, name, ctx, type);  // joint space
+  for (const char* k : {"q", "qd"})
+    if (n.has(k))
+      n[k].fail(std::string(k) + " is for a joint that places its child (with an origin); " +
+                "with world poses, give the child's position and velocity");
   const JointSyntax syntax = type.syntax();
   std::vector<std::string> keys = {"name", "type", "bodies"};
   if (syntax.anchor) keys.push_back("anchor");
@@ -200,6 +206,30 @@ ConstraintPtr parse_expression(const Node& n, const std::string& name, const Sce
   }
 }
 
+// the joint called by the string at n, parsed before the constraint that names it
+std::shared_ptr<const Joint> named_joint(const Node& n, const SceneContext& ctx) {
+  const std::string name = n.string();
+  for (const ConstraintPtr& c : ctx.model.constraints())
+    if (c->name() == name) {
+      auto j = std::dynamic_pointer_cast<const Joint>(c);
+      if (!j) n.fail("'" + name + "' is a " + c->type() + " constraint; expected a joint");
+      const std::string t = j->joint_type().name();
+      if (t != "revolute" && t != "prismatic")
+        n.fail("joint '" + name + "' is " + t + "; a mimic joins revolute or prismatic joints");
+      return j;
+    }
+  n.fail("unknown joint '" + name + "'; expected a joint listed before this constraint");
+}
+
+ConstraintPtr parse_mimic(const Node& n, const std::string& name, const SceneContext& ctx) {
+  n.object({"name", "type", "joint", "leader", "multiplier", "offset"});
+  auto follower = named_joint(n["joint"], ctx), leader = named_joint(n["leader"], ctx);
+  if (follower == leader) n["leader"].fail("a joint cannot mimic itself");
+  const double m = n.has("multiplier") ? n["multiplier"].number() : 1.0;
+  const double offset = n.has("offset") ? n["offset"].number() : 0.0;
+  return std::make_shared<MimicConstraint>(name, follower, leader, m, offset);
+}
+
 ForcePtr parse_spring(const Node& n, const SceneContext& ctx) {
   n.object({"type", "bodies", "points", "stiffness", "rest_length", "damping"});
   const auto [a, b] = two_bodies(n, ctx, false, "");
@@ -271,6 +301,7 @@ const std::map<std::string, ConstraintParser>& constraint_parsers() {
     t["knife_edge"] = parse_knife_edge;
     t["expression"] = parse_expression;
     t["prescribed"] = parse_prescribed;
+    t["mimic"] = parse_mimic;
     return t;
   }();
   return table;

@@ -9,6 +9,7 @@
 #include "appell/expression.hpp"
 #include "appell/joint.hpp"
 #include "appell/model.hpp"
+#include "scenes/joint_space.hpp"
 #include "scenes/reader.hpp"
 
 namespace appell {
@@ -17,6 +18,10 @@ namespace appell {
 struct SceneContext {
   ModelBuilder& model;
   const std::string& file;
+  const Placements* placements = nullptr;  // the joints with an "origin" (joint_space.hpp)
+  const Aliases* aliases = nullptr;        // extra names of bodies (URDF links merged away)
+  // URDF <dynamics>, <limit> of the joints with an origin, by placement_key()
+  const std::map<std::string, JointProperties>* joint_properties = nullptr;
   // the index of the body named at `n` (kWorld for "world"); fails if unknown
   int body(const Node& n) const;
   // the same, but the body must be rigid (why: for the message)

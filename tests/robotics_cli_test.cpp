@@ -145,8 +145,8 @@ TEST(CheckCli, CountsJointSpace) {
   const auto r = run_cli("check " + scene);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("degrees of freedom: 1\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("joint space: 2 joint coordinates (q), 2 joint rates (qd) on 2 tree "
-                       "joints; 1 extra constraint rows"),
+  EXPECT_NE(r.out.find("joint coordinates: 2 (q), joint velocities: 2 (u), in 2 tree joints\n"
+                       "constraints beyond the tree: 1 rows, rank 1\n"),
             std::string::npos)
       << r.out;
 }

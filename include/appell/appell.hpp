@@ -27,6 +27,7 @@
 #include "appell/joint_forces.hpp"
 #include "appell/joint_state.hpp"
 #include "appell/joint_type.hpp"
+#include "appell/mimic.hpp"
 #include "appell/model.hpp"
 #include "appell/prescribed.hpp"
 #include "appell/primitives.hpp"
