@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/sweep.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"appell: equations of motion of constrained multibody systems (Gauss's principle)"};
@@ -33,6 +34,9 @@ int main(int argc, char** argv) {
   simulate->add_option("--forces", sim.forces, "constraint forces CSV");
   simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
 
+  appell::cli::SweepOptions sweep_options;
+  CLI::App* sweep = appell::cli::add_sweep_command(app, sweep_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -46,6 +50,7 @@ int main(int argc, char** argv) {
     if (check->parsed()) return appell::cli::run_check(check_scene);
     if (ev->parsed()) return appell::cli::run_eval(eval);
     if (simulate->parsed()) return appell::cli::run_simulate(sim);
+    if (sweep->parsed()) return appell::cli::run_sweep(sweep_options);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
