@@ -6,6 +6,8 @@
 //
 // For many calls, a Data keeps the workspace (one forward() allocates one):
 //   data = appell.Data(model); data.forward(state); data.udot
+#include <chrono>
+
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
 #include "python/src/bindings.hpp"
@@ -127,6 +129,19 @@ void bind_data(py::module_& m) {
 
 void bind_forward(py::module_& m) {
   bind_data(m);
+  m.def(
+      "_forward_seconds",
+      [](const std::shared_ptr<PyModel>& pm, const State& s, int n,
+         const std::optional<std::string>& formulation) {
+        // the C++ cost of one forward() on a reused Data, for comparing the Python call's
+        const SolverOptions o = solver_of(*pm, formulation);
+        Data d(*pm->model);
+        py::gil_scoped_release release;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < n; ++k) forward(*pm->model, d, s, o);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+      },
+      py::arg("model"), py::arg("state"), py::arg("n"), py::arg("formulation") = py::none());
   m.def(
       "forward",
       [](const std::shared_ptr<PyModel>& pm, const std::optional<State>& state,
