@@ -10,8 +10,9 @@
 //   rhs_evaluations, energy_initial, energy_final, max_abs_energy_drift,
 //   violation_position_max, violation_velocity_max, per body its final x y z vx vy vz.
 //
-// A run that fails numerically keeps its row (its status and the time reached) and is
-// reported on stderr; the exit status is then 3.
+// A run that fails numerically keeps its row (its status and the time reached; the
+// figures empty when it stopped before its first sample) and is reported on stderr; the
+// exit status is then 3.
 #include "cli/sweep.hpp"
 
 #include <unistd.h>
@@ -95,18 +96,28 @@ void write_header(std::FILE* f, const std::vector<Axis>& axes, const Model& m) {
   std::fprintf(f, "\n");
 }
 
-void write_row(std::FILE* f, size_t i, const std::vector<Override>& set, const SweepOutcome& o) {
+// a run stopped before its first sample (refused at t = 0) has empty figures
+void write_row(std::FILE* f, size_t i, const std::vector<Override>& set, const SweepOutcome& o,
+               int nbody) {
   std::fprintf(f, "%zu", i);
   for (const Override& v : set) std::fprintf(f, ",%s", csv_field(v.value).c_str());
   const SimulationResult& r = o.result;
   const RunSummary& s = o.summary;
   std::fprintf(f, ",%s,%.17g,%ld,%ld", simulation_status_name(r.status), r.t, r.steps,
                r.rhs_evaluations);
+  const bool sampled = s.samples > 0;
   for (double v : {s.energy_initial, s.energy_final, s.max_abs_energy_drift,
                    s.violation_position_max, s.violation_velocity_max})
-    std::fprintf(f, ",%.17g", v);
-  for (const BodyState& b : s.final_bodies)
-    for (int k = 0; k < 6; ++k) std::fprintf(f, ",%.17g", k < 3 ? b.x(k) : b.v(k - 3));
+    sampled ? std::fprintf(f, ",%.17g", v) : std::fprintf(f, ",");
+  for (int b = 0; b < nbody; ++b)
+    for (int k = 0; k < 6; ++k) {
+      if (!sampled) {
+        std::fprintf(f, ",");
+        continue;
+      }
+      const BodyState& x = s.final_bodies[b];
+      std::fprintf(f, ",%.17g", k < 3 ? x.x(k) : x.v(k - 3));
+    }
   std::fprintf(f, "\n");
 }
 
@@ -163,7 +174,7 @@ int run_sweep(const SweepOptions& o) {
   write_header(out, parse_axes(o.set), *runs[0].model);
   int failed = 0;
   for (size_t i = 0; i < outcomes.size(); ++i) {
-    write_row(out, i, sets[i], outcomes[i]);
+    write_row(out, i, sets[i], outcomes[i], runs[i].model->nbody());
     if (outcomes[i].result.ok()) continue;
     ++failed;
     std::fprintf(stderr, "error: %s: run %zu: at t = %.9g: %s\n", o.scene.c_str(), i,

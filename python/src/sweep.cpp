@@ -2,6 +2,7 @@
 // while they run; `progress(done, total)` is called on the calling thread, with the GIL,
 // about ten times a second (appell/__init__.py draws a bar with it), and Ctrl-C cancels
 // the runs not yet started.
+#include <limits>
 #include <thread>
 
 #include "python/src/bindings.hpp"
@@ -26,16 +27,17 @@ py::dict outcome_of(const Model& m, const SweepOutcome& o) {
   d["max_abs_energy_drift"] = s.max_abs_energy_drift;
   d["violation_position_max"] = s.violation_position_max;
   d["violation_velocity_max"] = s.violation_velocity_max;
-  std::vector<double> fin;
-  for (const BodyState& b : s.final_bodies)
-    for (int k = 0; k < 6; ++k) fin.push_back(k < 3 ? b.x(k) : b.v(k - 3));
-  d["final"] = as_array(fin, s.final_bodies.size(), 6);  // x y z vx vy vz per body
+  // x y z vx vy vz per body at the last sample (NaN when the run stopped before one)
+  std::vector<double> fin(6 * m.nbody(), std::numeric_limits<double>::quiet_NaN());
+  for (size_t b = 0; b < s.final_bodies.size(); ++b)
+    for (int k = 0; k < 6; ++k)
+      fin[6 * b + k] = k < 3 ? s.final_bodies[b].x(k) : s.final_bodies[b].v(k - 3);
+  d["final"] = as_array(fin, m.nbody(), 6);
   if (o.trajectory) {
     const Trajectory& t = *o.trajectory;
     d["columns"] = t.columns();
     d["values"] = as_array(t.values(), t.rows(), t.cols());
   }
-  (void)m;
   return d;
 }
 
