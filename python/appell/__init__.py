@@ -28,7 +28,7 @@ from .sweep import SweepResult, sweep
 
 __all__ = [
     "Data", "Model", "ModelBuilder", "SceneError", "State", "Result", "SweepResult",
-    "load_model", "load_model_from_string", "compile", "forward", "simulate", "sweep",
+    "load_model", "load_model_from_string", "load_scene", "compile", "forward", "simulate", "sweep",
     "options", "hardware_threads",
 ]
 
@@ -52,14 +52,23 @@ def load_model_from_string(text, file="<scene>", overrides=None):
     return _appell._load_model_text(text, file, _override_list(overrides))
 
 
-def load_model(path, overrides=None):
-    """A Model from a scene file, with optional JSON-Pointer overrides.  Raises SceneError."""
-    path = _os.fspath(path)
+def load_model(scene, overrides=None):
+    """A Model from a scene: a file path, or a dict holding the scene itself; optional
+    JSON-Pointer overrides.  Raises SceneError (located) on bad input."""
+    if isinstance(scene, dict):
+        return load_model_from_string(_json.dumps(scene), "<scene>", overrides)
+    path = _os.fspath(scene)
     return load_model_from_string(_appell._read_scene_text(path), path, overrides)
 
 
+# as in C++, appell.compile(appell.load_scene(path)); here the scene comes compiled
+load_scene = load_model
+
+
 def compile(builder):  # noqa: A001  (mirrors appell::compile)
-    """The constant Model of a ModelBuilder."""
+    """The constant Model of a ModelBuilder (a Model is returned as it is)."""
+    if isinstance(builder, Model):
+        return builder
     return _appell._compile(builder)
 
 

@@ -13,6 +13,7 @@ bit, however the runs are spread (serially, on threads, on Dask workers).
 """
 
 import itertools
+import json
 import math
 import sys
 
@@ -59,11 +60,56 @@ class SweepResult:
         i = self.bodies.index(body)
         return np.array([r["final"][i] for r in self.runs])
 
+    def __eq__(self, other):
+        """Equal when every run has the same figures, bit for bit (NaN equal to NaN)."""
+        if not isinstance(other, SweepResult) or len(self) != len(other):
+            return NotImplemented if not isinstance(other, SweepResult) else False
+        return all(_same(a, b) for a, b in zip(self.runs, other.runs))
+
+    def table(self):
+        """{column: array over the runs}: the summary figures, then per body its final
+        x y z vx vy vz (the columns of `appell sweep`)."""
+        cols = {name: self[name] for name in ("status",) + SUMMARY}
+        for i, body in enumerate(self.bodies):
+            for k, c in enumerate(("x", "y", "z", "vx", "vy", "vz")):
+                cols[f"{body}.{c}"] = np.array([r["final"][i, k] for r in self.runs])
+        return cols
+
+    def to_csv(self, path):
+        """One row per run, as `appell sweep` writes it: run, the overridden values (JSON),
+        status, the summary figures and the final body states."""
+        import csv
+        pointers = list(self.runs[0]["overrides"]) if self.runs else []
+        table = self.table()
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["run"] + pointers + list(table))
+            for i, r in enumerate(self.runs):
+                row = [i] + [json.dumps(r["overrides"].get(p)) for p in pointers]
+                row += [table["status"][i]] + ["%.17g" % table[c][i] for c in list(table)[1:]]
+                w.writerow(row)
+
     def result(self, i):
         r = self.runs[i]
         if "values" not in r:
             raise ValueError("the sweep did not record trajectories: sweep(..., record=True)")
         return Result(r["columns"], r["values"], r, self.bodies, self.constraints)
+
+
+def _same(a, b):
+    """Bit-for-bit equality of two per-run dicts (arrays compared element by element)."""
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        x, y = a[k], b[k]
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True):
+                return False
+        elif isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
+            continue
+        elif x != y:
+            return False
+    return True
 
 
 def _grid_runs(grid):

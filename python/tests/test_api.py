@@ -169,3 +169,10 @@ def test_options_come_from_the_scene_and_the_keywords():
     assert o["integrator"] == "dopri5" and o["dt"] == 0.01 and o["formulation"] == "pinv"
     o = appell.options(model, integrator="rk4", duration=3.0)
     assert o["integrator"] == "rk4" and o["duration"] == 3.0
+
+
+def test_a_scene_as_a_dict_and_load_scene_compile():
+    a = appell.load_model(PENDULUM)
+    b = appell.compile(appell.load_scene(json.loads(json.dumps(PENDULUM))))
+    assert a.bodies == b.bodies == ["bob"] and a.constraints == ["rod"]
+    assert np.array_equal(appell.forward(a)["udot"], appell.forward(b)["udot"])

@@ -139,3 +139,24 @@ def test_cli_sweep_errors_are_located(pendulum_file, tmp_path):
     assert p.returncode == 2 and p.stderr.endswith(
         ": /constraints/0/points/2: no element '2' in the array at /constraints/0/points "
         "(it has 2)\n")
+
+
+def test_sweep_results_compare_and_write_the_cli_csv(tmp_path, pendulum_file):
+    grid = {"/bodies/0/mass": [1.0, 2.0], "/bodies/0/velocity": [[0, 0.5, 0], [0, 2, 0]]}
+    model = appell.load_model(pendulum_file)
+    a = appell.sweep(model, grid=grid, threads=1, progress=False)
+    b = appell.sweep(model, grid=grid, threads=2, progress=False)
+    assert a == b
+    c = appell.sweep(model, grid={"/bodies/0/mass": [1.0, 2.0],
+                                  "/bodies/0/velocity": [[0, 0.5, 0], [0, 2.5, 0]]},
+                     progress=False)
+    assert a != c
+    a.to_csv(tmp_path / "py.csv")
+    run_cli("sweep", pendulum_file, "--set", "/bodies/0/mass=1.0,2.0",
+            "--set", "/bodies/0/velocity=[0, 0.5, 0],[0, 2, 0]", "--out", tmp_path / "cli.csv")
+    py = list(csv.reader((tmp_path / "py.csv").open()))
+    cli = list(csv.reader((tmp_path / "cli.csv").open()))
+    assert py[0] == cli[0]
+    for p, c in zip(py[1:], cli[1:]):
+        assert [json.loads(x) for x in p[1:3]] == [json.loads(x) for x in c[1:3]]
+        assert p[3] == c[3] and [float(x) for x in p[4:]] == [float(x) for x in c[4:]]
