@@ -6,6 +6,7 @@
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "cli/commands.hpp"
+#include "cli/table.hpp"
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
 
@@ -70,16 +71,28 @@ int run_eval(const EvalOptions& o) {
     cons[con.name()] = e;
   }
   out["constraints"] = cons;
-  std::cout << out.dump(2) << "\n";
+  if (wants_table(o.output))
+    print_eval_table(std::cout, out);
+  else
+    std::cout << out.dump(2) << "\n";
   return 0;
 }
 
-int run_check(const std::string& scene) {
+int run_check(const std::string& scene, Output output) {
   Scene loaded;
   if (!load_or_report(scene, loaded)) return 2;
   const Model m = compile(loaded);
   Data d(m);
   const SolveStatus status = forward(m, d, Formulation::Pinv);
+  if (status == SolveStatus::Ok && output == Output::Json) {
+    std::cout << check_json(m, d.diagnostics.rank).dump(2) << "\n";
+    return 0;
+  }
+  if (status == SolveStatus::Ok && wants_table(output)) {
+    print_check_table(std::cout, m, d.diagnostics.rank);
+    std::cout << "ok\n";
+    return 0;
+  }
   std::cout << "scene: " << m.name() << "\n";
   std::cout << "bodies: " << m.nbody() << "\n";
   for (const Body& b : m.bodies())
