@@ -90,6 +90,20 @@ class Result:
         """(samples, 3) its moment about the body's centre of mass."""
         return self._stack(f"{constraint}.{body}.", ("mx", "my", "mz"))
 
+    @property
+    def forces(self):
+        """{constraint: {body: {"force": (samples, 3), "moment": (samples, 3)}}} by name,
+        as appell.forward() gives them at one instant (moments on rigid bodies only)."""
+        out = {}
+        for name in self.columns:
+            if name.endswith(".fx"):
+                constraint, body = name[:-3].rsplit(".", 1)
+                entry = {"force": self.force(constraint, body)}
+                if f"{constraint}.{body}.mx" in self._index:
+                    entry["moment"] = self.moment(constraint, body)
+                out.setdefault(constraint, {})[body] = entry
+        return out
+
     def to_csv(self, path, forces=False):
         """Writes traj.csv (as `appell simulate --out`, byte for byte) or, with
         forces=True, forces.csv (as `--forces`)."""

@@ -195,6 +195,7 @@ def sweep(model, states=None, grid=None, runs=None, threads=None, client=None, r
     """Runs many simulations of `model` (a Model, or a scene path).
 
     states:  a list of States: one run from each (the model is shared by the threads);
+             a dict here is taken as the grid, a list of dicts as the runs;
     grid:    {JSON Pointer: values}: one run per element of the cartesian product (the
              last pointer varying fastest), each on the scene with those values;
     runs:    [{JSON Pointer: value}, ...]: one run per dict;
@@ -213,6 +214,13 @@ def sweep(model, states=None, grid=None, runs=None, threads=None, client=None, r
     if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
         from . import load_model
         model = load_model(model)
+    # a dict in the place of the states is a grid; a list of dicts, runs
+    if isinstance(states, dict):
+        states, grid = None, states if grid is None else grid
+    elif states is not None and not isinstance(states, (str, bytes)):
+        states = list(states)
+        if states and all(isinstance(x, dict) for x in states):
+            states, runs = None, states if runs is None else runs
     if sum(x is not None for x in (states, grid, runs)) > 1:
         raise ValueError("sweep(): give one of states, grid or runs")
     if grid is not None:

@@ -111,6 +111,12 @@ def test_result_columns_and_constraint_forces_by_name():
     assert r.quaternion("arm").shape == (len(r), 4)
     # the rod pulls the arm and the bob with opposite forces (a massless rod)
     assert np.allclose(r.force("rod", "bob"), -r.force("rod", "arm"), atol=1e-9)
+    assert set(r.forces) == {"hinge", "rod"} and set(r.forces["rod"]) == {"arm", "bob"}
+    assert np.array_equal(r.forces["rod"]["bob"]["force"], r.force("rod", "bob"))
+    assert "moment" in r.forces["hinge"]["arm"] and "moment" not in r.forces["rod"]["bob"]
+    # at t = 0 the columns hold what forward() gives on the initial state
+    f0 = appell.forward(model)["forces"]["hinge"]["arm"]
+    assert np.allclose(r.forces["hinge"]["arm"]["force"][0], f0["force"], rtol=1e-9, atol=1e-9)
     assert r.steps > 0 and r.formulation == "recursive"
 
 

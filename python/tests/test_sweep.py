@@ -145,8 +145,9 @@ def test_sweep_results_compare_and_write_the_cli_csv(tmp_path, pendulum_file):
     grid = {"/bodies/0/mass": [1.0, 2.0], "/bodies/0/velocity": [[0, 0.5, 0], [0, 2, 0]]}
     model = appell.load_model(pendulum_file)
     a = appell.sweep(model, grid=grid, threads=1, progress=False)
-    b = appell.sweep(model, grid=grid, threads=2, progress=False)
+    b = appell.sweep(model, grid, threads=2, progress=False)  # a dict in place of states
     assert a == b
+    assert appell.sweep(model, [r["overrides"] for r in a], progress=False) == a
     c = appell.sweep(model, grid={"/bodies/0/mass": [1.0, 2.0],
                                   "/bodies/0/velocity": [[0, 0.5, 0], [0, 2.5, 0]]},
                      progress=False)
