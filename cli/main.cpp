@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
+#include "cli/sweep.hpp"
 
 // --json / --table: the output format of check and eval (default: a table on a terminal)
 static void add_output_flags(CLI::App* cmd, appell::cli::Output& output) {
@@ -68,6 +69,9 @@ int main(int argc, char** argv) {
   inverse->add_option("--actuated", inv.actuated,
                       "actuated joints, comma-separated (default: every tree joint)");
 
+  appell::cli::SweepOptions sweep_options;
+  CLI::App* sweep = appell::cli::add_sweep_command(app, sweep_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -83,6 +87,7 @@ int main(int argc, char** argv) {
     if (simulate->parsed()) return appell::cli::run_simulate(sim);
     if (rep->parsed()) return appell::cli::run_report(report);
     if (inverse->parsed()) return appell::cli::run_inverse(inv);
+    if (sweep->parsed()) return appell::cli::run_sweep(sweep_options);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
