@@ -43,9 +43,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (check->parsed()) return appell::cli::run_check(check_scene);
-    if (ev->parsed()) return appell::cli::run_eval(eval);
-    if (simulate->parsed()) return appell::cli::run_simulate(sim);
+    using appell::cli::finish_stdout;
+    if (check->parsed()) return finish_stdout(appell::cli::run_check(check_scene));
+    if (ev->parsed()) return finish_stdout(appell::cli::run_eval(eval));
+    if (simulate->parsed()) return finish_stdout(appell::cli::run_simulate(sim));
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "appell/forward.hpp"
 #include "appell/simulation.hpp"
@@ -53,6 +54,28 @@ bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
   return true;
 }
 
+// The run size guard of docs/scene-format.md ("Limits") for --dt and --duration, which
+// the scene loader never saw.
+bool run_size_ok(const SimulationOptions& so) {
+  const double steps = so.integrator.duration / so.integrator.dt;
+  if (steps <= 1e9 && steps / so.every <= 1e7) return true;
+  return usage_error("--dt, --duration: duration / dt = " + format_number(steps) +
+                     " steps; the limits are 1e9 steps and 1e7 output rows");
+}
+
+// Commits every open output; on a failed write prints its path and reason.
+bool commit_all(std::initializer_list<OutputFile*> files) {
+  bool ok = true;
+  for (OutputFile* f : files) {
+    if (ok && !f->commit()) {
+      std::cerr << "error: " << f->error() << "\n";
+      ok = false;
+    }
+    f->discard();
+  }
+  return ok;
+}
+
 }  // namespace
 
 int run_simulate(const SimulateOptions& o) {
@@ -62,19 +85,7 @@ int run_simulate(const SimulateOptions& o) {
   const Model m = compile(scene);
   SimulationOptions so = SimulationOptions::from_settings(scene.settings);
   if (f != Formulation::Auto) so.formulation = f;
-  if (!apply_overrides(o, so)) return 2;
-
-  // output files, with their headers
-  Csv traj, forces;
-  if (!o.out.empty() && !traj.open(o.out))
-    return usage_error("--out: cannot write '" + o.out + "'"), 2;
-  if (!o.forces.empty() && !forces.open(o.forces))
-    return usage_error("--forces: cannot write '" + o.forces + "'"), 2;
-  if (traj) traj.text(traj_header(m));
-  if (forces) forces.text(forces_header(m));
-
-  // the run, observed by the recorder
-  Recorder recorder(m, traj, forces);
+  if (!apply_overrides(o, so) || !run_size_ok(so)) return 2;
   Progress progress(!o.quiet && isatty(fileno(stderr)), so.integrator.duration);
   so.progress = [&](double t) { progress.update(t); };
   std::unique_ptr<Simulation> sim;
@@ -83,20 +94,39 @@ int run_simulate(const SimulateOptions& o) {
   } catch (const std::invalid_argument& e) {
     return usage_error(e.what()), 2;
   }
-  const SimulationResult r = sim->run([&](const Sample& s) { recorder.observe(s); });
+
+  // every output path is checked and opened (as a temporary) before anything is written
+  if (!check_output_paths(o.scene,
+                          {{"--out", o.out}, {"--forces", o.forces}, {"--summary", o.summary}}))
+    return 2;
+  Csv traj, forces;
+  OutputFile summary_file;
+  for (auto [file, option, path] :
+       {std::make_tuple(static_cast<OutputFile*>(&traj), "--out", &o.out),
+        std::make_tuple(static_cast<OutputFile*>(&forces), "--forces", &o.forces),
+        std::make_tuple(&summary_file, "--summary", &o.summary)})
+    if (!path->empty() && !file->open(*path))
+      return usage_error(std::string(option) + ": " + file->error()), 2;
+  if (traj) traj.text(traj_header(m));
+  if (forces) forces.text(forces_header(m));
+
+  // the run, observed by the recorder; it stops early when an output cannot be written
+  Recorder recorder(m, traj, forces);
+  const Observer observe = [&](const Sample& s) { recorder.observe(s); };
+  if (sim->start(observe))
+    while (!traj.failed() && !forces.failed() && sim->step(observe)) {
+    }
   progress.finish();
+  const SimulationResult& r = sim->result();
 
   // the summary
   const auto summary =
       recorder.summary(formulation_name(sim->state_space().formulation()), so.integrator.method, r);
-  if (!o.summary.empty()) {
-    std::FILE* out = std::fopen(o.summary.c_str(), "w");
-    if (!out) return usage_error("--summary: cannot write '" + o.summary + "'"), 2;
-    std::fprintf(out, "%s\n", summary.dump(2).c_str());
-    std::fclose(out);
-  } else if (!o.quiet) {
+  if (summary_file)
+    summary_file.text(summary.dump(2) + "\n");
+  else if (!o.quiet)
     std::cout << summary.dump(2) << "\n";
-  }
+  if (!commit_all({&traj, &forces, &summary_file})) return 2;
 
   if (!r.ok()) {
     std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t, r.message.c_str());

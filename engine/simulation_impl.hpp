@@ -93,8 +93,9 @@ struct Simulation::Impl {
   // Evaluates (t, xi) into d and xdot; false (and r filled) when that fails.
   bool evaluate(const Vector& xi, double t, Vector& xdot, bool for_output);
 
-  // The Sample of d, which must describe (t, x) (a derivative was just evaluated there).
-  void emit(double t);
+  // The Sample of d, which must describe (t, x) (a derivative was just evaluated there),
+  // checked finite and given to the observer; false (and r filled) when it is not finite.
+  bool emit(double t);
 
   // After an accepted step: unit quaternions (see the header), then the projection.
   bool accept(Vector& xi, double t);

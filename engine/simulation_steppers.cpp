@@ -34,8 +34,7 @@ bool Simulation::Impl::step_rk4() {
   // the next step's first stage, and the Data of the sample (after the last step it
   // serves the sample only)
   if (!evaluate(x, t, dxdt, k == K)) return false;
-  if (due(k, K)) emit(t);
-  return true;
+  return !due(k, K) || emit(t);
 }
 
 Simulation::Impl::Trial Simulation::Impl::judge(odeint::controlled_step_result res,
@@ -81,8 +80,7 @@ bool Simulation::Impl::step_rkf78() {
     x.swap(x_new);
     if (!accept(x, t)) return false;
     if (!evaluate(x, t, dxdt, false)) return false;
-    if (reached && due(++k, K)) emit(t);
-    return true;
+    return !(reached && due(++k, K)) || emit(t);
   }
 }
 
@@ -106,8 +104,7 @@ bool Simulation::Impl::step_dopri5() {
         x_out = x_new;
       else
         dopri5->stepper().calc_state(tk, x_out, x, dxdt, t, x_new, dxdt_new, t_new);
-      if (!evaluate(x_out, tk, scratch, true)) return false;
-      emit(tk);
+      if (!evaluate(x_out, tk, scratch, true) || !emit(tk)) return false;
     }
     x.swap(x_new);
     dxdt.swap(dxdt_new);

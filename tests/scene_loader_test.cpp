@@ -114,7 +114,7 @@ TEST(SceneErrors, ConstraintsWordForWord) {
 // line 3 is `    {"name": "a",, }`: the stray comma is its 18th character
 TEST(SceneErrors, InvalidJsonSaysWhere) {
   const std::string e = error_of("{\n  \"bodies\": [\n    {\"name\": \"a\",, }\n  ]\n}");
-  EXPECT_EQ(e.rfind("s.json: invalid JSON at line 3, column 18: ", 0), 0u) << e;
+  EXPECT_EQ(e.rfind("s.json: /bodies/0: invalid JSON at line 3, column 18: ", 0), 0u) << e;
 }
 
 TEST(Scene, GeometryIsTheT0Pose) {
