@@ -7,6 +7,7 @@
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "cli/commands.hpp"
+#include "cli/recorder.hpp"
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
 
@@ -16,15 +17,6 @@ using ojson = nlohmann::ordered_json;
 
 static ojson vec(const Vec3& v) {
   return ojson::array({v.x(), v.y(), v.z()});
-}
-
-// every number of a document is finite (nlohmann would print NaN as null)
-static bool all_finite(const ojson& j) {
-  if (j.is_number_float()) return std::isfinite(j.get<double>());
-  if (j.is_structured())
-    for (const auto& e : j)
-      if (!all_finite(e)) return false;
-  return true;
 }
 
 // The state a simulation starts from: velocities projected onto the constraints in the
@@ -85,7 +77,7 @@ int run_eval(const EvalOptions& o) {
     cons[con.name()] = e;
   }
   out["constraints"] = cons;
-  if (!all_finite(out)) {
+  if (!finite_numbers(out)) {
     std::cerr << "error: " << o.scene
               << ": at t = 0: the accelerations or constraint forces are not finite\n";
     return 3;

@@ -9,7 +9,6 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <tuple>
 
 #include "appell/forward.hpp"
 #include "appell/simulation.hpp"
@@ -101,12 +100,12 @@ int run_simulate(const SimulateOptions& o) {
     return 2;
   Csv traj, forces;
   OutputFile summary_file;
-  for (auto [file, option, path] :
-       {std::make_tuple(static_cast<OutputFile*>(&traj), "--out", &o.out),
-        std::make_tuple(static_cast<OutputFile*>(&forces), "--forces", &o.forces),
-        std::make_tuple(&summary_file, "--summary", &o.summary)})
-    if (!path->empty() && !file->open(*path))
-      return usage_error(std::string(option) + ": " + file->error()), 2;
+  const auto open = [](OutputFile& file, const char* option, const std::string& path) {
+    return path.empty() || file.open(path) || usage_error(option + (": " + file.error()));
+  };
+  if (!open(traj, "--out", o.out) || !open(forces, "--forces", o.forces) ||
+      !open(summary_file, "--summary", o.summary))
+    return 2;
   if (traj) traj.text(traj_header(m));
   if (forces) forces.text(forces_header(m));
 
@@ -122,14 +121,19 @@ int run_simulate(const SimulateOptions& o) {
   // the summary
   const auto summary =
       recorder.summary(formulation_name(sim->state_space().formulation()), so.integrator.method, r);
-  if (summary_file)
+  // (finite samples can still give an infinite drift, 1e308 − (−1e308): then no summary)
+  const bool finite = finite_numbers(summary);
+  if (!finite)
+    summary_file.discard();
+  else if (summary_file)
     summary_file.text(summary.dump(2) + "\n");
   else if (!o.quiet)
     std::cout << summary.dump(2) << "\n";
   if (!commit_all({&traj, &forces, &summary_file})) return 2;
 
-  if (!r.ok()) {
-    std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t, r.message.c_str());
+  if (!r.ok() || !finite) {
+    std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t,
+                 r.ok() ? "the summary's figures are not finite" : r.message.c_str());
     return 3;
   }
   return 0;

@@ -115,6 +115,11 @@ bool Simulation::Impl::start(const State& initial) {
     fail(status_of(s), 0.0, "initial velocities: " + d.diagnostics.message);
     return false;
   }
+  if (!std::isfinite(rep.correction)) {
+    r.initial_velocity_correction = 0.0;
+    fail(SimulationStatus::NotFinite, 0.0, "the initial velocity correction is not finite");
+    return false;
+  }
   ss->from_maximal(d, x);
 
   // the stepper, fresh
