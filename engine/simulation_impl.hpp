@@ -41,9 +41,13 @@ inline long intervals(double T, double dt) {
   return T <= 0 ? 0 : std::max(1L, static_cast<long>(std::ceil(T / dt - 1e-9)));
 }
 
-// the smallest step that still advances t meaningfully
-inline double min_step(double t) {
-  return 16.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
+// The smallest step an adaptive stepper may take: one that still advances t meaningfully,
+// and at least 1e-7 of the output spacing dt.  Below that, 10⁷ steps per output interval
+// would be needed (an angular velocity of 1e9 rad/s, say): the run stops as a step-size
+// underflow instead of seeming to hang.
+inline double min_step(double t, double dt) {
+  return std::max(16.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)),
+                  1e-7 * dt);
 }
 
 }  // namespace simulation_detail

@@ -49,12 +49,18 @@ Simulation::Impl::Trial Simulation::Impl::judge(odeint::controlled_step_result r
   } else {
     return Trial::Accepted;
   }
-  if (!(h >= min_step(t))) {
-    if (last.happened) {
+  const double h_min = min_step(t, o.integrator.dt);
+  if (!(h >= h_min)) {
+    // at round-off, the last failing trial is the reason; above it, the run needs more
+    // steps than it may take (simulation_impl.hpp), and the failing trial is a symptom
+    const bool at_round_off = h_min > 1e-7 * o.integrator.dt;
+    if (last.happened && at_round_off) {
       fail(last);
     } else {
       std::ostringstream os;
-      os << "step size underflow (h = " << h << ")";
+      os << "step size underflow (h = " << h << ", the smallest allowed "
+         << (at_round_off ? "at round-off" : "is 1e-7 of dt") << " = " << h_min << ")";
+      if (last.happened) os << "; the last rejected trial step: " << last.message;
       fail(SimulationStatus::StepUnderflow, t, os.str());
     }
     return Trial::Failed;
