@@ -41,14 +41,17 @@ inline long intervals(double T, double dt) {
   return T <= 0 ? 0 : std::max(1L, static_cast<long>(std::ceil(T / dt - 1e-9)));
 }
 
-// The smallest step an adaptive stepper may take: one that still advances t meaningfully,
-// and at least 1e-7 of the output spacing dt.  Below that, 10⁷ steps per output interval
-// would be needed (an angular velocity of 1e9 rad/s, say): the run stops as a step-size
-// underflow instead of seeming to hang.
-inline double min_step(double t, double dt) {
-  return std::max(16.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)),
-                  1e-7 * dt);
+// the smallest step that still advances t meaningfully
+inline double min_step(double t) {
+  return 16.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
 }
+
+// An adaptive run stops (step-size underflow) after this many accepted steps in a row,
+// each shorter than kTinyStep × dt: ten million steps per output interval would be needed
+// (an angular velocity of 1e9 rad/s, say), and the run would only seem to hang.  Passing a
+// singular position takes a few such steps, not thousands.
+constexpr double kTinyStep = 1e-7;
+constexpr long kMaxTinySteps = 10000;
 
 }  // namespace simulation_detail
 
@@ -118,7 +121,8 @@ struct Simulation::Impl {
   double t = 0.0, h = 0.0;  // time reached; adaptive: the controller's next step size
   long k = 0, K = 0;        // output instants (adaptive) or steps (rk4) done, and their number
   bool running = false;
-  Failure last;  // the last failing right-hand side among rejected trial steps
+  Failure last;   // the last failing right-hand side among rejected trial steps
+  long tiny = 0;  // accepted adaptive steps in a row shorter than kTinyStep × dt
 
   double T() const { return o.integrator.duration; }
   double instant(long i) const { return i >= K ? T() : static_cast<double>(i) * o.integrator.dt; }

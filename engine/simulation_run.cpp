@@ -140,6 +140,7 @@ bool Simulation::Impl::start(const State& initial) {
   k = 0;
   K = intervals(T(), in.dt);
   last = {};
+  tiny = 0;
 
   // ẋ at t = 0: the first stage of the first step, and the Data of the first sample
   if (!evaluate(x, t, dxdt, K == 0) || !emit(t)) return false;

@@ -47,20 +47,20 @@ Simulation::Impl::Trial Simulation::Impl::judge(odeint::controlled_step_result r
   } else if (res == odeint::fail) {
     ++r.rejected_steps;
   } else {
-    return Trial::Accepted;
+    tiny = h_attempt < kTinyStep * o.integrator.dt ? tiny + 1 : 0;
+    if (tiny <= kMaxTinySteps) return Trial::Accepted;
+    std::ostringstream os;
+    os << "step size underflow: " << kMaxTinySteps << " steps in a row shorter than " << kTinyStep
+       << " dt (h = " << h_attempt << "); the motion is too fast to integrate";
+    fail(SimulationStatus::StepUnderflow, t, os.str());
+    return Trial::Failed;
   }
-  const double h_min = min_step(t, o.integrator.dt);
-  if (!(h >= h_min)) {
-    // at round-off, the last failing trial is the reason; above it, the run needs more
-    // steps than it may take (simulation_impl.hpp), and the failing trial is a symptom
-    const bool at_round_off = h_min > 1e-7 * o.integrator.dt;
-    if (last.happened && at_round_off) {
+  if (!(h >= min_step(t))) {
+    if (last.happened) {
       fail(last);
     } else {
       std::ostringstream os;
-      os << "step size underflow (h = " << h << ", the smallest allowed "
-         << (at_round_off ? "at round-off" : "is 1e-7 of dt") << " = " << h_min << ")";
-      if (last.happened) os << "; the last rejected trial step: " << last.message;
+      os << "step size underflow (h = " << h << ")";
       fail(SimulationStatus::StepUnderflow, t, os.str());
     }
     return Trial::Failed;
