@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -193,6 +194,25 @@ TEST(OutputSafety, AbsurdStepCountsAreUsageErrors) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.rfind("error: --dt, --duration: duration / dt = 1e+300 steps", 0), 0u) << r.err;
   EXPECT_EQ(entries(d).size(), 1u);
+}
+
+TEST(OutputSafety, TooFastAMotionStopsInsteadOfSeemingToHang) {
+  // a spring of 1e18 N/m on 1 kg: ω = 1e9 rad/s, so dopri5's steps are ~1e-10 s, ten
+  // million per output interval of 0.01 s; 1 s of it would take 10¹⁰ steps
+  const std::string d = fresh_dir();
+  const std::string scene = write(d + "s.json", R"({"bodies": [
+      {"name": "p", "type": "particle", "mass": 1, "position": [0, 0, -1.001]}],
+    "forces": [{"type": "spring", "bodies": ["world", "p"], "points": [[0, 0, 0], [0, 0, -1.001]],
+                "stiffness": 1e18, "rest_length": 1.0}],
+    "integrator": {"method": "dopri5", "duration": 1, "dt": 0.01}})");
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run_cli("simulate " + scene + " --quiet --out " + d + "t.csv");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("step size underflow: 10000 steps in a row shorter than 1e-07 dt"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(finite_rows(read_file(d + "t.csv")).size(), 1u);  // t = 0 only
 }
 
 // Runs `simulate` on a pseudo-terminal `columns` wide and returns what it drew.
