@@ -172,6 +172,22 @@ TEST(Scene, ExamplesLoadAndEvaluate) {
   EXPECT_GT(count, 0);
 }
 
+// Directions and quaternions are scaled before they are normalised, so entries whose
+// squares overflow a double still give the rotation they describe: q ∝ (1, 1, 0, 0) is
+// a quarter turn about x, taking body z to world −y.
+TEST(Scene, HugeQuaternionsAndAxesStillNormalise) {
+  const Model m = load_model_from_string(R"({"bodies": [
+      {"name": "a", "mass": 1, "inertia": {"sphere": 0.1},
+       "orientation": {"quaternion": [1e300, 1e300, 0, 0]}},
+      {"name": "b", "mass": 1, "inertia": {"sphere": 0.1},
+       "orientation": {"axis_angle": [1e300, 0, 0, 1.5707963267948966]}}]})");
+  for (int i = 0; i < 2; ++i) {
+    const Mat3 Q = m.bodies()[i].orientation.toRotationMatrix();
+    EXPECT_TRUE(Q.allFinite());
+    EXPECT_NEAR((Q * Vec3::UnitZ() - Vec3(0, -1, 0)).norm(), 0.0, 1e-12) << i;
+  }
+}
+
 TEST(Scene, MissingFileIsASceneError) {
   try {
     load_model("/nonexistent/scene.json");
