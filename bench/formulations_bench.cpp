@@ -2,6 +2,7 @@
 //   BM_Forward/<formulation>/n     forward(m, d, f): kinematics, forces, rows, solve,
 //                                  multipliers and reactions, on the standard chain
 //   BM_RecursiveAccelerations/n    recursive_accelerations(): the three passes only
+//   BM_TreeRate/n                  TreeStateSpace::rate(): ẋ as a simulation step needs it
 //   BM_BranchedTree/<f>            a base with 4 limbs of 6 links
 //   BM_ClosedChain/<f>             the chain of 100 with a spherical loop closure
 //   BM_RedundantChain/<f>/n        the standard chain with one redundant row per joint
@@ -63,6 +64,22 @@ void BM_RecursiveAccelerations(benchmark::State& st) {
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// what a simulation step evaluates between output instants: StateSpace::rate (ẋ only)
+void BM_TreeRate(benchmark::State& st) {
+  const Model m = bench::standard_chain(static_cast<int>(st.range(0)));
+  Data d(m);
+  const Eigen::VectorXd x = bench::standard_state(m, d);
+  TreeStateSpace ss(m);
+  Eigen::VectorXd xdot;
+  ss.rate(x, 0.0, d, xdot);
+  for (auto _ : st) {
+    ss.rate(x, 0.0, d, xdot);
+    benchmark::DoNotOptimize(xdot.data());
+    benchmark::ClobberMemory();
+  }
+  st.counters["bodies"] = m.nbody();
+}
+
 void BM_BranchedTree(benchmark::State& st, Formulation f) {
   run_forward(st, bench::branched_tree(4, 6), f);
 }
@@ -86,6 +103,7 @@ BENCHMARK_CAPTURE(BM_Forward, recursive, Formulation::Recursive)->Apply([](auto*
   chain_sizes(b, 1000);
 });
 BENCHMARK(BM_RecursiveAccelerations)->Apply([](auto* b) { chain_sizes(b, 1000); });
+BENCHMARK(BM_TreeRate)->Apply([](auto* b) { chain_sizes(b, 1000); });
 BENCHMARK_CAPTURE(BM_Forward, gibbs_appell, Formulation::GibbsAppell)->Apply([](auto* b) {
   chain_sizes(b, 200);
 });

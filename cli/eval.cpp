@@ -8,6 +8,7 @@
 #include "appell/forward.hpp"
 #include "cli/commands.hpp"
 #include "cli/recorder.hpp"
+#include "cli/table.hpp"
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
 
@@ -82,11 +83,14 @@ int run_eval(const EvalOptions& o) {
               << ": at t = 0: the accelerations or constraint forces are not finite\n";
     return 3;
   }
-  std::cout << out.dump(2) << "\n";
+  if (wants_table(o.output))
+    print_eval_table(std::cout, out);
+  else
+    std::cout << out.dump(2) << "\n";
   return 0;
 }
 
-int run_check(const std::string& scene) {
+int run_check(const std::string& scene, Output output) {
   Scene loaded;
   if (!load_or_report(scene, loaded)) return 2;
   const Model m = compile(loaded);
@@ -96,6 +100,15 @@ int run_check(const std::string& scene) {
   SolverOptions solver = loaded.settings.solver;
   solver.formulation = Formulation::Pinv;
   if (!evaluate_t0(scene, m, d, solver)) return 3;
+  if (output == Output::Json) {
+    std::cout << check_json(m, d.diagnostics.rank).dump(2) << "\n";
+    return 0;
+  }
+  if (wants_table(output)) {
+    print_check_table(std::cout, m, d.diagnostics.rank);
+    std::cout << "ok\n";
+    return 0;
+  }
   std::cout << "scene: " << m.name() << "\n";
   std::cout << "bodies: " << m.nbody() << "\n";
   for (const Body& b : m.bodies())

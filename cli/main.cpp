@@ -3,6 +3,17 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/report.hpp"
+
+// --json / --table: the output format of check and eval (default: a table on a terminal)
+static void add_output_flags(CLI::App* cmd, appell::cli::Output& output) {
+  auto* json = cmd->add_flag_callback(
+      "--json", [&output] { output = appell::cli::Output::Json; }, "JSON output");
+  cmd->add_flag_callback(
+         "--table", [&output] { output = appell::cli::Output::Table; },
+         "tables for people (the default on a terminal)")
+      ->excludes(json);
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"appell: equations of motion of constrained multibody systems (Gauss's principle)"};
@@ -14,10 +25,13 @@ int main(int argc, char** argv) {
   CLI::App* check =
       app.add_subcommand("check", "validate a scene; print bodies, constraints, DoF, rank");
   check->add_option("SCENE", check_scene, "scene file (JSON)")->required();
+  appell::cli::Output check_output = appell::cli::Output::Auto;
+  add_output_flags(check, check_output);
   CLI::App* ev = app.add_subcommand("eval", "equations of motion at t = 0, JSON on stdout");
   ev->add_option("SCENE", eval.scene, "scene file (JSON)")->required();
   ev->add_option("--formulation", eval.formulation,
                  "auto | recursive | gibbs-appell | pinv | sparse");
+  add_output_flags(ev, eval.output);
 
   appell::cli::SimulateOptions sim;
   CLI::App* simulate =
@@ -31,7 +45,17 @@ int main(int argc, char** argv) {
   simulate->add_option("--out", sim.out, "trajectory CSV");
   simulate->add_option("--summary", sim.summary, "summary JSON (default: stdout)");
   simulate->add_option("--forces", sim.forces, "constraint forces CSV");
+  simulate->add_option("--report", sim.report, "HTML report: 3D animation and plots");
   simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
+
+  appell::cli::ReportOptions report;
+  CLI::App* rep = app.add_subcommand(
+      "report", "HTML report (3D animation, plots) of a simulate run's traj.csv [forces.csv]");
+  rep->add_option("SCENE", report.scene, "scene file (JSON)")->required();
+  rep->add_option("TRAJ", report.traj, "traj.csv written by simulate --out")->required();
+  rep->add_option("FORCES", report.forces, "forces.csv written by simulate --forces");
+  rep->add_option("-o,--out", report.out, "the report (HTML)")->required();
+  rep->add_option("--summary", report.summary, "summary.json of the run (for the run time)");
 
   try {
     app.parse(argc, argv);
@@ -44,9 +68,10 @@ int main(int argc, char** argv) {
   }
   try {
     using appell::cli::finish_stdout;
-    if (check->parsed()) return finish_stdout(appell::cli::run_check(check_scene));
+    if (check->parsed()) return finish_stdout(appell::cli::run_check(check_scene, check_output));
     if (ev->parsed()) return finish_stdout(appell::cli::run_eval(eval));
     if (simulate->parsed()) return finish_stdout(appell::cli::run_simulate(sim));
+    if (rep->parsed()) return finish_stdout(appell::cli::run_report(report));
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -82,16 +82,25 @@ void OutputFile::text(const std::string& s) {
   std::fputs(s.c_str(), f_);
 }
 
-bool OutputFile::commit() {
-  if (!f_) return true;
-  errno = 0;
-  bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
-  int err = ok ? 0 : (errno ? errno : EIO);
-  if (std::fclose(f_) != 0 && ok) {
-    ok = false;
-    err = errno ? errno : EIO;
-  }
+std::string OutputFile::writer_path() {
+  if (f_) std::fclose(f_);
   f_ = nullptr;
+  return temp_.empty() ? path_ : temp_;
+}
+
+bool OutputFile::commit() {
+  bool ok = true;
+  int err = 0;
+  if (f_) {
+    errno = 0;
+    ok = std::fflush(f_) == 0 && !std::ferror(f_);
+    err = ok ? 0 : (errno ? errno : EIO);
+    if (std::fclose(f_) != 0 && ok) {
+      ok = false;
+      err = errno ? errno : EIO;
+    }
+    f_ = nullptr;
+  }
   if (ok && !temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) {
     ok = false;
     err = errno;

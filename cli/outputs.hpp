@@ -38,6 +38,9 @@ class OutputFile {
   explicit operator bool() const { return f_ != nullptr; }
   bool failed() const;  // a write failed
   void text(const std::string& s);
+  // For a writer of its own (the HTML report): closes the stream and returns the path to
+  // write, the temporary (or the device); commit() then renames it.
+  std::string writer_path();
   // Flushes, closes and renames the temporary onto the path; false with error().
   bool commit();
   void discard();

@@ -3,10 +3,13 @@
 // terminal (cli/progress.hpp).
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -16,6 +19,7 @@
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"
 #include "cli/recorder.hpp"
+#include "cli/report.hpp"
 
 namespace appell::cli {
 
@@ -85,6 +89,8 @@ int run_simulate(const SimulateOptions& o) {
   SimulationOptions so = SimulationOptions::from_settings(scene.settings);
   if (f != Formulation::Auto) so.formulation = f;
   if (!apply_overrides(o, so) || !run_size_ok(so)) return 2;
+  if (!o.report.empty() && !report_available())
+    return usage_error("--report: " + report_unavailable_message()), 2;
   Progress progress(!o.quiet && isatty(fileno(stderr)), so.integrator.duration);
   so.progress = [&](double t) { progress.update(t); };
   std::unique_ptr<Simulation> sim;
@@ -95,30 +101,37 @@ int run_simulate(const SimulateOptions& o) {
   }
 
   // every output path is checked and opened (as a temporary) before anything is written
-  if (!check_output_paths(o.scene,
-                          {{"--out", o.out}, {"--forces", o.forces}, {"--summary", o.summary}}))
+  if (!check_output_paths(o.scene, {{"--out", o.out},
+                                    {"--forces", o.forces},
+                                    {"--summary", o.summary},
+                                    {"--report", o.report}}))
     return 2;
   Csv traj, forces;
-  OutputFile summary_file;
+  OutputFile summary_file, report_file;
   const auto open = [](OutputFile& file, const char* option, const std::string& path) {
     return path.empty() || file.open(path) || usage_error(option + (": " + file.error()));
   };
   if (!open(traj, "--out", o.out) || !open(forces, "--forces", o.forces) ||
-      !open(summary_file, "--summary", o.summary))
+      !open(summary_file, "--summary", o.summary) || !open(report_file, "--report", o.report))
     return 2;
   if (traj) traj.text(traj_header(m));
   if (forces) forces.text(forces_header(m));
 
   // the run, observed by the recorder; it stops early when an output cannot be written
   Recorder recorder(m, traj, forces);
-  const Observer observe = [&](const Sample& s) { recorder.observe(s); };
+  std::optional<ReportCollector> report;
+  if (!o.report.empty()) report.emplace(m);
+  const Observer observe = [&](const Sample& s) {
+    recorder.observe(s);
+    if (report) report->observe(s);
+  };
   if (sim->start(observe))
     while (!traj.failed() && !forces.failed() && sim->step(observe)) {
     }
   progress.finish();
   const SimulationResult& r = sim->result();
 
-  // the summary
+  // the summary and the report
   const auto summary =
       recorder.summary(formulation_name(sim->state_space().formulation()), so.integrator.method, r);
   // (finite samples can still give an infinite drift, 1e308 − (−1e308): then no summary)
@@ -129,7 +142,12 @@ int run_simulate(const SimulateOptions& o) {
     summary_file.text(summary.dump(2) + "\n");
   else if (!o.quiet)
     std::cout << summary.dump(2) << "\n";
-  if (!commit_all({&traj, &forces, &summary_file})) return 2;
+  if (report && !write_simulation_report(report_file.writer_path(), o.scene, m, summary, r,
+                                         report->series())) {
+    std::cerr << "error: cannot write '" << o.report << "': " << std::strerror(errno) << "\n";
+    return 2;
+  }
+  if (!commit_all({&traj, &forces, &summary_file, &report_file})) return 2;
 
   if (!r.ok() || !finite) {
     std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t,

@@ -59,6 +59,14 @@ void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen:
 // O(n) for a tree, O(n·m + m³) with m extra rows.  Never allocates after the first call.
 void solve_recursive(const Model& m, Data& d);
 
+// What an integrator needs and no more: pass 1, applied forces, the extra rows (with
+// `st`), passes 2 and 3 and the extra rows' λ.  The joint u̇ and d.diagnostics are those
+// solve_recursive gives, bit for bit; d.udot, the tree joints' rows and multipliers and
+// d.reaction are not written.  An Inconsistent status is provisional: solve_recursive
+// confirms it on every row.  O(n) for a tree, O(n·m + m³) with m extra rows.
+SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st);
+
 // Only the tree accelerations: pass 1, applied forces and the passes; no rows, no
 // multipliers, no reactions; extra rows are ignored.  Writes d.body, d.J, d.F, d.udot and
 // the joint u̇.  O(n).

@@ -86,6 +86,7 @@ struct Simulation::Impl {
 
   // ---- the right-hand side, as odeint sees it ---------------------------------------
   void rhs(const Vector& xi, Vector& xdot, double t);
+  void rhs_as(const Vector& xi, Vector& xdot, double t, bool full);
   struct Rhs {
     Impl* self;
     void operator()(const Vector& xi, Vector& xdot, double t) const { self->rhs(xi, xdot, t); }
@@ -97,8 +98,12 @@ struct Simulation::Impl {
     return fail(simulation_detail::status_of(f.status), f.t, f.message);
   }
 
+  // What an evaluation serves: the next step only (ẋ, StateSpace::rate), the next step
+  // and a sample (every field of d, StateSpace::derivative), or a sample only (counted
+  // apart from the integrator's right-hand sides).
+  enum class Purpose { Step, StepAndSample, Sample };
   // Evaluates (t, xi) into d and xdot; false (and r filled) when that fails.
-  bool evaluate(const Vector& xi, double t, Vector& xdot, bool for_output);
+  bool evaluate(const Vector& xi, double t, Vector& xdot, Purpose purpose);
 
   // The Sample of d, which must describe (t, x) (a derivative was just evaluated there),
   // checked finite and given to the observer; false (and r filled) when it is not finite.

@@ -13,8 +13,13 @@ using Vector = Eigen::VectorXd;
 using Clock = std::chrono::steady_clock;
 
 void Simulation::Impl::rhs(const Vector& xi, Vector& xdot, double t) {
+  rhs_as(xi, xdot, t, false);
+}
+
+// a right-hand side counted as the integrator's; `full`: every field of d (a sample's)
+void Simulation::Impl::rhs_as(const Vector& xi, Vector& xdot, double t, bool full) {
   const Clock::time_point t0 = Clock::now();
-  const SolveStatus s = ss->derivative(xi, t, d, xdot);
+  const SolveStatus s = full ? ss->derivative(xi, t, d, xdot) : ss->rate(xi, t, d, xdot);
   r.rhs_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   ++r.rhs_evaluations;
   if (s != SolveStatus::Ok) {
@@ -37,14 +42,14 @@ SimulationResult& Simulation::Impl::fail(SimulationStatus s, double t, const std
   return r;
 }
 
-bool Simulation::Impl::evaluate(const Vector& xi, double t, Vector& xdot, bool for_output) {
+bool Simulation::Impl::evaluate(const Vector& xi, double t, Vector& xdot, Purpose purpose) {
   rhs_failure = {};
-  if (for_output) {
+  if (purpose == Purpose::Sample) {
     const SolveStatus s = ss->derivative(xi, t, d, xdot);
     ++r.output_evaluations;
     if (s != SolveStatus::Ok) rhs_failure = {true, s, d.diagnostics.message, t};
   } else {
-    rhs(xi, xdot, t);
+    rhs_as(xi, xdot, t, purpose == Purpose::StepAndSample);
   }
   if (rhs_failure.happened) fail(rhs_failure);
   return !rhs_failure.happened;
@@ -143,7 +148,8 @@ bool Simulation::Impl::start(const State& initial) {
   tiny = 0;
 
   // ẋ at t = 0: the first stage of the first step, and the Data of the first sample
-  if (!evaluate(x, t, dxdt, K == 0) || !emit(t)) return false;
+  if (!evaluate(x, t, dxdt, K == 0 ? Purpose::Sample : Purpose::StepAndSample) || !emit(t))
+    return false;
   running = K > 0;
   return true;
 }

@@ -33,7 +33,9 @@ bool Simulation::Impl::step_rk4() {
   ++k;
   // the next step's first stage, and the Data of the sample (after the last step it
   // serves the sample only)
-  if (!evaluate(x, t, dxdt, k == K)) return false;
+  const Purpose purpose =
+      k == K ? Purpose::Sample : (due(k, K) ? Purpose::StepAndSample : Purpose::Step);
+  if (!evaluate(x, t, dxdt, purpose)) return false;
   return !due(k, K) || emit(t);
 }
 
@@ -85,8 +87,10 @@ bool Simulation::Impl::step_rkf78() {
     t = reached ? t_target : t_try;
     x.swap(x_new);
     if (!accept(x, t)) return false;
-    if (!evaluate(x, t, dxdt, false)) return false;
-    return !(reached && due(++k, K)) || emit(t);
+    const bool sample = reached && due(k + 1, K);
+    if (!evaluate(x, t, dxdt, sample ? Purpose::StepAndSample : Purpose::Step)) return false;
+    if (reached) ++k;
+    return !sample || emit(t);
   }
 }
 
@@ -110,14 +114,14 @@ bool Simulation::Impl::step_dopri5() {
         x_out = x_new;
       else
         dopri5->stepper().calc_state(tk, x_out, x, dxdt, t, x_new, dxdt_new, t_new);
-      if (!evaluate(x_out, tk, scratch, true) || !emit(tk)) return false;
+      if (!evaluate(x_out, tk, scratch, Purpose::Sample) || !emit(tk)) return false;
     }
     x.swap(x_new);
     dxdt.swap(dxdt_new);
     t = t_new;
     if (!accept(x, t)) return false;
     // the projection moved x: the carried (FSAL) derivative is stale
-    if (projection && k < K && !evaluate(x, t, dxdt, false)) return false;
+    if (projection && k < K && !evaluate(x, t, dxdt, Purpose::Step)) return false;
     return true;
   }
 }

@@ -2,6 +2,8 @@
 // rows, their dense form, reactions.
 #include "engine/stages.hpp"
 
+#include <algorithm>
+
 #include "engine/row_terms.hpp"
 
 namespace appell {
@@ -43,19 +45,42 @@ void applied_forces(const Model& m, Data& d) {
   }
 }
 
+namespace {
+
+// the terms, b and residuals of constraint c's rows
+void rows_of(const Model& m, Data& d, const StateView& view, int c) {
+  const Constraint& con = *m.constraints()[c];
+  const int r0 = m.row_offset(c), nb = static_cast<int>(con.bodies().size());
+  RowTerm* terms = d.terms.data() + m.term_offset(c);
+  std::fill(terms, terms + con.rows() * nb, RowTerm{});
+  RowSpan span{terms, d.b.data() + r0, d.velocity_residual.data() + r0,
+               d.position_residual.data() + r0, nb};
+  con.evaluate(view, span);
+}
+
+// Baumgarte's b − 2α π − β² g on constraint c's rows
+void stabilize_rows_of(const Model& m, Data& d, const Stabilization& st, int c) {
+  const int r0 = m.row_offset(c), n = m.constraints()[c]->rows();
+  d.b.segment(r0, n) -= 2.0 * st.alpha * d.velocity_residual.segment(r0, n) +
+                        st.beta * st.beta * d.position_residual.segment(r0, n);
+}
+
+}  // namespace
+
 void constraint_rows(const Model& m, Data& d, const Stabilization& st) {
   const StateView view = d.view();
-  for (RowTerm& t : d.terms) t = RowTerm{};
-  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
-    const Constraint& con = *m.constraints()[c];
-    const int r0 = m.row_offset(c);
-    RowSpan span{d.terms.data() + m.term_offset(c), d.b.data() + r0,
-                 d.velocity_residual.data() + r0, d.position_residual.data() + r0,
-                 static_cast<int>(con.bodies().size())};
-    con.evaluate(view, span);
-  }
-  if (st.type == Stabilization::Type::Baumgarte && m.nrows() > 0)
-    d.b -= 2.0 * st.alpha * d.velocity_residual + st.beta * st.beta * d.position_residual;
+  const int nc = static_cast<int>(m.constraints().size());
+  for (int c = 0; c < nc; ++c) rows_of(m, d, view, c);
+  if (st.type == Stabilization::Type::Baumgarte)
+    for (int c = 0; c < nc; ++c) stabilize_rows_of(m, d, st, c);
+}
+
+void constraint_rows(const Model& m, Data& d, const std::vector<int>& constraints,
+                     const Stabilization& st) {
+  const StateView view = d.view();
+  for (int c : constraints) rows_of(m, d, view, c);
+  if (st.type == Stabilization::Type::Baumgarte)
+    for (int c : constraints) stabilize_rows_of(m, d, st, c);
 }
 
 void dense_rows(const Model& m, Data& d) {

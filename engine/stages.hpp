@@ -2,6 +2,8 @@
 // and writes; a stage is valid only after the ones before it.
 #pragma once
 
+#include <vector>
+
 #include "appell/data.hpp"
 
 namespace appell {
@@ -13,6 +15,10 @@ void applied_forces(const Model& m, Data& d);
 // Reads d.body, d.t.  Writes d.terms, d.b, d.velocity_residual, d.position_residual,
 // then applies `st` (Baumgarte; nothing for the others) to d.b.  O(rows).
 void constraint_rows(const Model& m, Data& d, const Stabilization& st = {});
+// The same for the listed constraints only (the others' rows are left as they were).
+// O(their rows).
+void constraint_rows(const Model& m, Data& d, const std::vector<int>& constraints,
+                     const Stabilization& st = {});
 // Reads d.terms.  Writes d.A (dense, rows × nu).  O(rows · nu).
 void dense_rows(const Model& m, Data& d);
 // Reads d.lambda, d.terms.  Writes d.reaction.  O(terms).

@@ -1,5 +1,7 @@
 #include "engine/tree_state_space.hpp"
 
+#include <cmath>
+
 #include "appell/forward.hpp"
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
@@ -29,6 +31,21 @@ SolveStatus TreeStateSpace::derivative(const Eigen::VectorXd& x, double t, Data&
   const auto q = x.head(tree_.nq);
   const auto u = x.tail(tree_.nu);
   const SolveStatus status = forward_tree(m_, d, q, u, st_);
+  xdot.resize(size());
+  tree_qdot(tree_, q, u, xdot.head(tree_.nq));
+  xdot.tail(tree_.nu) = joint_accelerations(m_, d);
+  return status;
+}
+
+SolveStatus TreeStateSpace::rate(const Eigen::VectorXd& x, double t, Data& d,
+                                 Eigen::VectorXd& xdot) {
+  d.t = t;
+  const auto q = x.head(tree_.nq);
+  const auto u = x.tail(tree_.nu);
+  if (!q.allFinite() || !u.allFinite() || !std::isfinite(t)) return derivative(x, t, d, xdot);
+  const SolveStatus status = recursive_rates(m_, d, q, u, st_);
+  // a failure is confirmed (and reported) by the full evaluation
+  if (status != SolveStatus::Ok) return derivative(x, t, d, xdot);
   xdot.resize(size());
   tree_qdot(tree_, q, u, xdot.head(tree_.nq));
   xdot.tail(tree_.nu) = joint_accelerations(m_, d);

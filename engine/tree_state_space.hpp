@@ -21,6 +21,9 @@ class TreeStateSpace : public StateSpace {
   // ẋ = (N(q) u, u̇) with u̇ from the recursion; d describes (t, x) afterwards
   SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
                          Eigen::VectorXd& xdot) override;
+  // ẋ only (recursive_rates: no tree rows, no joint multipliers, no reactions); falls back
+  // to derivative() when the extra rows look inconsistent, so that the status is final
+  SolveStatus rate(const Eigen::VectorXd& x, double t, Data& d, Eigen::VectorXd& xdot) override;
   void normalize(Eigen::VectorXd& x) const override;
   // tree joints cannot drift: nothing to do without extra rows; with them, the maximal
   // projection of every row, read back into joint coordinates

@@ -98,9 +98,28 @@ Quat parse_orientation(const Node& n) {
   return Quat(Q).normalized();
 }
 
+// "visual": how reports draw the body (docs/scene-format.md); checked here, not kept
+void check_visual(const Node& n) {
+  n.object({"box", "sphere", "cylinder", "color"});
+  const size_t shapes = n.has("box") + n.has("sphere") + n.has("cylinder");
+  if (shapes != 1) n.fail("expected exactly one of box, sphere, cylinder");
+  if (n.has("box"))
+    for (const Node& e : n["box"].array(3)) e.positive();
+  if (n.has("sphere")) n["sphere"].positive();
+  if (n.has("cylinder"))
+    for (const Node& e : n["cylinder"].array(2)) e.positive();
+  if (n.has("color")) {
+    const std::string c = n["color"].string();
+    const bool hex = c.size() == 7 && c[0] == '#' &&
+                     c.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
+    if (!hex) n["color"].fail("expected a colour as \"#rrggbb\", got '" + c + "'");
+  }
+}
+
 Body parse_body(const Node& n) {
   n.object({"name", "type", "mass", "inertia", "position", "orientation", "velocity",
-            "angular_velocity"});
+            "angular_velocity", "root", "visual"});
+  if (n.has("visual")) check_visual(n["visual"]);
   Body b;
   b.name = n["name"].name("body");
   if (b.name == "world") n["name"].fail("'world' is reserved for the fixed ground");
@@ -119,6 +138,10 @@ Body parse_body(const Node& n) {
     b.inertia = parse_inertia(n["inertia"], b.mass);
     if (n.has("orientation")) b.orientation = parse_orientation(n["orientation"]);
     if (n.has("angular_velocity")) b.angular_velocity = n["angular_velocity"].vec3();
+  }
+  if (n.has("root")) {
+    if (!n["root"].json().is_boolean()) n["root"].fail("expected true or false");
+    b.root = n["root"].json().get<bool>();
   }
   return b;
 }

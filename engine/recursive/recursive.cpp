@@ -59,16 +59,25 @@ void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen:
   kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
 }
 
-void solve_recursive(const Model& m, Data& d) {
-  RecursiveWorkspace& ws = recursive_workspace(m, d);
+namespace {
+
+// passes 2 and 3 and the extra rows: the joint u̇, and λ of the extra rows
+void passes(const Model& m, Data& d, RecursiveWorkspace& ws) {
   const TreeModel& tree = m.tree();
-  body_inertias(m, tree, d, ws);
   body_forces(m, tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);
   d.diagnostics.rank = tree.ntree_rows;
   d.diagnostics.rank_tolerance = kDependentSine;
   if (tree.nrows_extra > 0) solve_extra_rows(m, tree, d, ws);
+}
+
+}  // namespace
+
+void solve_recursive(const Model& m, Data& d) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  const TreeModel& tree = m.tree();
+  passes(m, d, ws);
   write_accelerations(m, d, ws);
   if (d.diagnostics.status == SolveStatus::Inconsistent) {
     // confirm with the criterion every formulation uses (rank_policy.hpp), so that all
@@ -82,13 +91,28 @@ void solve_recursive(const Model& m, Data& d) {
   joint_multipliers(m, tree, d, ws);
 }
 
+SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  d.diagnostics = Diagnostics{};
+  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
+  applied_forces(m, d);
+  if (m.tree().nrows_extra > 0) constraint_rows(m, d, m.tree().extra, st);
+  passes(m, d, ws);
+  if (d.diagnostics.status == SolveStatus::Ok &&
+      (!ws.udot.allFinite() || (m.tree().nrows_extra > 0 && !ws.lambda.allFinite()))) {
+    d.diagnostics.status = SolveStatus::NotFinite;
+    d.diagnostics.message = "accelerations are not finite";
+  }
+  return d.diagnostics.status;
+}
+
 void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                              const Eigen::Ref<const Eigen::VectorXd>& u) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
   kinematics_BaseToTip(m, tree, q, u, d, ws);
   applied_forces(m, d);
-  body_inertias(m, tree, d, ws);
   body_forces(m, tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);

@@ -149,7 +149,11 @@ class Simulation {
   double time() const;                     // the time reached
   const SimulationResult& result() const;  // so far
 
-  const Data& data() const;              // the last evaluated state
+  // the last evaluated state: every field at output instants (what observers see); between
+  // them the recursive formulation evaluates only what the integrator needs (body states,
+  // joint accelerations, extra rows: StateSpace::rate), so multipliers and reactions of
+  // tree joints there are those of the last output instant
+  const Data& data() const;
   const Eigen::VectorXd& state() const;  // x, in the state space's coordinates
   const StateSpace& state_space() const;
 

@@ -29,6 +29,13 @@ class StateSpace {
   // (body states, udot, lambda, reaction, residuals) describes (t, x) afterwards.
   virtual SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
                                  Eigen::VectorXd& xdot) = 0;
+  // ẋ at (t, x) only, equal bit for bit to derivative()'s: what an integrator's stages
+  // need.  The fields of d that ẋ does not need (multipliers and reactions of tree joints,
+  // the maximal udot of the tree) may be left stale; call derivative() where d is read.
+  // The recursive formulation skips its joint multipliers and tree rows here.
+  virtual SolveStatus rate(const Eigen::VectorXd& x, double t, Data& d, Eigen::VectorXd& xdot) {
+    return derivative(x, t, d, xdot);
+  }
   // restores invariants after a step (unit quaternions); cheap, O(n)
   virtual void normalize(Eigen::VectorXd& x) const = 0;
   // projection stabilization: moves x back onto the position and velocity constraint
