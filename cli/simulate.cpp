@@ -20,6 +20,7 @@
 #include "cli/progress.hpp"
 #include "cli/recorder.hpp"
 #include "cli/report.hpp"
+#include "scenes/document.hpp"
 
 namespace appell::cli {
 
@@ -61,7 +62,8 @@ bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
 // the scene loader never saw.
 bool run_size_ok(const SimulationOptions& so) {
   const double steps = so.integrator.duration / so.integrator.dt;
-  if (steps <= 1e9 && steps / so.every <= 1e7) return true;
+  if (steps <= SceneLimits::kMaxSteps && steps / so.every <= SceneLimits::kMaxOutputRows)
+    return true;
   return usage_error("--dt, --duration: duration / dt = " + format_number(steps) +
                      " steps; the limits are 1e9 steps and 1e7 output rows");
 }
