@@ -4,6 +4,9 @@
 JOBS      ?= $(shell nproc)
 BUILD     ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 30
 DEMO_SCENE ?= scenes/examples/double_pendulum.json
 PACKAGES  := cmake g++ make libeigen3-dev libboost-dev nlohmann-json3-dev libgtest-dev \
              libbenchmark-dev libcli11-dev liburdfdom-dev pkg-config \
@@ -24,7 +27,8 @@ REPORT_PROBES   := /usr/bin/node /usr/bin/npm
 BROWSER_PACKAGES := chromium python3-jsonschema
 BROWSER_PROBES  := /usr/bin/chromium /usr/lib/python3/dist-packages/jsonschema
 
-.PHONY: deps deps-report deps-browser build demo test test-asan bench format clean
+.PHONY: deps deps-report deps-browser deps-clang build demo test test-asan test-tsan fuzz bench \
+        format clean
 
 deps:
 	@missing=0; for h in $(HEADERS); do [ -e $$h ] || missing=1; done; \
@@ -93,6 +97,41 @@ test-asan: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest -j $(JOBS) --output-on-failure
 
+# the threads test alone (tests/threads_test.cpp: one Model, 4 threads, bit for bit with
+# serial runs) with the library under ThreadSanitizer; nothing else is built
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPPELL_TSAN=ON \
+	      -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target threads_tsan_test
+	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/threads_tsan_test
+
+# clang and its runtime (libFuzzer, sanitizers), needed only by `make fuzz`
+CLANG_PACKAGES := clang libclang-rt-14-dev
+deps-clang: deps
+	@if ! command -v clang++ >/dev/null || \
+	    ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $(CLANG_PACKAGES)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CLANG_PACKAGES) >/dev/null; \
+	  else \
+	    echo "error: missing packages; run as root or: sudo apt-get install $(CLANG_PACKAGES)" >&2; exit 1; \
+	  fi; \
+	fi
+
+# libFuzzer targets of tests/fuzz/ under ASan + UBSan, FUZZ_SECONDS each, seeded with the
+# shipped scenes; a crash leaves its input as $(FUZZ_BUILD)/crash-* and fails
+fuzz: deps-clang
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	      -DAPPELL_FUZZ=ON -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target scene_fuzz expression_fuzz
+	mkdir -p $(FUZZ_BUILD)/corpus/scene $(FUZZ_BUILD)/corpus/expression
+	./$(FUZZ_BUILD)/scene_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=65536 -dict=tests/fuzz/scene.dict -artifact_prefix=$(FUZZ_BUILD)/ \
+	  -print_final_stats=1 $(FUZZ_BUILD)/corpus/scene scenes/examples scenes/benchmarks
+	./$(FUZZ_BUILD)/expression_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=4096 -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
+	  $(FUZZ_BUILD)/corpus/expression tests/fuzz/expressions
+
 # the other engines are needed only here (never by the main build)
 BENCH_PACKAGES := libbullet-dev libmujoco-dev
 bench: deps
@@ -116,4 +155,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

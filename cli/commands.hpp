@@ -48,4 +48,8 @@ bool load_or_report(const std::string& scene, Scene& out);
 // returns false.  Called before the scene is loaded: usage errors come first.
 bool formulation_or_report(const std::string& name, Formulation& out);
 
+// Flushes standard output: `status` when everything printed was written, else an error
+// line naming the reason and 2 (`appell eval > /dev/full` must not succeed).
+int finish_stdout(int status);
+
 }  // namespace appell::cli

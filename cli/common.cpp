@@ -1,3 +1,6 @@
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "appell/scene.hpp"
@@ -26,6 +29,15 @@ bool formulation_or_report(const std::string& name, Formulation& out) {
   std::cerr << "error: --formulation: unknown formulation '" << name
             << "'; expected auto, recursive, gibbs-appell, pinv or sparse\n";
   return false;
+}
+
+int finish_stdout(int status) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout)) return status;
+  const int err = errno ? errno : EIO;
+  std::cerr << "error: standard output: cannot write: " << std::strerror(err) << "\n";
+  return status == 0 ? 2 : status;
 }
 
 }  // namespace appell::cli

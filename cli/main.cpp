@@ -82,12 +82,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (check->parsed()) return appell::cli::run_check(check_scene, check_output);
-    if (ev->parsed()) return appell::cli::run_eval(eval);
-    if (simulate->parsed()) return appell::cli::run_simulate(sim);
-    if (rep->parsed()) return appell::cli::run_report(report);
-    if (inverse->parsed()) return appell::cli::run_inverse(inv);
-    if (sweep->parsed()) return appell::cli::run_sweep(sweep_options);
+    using appell::cli::finish_stdout;
+    if (check->parsed()) return finish_stdout(appell::cli::run_check(check_scene, check_output));
+    if (ev->parsed()) return finish_stdout(appell::cli::run_eval(eval));
+    if (simulate->parsed()) return finish_stdout(appell::cli::run_simulate(sim));
+    if (rep->parsed()) return finish_stdout(appell::cli::run_report(report));
+    if (inverse->parsed()) return finish_stdout(appell::cli::run_inverse(inv));
+    if (sweep->parsed()) return finish_stdout(appell::cli::run_sweep(sweep_options));
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

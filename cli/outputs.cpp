@@ -4,18 +4,6 @@
 
 namespace appell::cli {
 
-Csv::~Csv() {
-  if (f_) std::fclose(f_);
-}
-
-bool Csv::open(const std::string& path) {
-  f_ = std::fopen(path.c_str(), "w");
-  return f_ != nullptr;
-}
-
-void Csv::text(const std::string& s) {
-  std::fputs(s.c_str(), f_);
-}
 void Csv::first(double v) {
   std::fprintf(f_, "%.17g", v);
 }
@@ -24,7 +12,6 @@ void Csv::number(double v) {
 }
 void Csv::end_row() {
   std::fputc('\n', f_);
-  std::fflush(f_);
 }
 
 std::string traj_header(const Model& m) {

@@ -9,12 +9,17 @@
 //                about the body's centre of mass, world frame (SPEC §1); then the
 //                actuated joints' columns (cli/joint_outputs.hpp).
 //
-// Rows are flushed as they are written, so a run that fails (exit 3) keeps every row
-// computed before the failure.
+// Outputs are safe (docs/scene-format.md, "Outputs"): every path is checked before the run
+// (writable, not the scene, not another output); a regular file is written to a temporary
+// beside it and renamed onto its path only when complete (or, after a numerical failure,
+// holding the rows computed until then), so an existing file is never left truncated;
+// every write and the close are checked.  Devices and pipes (/dev/stdout, /dev/full) are
+// written in place.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "appell/model.hpp"
@@ -22,23 +27,48 @@
 
 namespace appell::cli {
 
-// a CSV file written row by row; closes itself
-class Csv {
+// One output file, written to a temporary and committed.
+class OutputFile {
  public:
-  Csv() = default;
-  Csv(const Csv&) = delete;
-  Csv& operator=(const Csv&) = delete;
-  ~Csv();
+  OutputFile() = default;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile();  // an uncommitted temporary is removed
+
+  // Creates the temporary beside `path` (or opens a device in place); false with error().
   bool open(const std::string& path);
   explicit operator bool() const { return f_ != nullptr; }
+  bool failed() const;  // a write failed
   void text(const std::string& s);
+  // For a writer of its own (the HTML report): closes the stream and returns the path to
+  // write, the temporary (or the device); commit() then renames it.
+  std::string writer_path();
+  // Flushes, closes and renames the temporary onto the path; false with error().
+  bool commit();
+  void discard();
+  const std::string& path() const { return path_; }
+  const std::string& error() const { return error_; }
+
+ protected:
+  std::FILE* f_ = nullptr;
+
+ private:
+  std::string path_, temp_, error_;  // temp_ empty: written in place
+};
+
+// a CSV file written row by row
+class Csv : public OutputFile {
+ public:
   void first(double v);
   void number(double v);
   void end_row();
-
- private:
-  std::FILE* f_ = nullptr;
 };
+
+// The output paths (option, path; empty paths are not written) are distinct from the
+// scene and from each other, and none is a directory; else prints a usage error and
+// returns false.
+bool check_output_paths(const std::string& scene,
+                        const std::vector<std::pair<std::string, std::string>>& outputs);
 
 std::string traj_header(const Model& m);
 std::string forces_header(const Model& m);

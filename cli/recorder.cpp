@@ -74,4 +74,12 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
   return summary;
 }
 
+bool finite_numbers(const ojson& j) {
+  if (j.is_number_float()) return std::isfinite(j.get<double>());
+  if (j.is_structured())
+    for (const auto& e : j)
+      if (!finite_numbers(e)) return false;
+  return true;
+}
+
 }  // namespace appell::cli

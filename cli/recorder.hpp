@@ -40,4 +40,7 @@ class Recorder {
   std::vector<BodyState> last_;  // the body states of the last sample
 };
 
+// every number of a JSON document is finite (nlohmann would write NaN and ∞ as null)
+bool finite_numbers(const nlohmann::ordered_json& j);
+
 }  // namespace appell::cli

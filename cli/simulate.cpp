@@ -3,8 +3,10 @@
 // terminal (cli/progress.hpp).
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,6 +20,7 @@
 #include "cli/progress.hpp"
 #include "cli/recorder.hpp"
 #include "cli/report.hpp"
+#include "scenes/document.hpp"
 
 namespace appell::cli {
 
@@ -55,6 +58,29 @@ bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
   return true;
 }
 
+// The run size guard of docs/scene-format.md ("Limits") for --dt and --duration, which
+// the scene loader never saw.
+bool run_size_ok(const SimulationOptions& so) {
+  const double steps = so.integrator.duration / so.integrator.dt;
+  if (steps <= SceneLimits::kMaxSteps && steps / so.every <= SceneLimits::kMaxOutputRows)
+    return true;
+  return usage_error("--dt, --duration: duration / dt = " + format_number(steps) +
+                     " steps; the limits are 1e9 steps and 1e7 output rows");
+}
+
+// Commits every open output; on a failed write prints its path and reason.
+bool commit_all(std::initializer_list<OutputFile*> files) {
+  bool ok = true;
+  for (OutputFile* f : files) {
+    if (ok && !f->commit()) {
+      std::cerr << "error: " << f->error() << "\n";
+      ok = false;
+    }
+    f->discard();
+  }
+  return ok;
+}
+
 }  // namespace
 
 int run_simulate(const SimulateOptions& o) {
@@ -64,23 +90,9 @@ int run_simulate(const SimulateOptions& o) {
   const Model m = compile(scene);
   SimulationOptions so = SimulationOptions::from_settings(scene.settings);
   if (f != Formulation::Auto) so.formulation = f;
-  if (!apply_overrides(o, so)) return 2;
+  if (!apply_overrides(o, so) || !run_size_ok(so)) return 2;
   if (!o.report.empty() && !report_available())
     return usage_error("--report: " + report_unavailable_message()), 2;
-
-  // output files, with their headers
-  Csv traj, forces;
-  if (!o.out.empty() && !traj.open(o.out))
-    return usage_error("--out: cannot write '" + o.out + "'"), 2;
-  if (!o.forces.empty() && !forces.open(o.forces))
-    return usage_error("--forces: cannot write '" + o.forces + "'"), 2;
-  if (traj) traj.text(traj_header(m));
-  if (forces) forces.text(forces_header(m));
-
-  // the run, observed by the recorder
-  Recorder recorder(m, traj, forces);
-  std::optional<ReportCollector> report;
-  if (!o.report.empty()) report.emplace(m);
   Progress progress(!o.quiet && isatty(fileno(stderr)), so.integrator.duration);
   so.progress = [&](double t) { progress.update(t); };
   std::unique_ptr<Simulation> sim;
@@ -89,29 +101,59 @@ int run_simulate(const SimulateOptions& o) {
   } catch (const std::invalid_argument& e) {
     return usage_error(e.what()), 2;
   }
-  const SimulationResult r = sim->run([&](const Sample& s) {
+
+  // every output path is checked and opened (as a temporary) before anything is written
+  if (!check_output_paths(o.scene, {{"--out", o.out},
+                                    {"--forces", o.forces},
+                                    {"--summary", o.summary},
+                                    {"--report", o.report}}))
+    return 2;
+  Csv traj, forces;
+  OutputFile summary_file, report_file;
+  const auto open = [](OutputFile& file, const char* option, const std::string& path) {
+    return path.empty() || file.open(path) || usage_error(option + (": " + file.error()));
+  };
+  if (!open(traj, "--out", o.out) || !open(forces, "--forces", o.forces) ||
+      !open(summary_file, "--summary", o.summary) || !open(report_file, "--report", o.report))
+    return 2;
+  if (traj) traj.text(traj_header(m));
+  if (forces) forces.text(forces_header(m));
+
+  // the run, observed by the recorder; it stops early when an output cannot be written
+  Recorder recorder(m, traj, forces);
+  std::optional<ReportCollector> report;
+  if (!o.report.empty()) report.emplace(m);
+  const Observer observe = [&](const Sample& s) {
     recorder.observe(s);
     if (report) report->observe(s);
-  });
+  };
+  if (sim->start(observe))
+    while (!traj.failed() && !forces.failed() && sim->step(observe)) {
+    }
   progress.finish();
+  const SimulationResult& r = sim->result();
 
-  // the summary
+  // the summary and the report
   const auto summary =
       recorder.summary(formulation_name(sim->state_space().formulation()), so.integrator.method, r);
-  if (!o.summary.empty()) {
-    std::FILE* out = std::fopen(o.summary.c_str(), "w");
-    if (!out) return usage_error("--summary: cannot write '" + o.summary + "'"), 2;
-    std::fprintf(out, "%s\n", summary.dump(2).c_str());
-    std::fclose(out);
-  } else if (!o.quiet) {
+  // (finite samples can still give an infinite drift, 1e308 − (−1e308): then no summary)
+  const bool finite = finite_numbers(summary);
+  if (!finite)
+    summary_file.discard();
+  else if (summary_file)
+    summary_file.text(summary.dump(2) + "\n");
+  else if (!o.quiet)
     std::cout << summary.dump(2) << "\n";
+  if (report && !write_simulation_report(report_file.writer_path(), o.scene, m, summary, r,
+                                         report->series())) {
+    std::cerr << "error: cannot write '" << o.report << "': " << std::strerror(errno) << "\n";
+    return 2;
   }
+  if (!commit_all({&traj, &forces, &summary_file, &report_file})) return 2;
 
-  if (report && !write_simulation_report(o.report, o.scene, m, summary, r, report->series()))
-    return usage_error("--report: cannot write '" + o.report + "'"), 2;
-
-  if (!r.ok()) {
-    std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t, r.message.c_str());
+  if (!r.ok() || !finite) {
+    std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t,
+                 r.ok() ? "the summary's figures are not finite" : r.message.c_str());
     return 3;
   }
   return 0;

@@ -31,8 +31,18 @@ bool not_finite(Data& d, const char* what) {
   return true;
 }
 
+// Forces and rows are finite before the solve: a non-finite input is named as such, never
+// mistaken for inconsistent rows (an infinite force makes every residual NaN).
+bool inputs_finite(Data& d) {
+  if (!d.F.allFinite()) return !not_finite(d, "applied forces are not finite");
+  bool rows = d.b.allFinite();
+  for (const RowTerm& t : d.terms) rows = rows && t.lin.allFinite() && t.ang.allFinite();
+  return rows || !not_finite(d, "constraint rows are not finite");
+}
+
 // the solve and what follows it, once kinematics, forces and rows are in d
 SolveStatus solve_and_react(const Model& m, Data& d, Formulation f) {
+  if (!inputs_finite(d)) return d.diagnostics.status;
   switch (f) {
     case Formulation::GibbsAppell:
       solve_gibbs_appell(m, d);

@@ -43,6 +43,9 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
   if (!(in.dt > 0) || !std::isfinite(in.dt)) bad("integrator.dt must be > 0");
   if (!(in.duration >= 0) || !std::isfinite(in.duration)) bad("integrator.duration must be >= 0");
   if (!(in.rtol > 0) || !(in.atol > 0)) bad("integrator.rtol and atol must be > 0");
+  // the step and output counters are longs: duration / dt must stay countable
+  if (!(in.duration / in.dt <= 1e15))
+    bad("integrator.duration / dt is above 1e15 steps; dt is too small for this duration");
   if (options.every < 1) bad("every must be >= 1, got " + std::to_string(options.every));
   impl_ = std::make_unique<Impl>(m, std::move(options));
 }

@@ -46,6 +46,13 @@ inline double min_step(double t) {
   return 16.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
 }
 
+// An adaptive run stops (step-size underflow) after this many accepted steps in a row,
+// each shorter than kTinyStep × dt: ten million steps per output interval would be needed
+// (an angular velocity of 1e9 rad/s, say), and the run would only seem to hang.  Passing a
+// singular position takes a few such steps, not thousands.
+constexpr double kTinyStep = 1e-7;
+constexpr long kMaxTinySteps = 10000;
+
 }  // namespace simulation_detail
 
 struct Simulation::Impl {
@@ -98,8 +105,9 @@ struct Simulation::Impl {
   // Evaluates (t, xi) into d and xdot; false (and r filled) when that fails.
   bool evaluate(const Vector& xi, double t, Vector& xdot, Purpose purpose);
 
-  // The Sample of d, which must describe (t, x) (a derivative was just evaluated there).
-  void emit(double t);
+  // The Sample of d, which must describe (t, x) (a derivative was just evaluated there),
+  // checked finite and given to the observer; false (and r filled) when it is not finite.
+  bool emit(double t);
 
   // After an accepted step: unit quaternions (see the header), then the projection.
   bool accept(Vector& xi, double t);
@@ -118,7 +126,8 @@ struct Simulation::Impl {
   double t = 0.0, h = 0.0;  // time reached; adaptive: the controller's next step size
   long k = 0, K = 0;        // output instants (adaptive) or steps (rk4) done, and their number
   bool running = false;
-  Failure last;  // the last failing right-hand side among rejected trial steps
+  Failure last;   // the last failing right-hand side among rejected trial steps
+  long tiny = 0;  // accepted adaptive steps in a row shorter than kTinyStep × dt
 
   double T() const { return o.integrator.duration; }
   double instant(long i) const { return i >= K ? T() : static_cast<double>(i) * o.integrator.dt; }

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <sstream>
 
 #include "appell/forward.hpp"
@@ -54,14 +55,32 @@ bool Simulation::Impl::evaluate(const Vector& xi, double t, Vector& xdot, Purpos
   return !rhs_failure.happened;
 }
 
-void Simulation::Impl::emit(double t) {
-  ++r.samples;
-  if (!observe || !*observe) return;
+// A sample is checked before anyone sees it: every number an observer may write (body
+// states, energy, violations, constraint forces) is finite, or the run stops here with
+// NotFinite and the observer never sees the sample.  So outputs hold finite rows only.
+bool Simulation::Impl::emit(double t) {
   const double T = kinetic_energy(m, d), V = potential_energy(m, d);
   const double vv = m.nrows() ? d.velocity_residual.cwiseAbs().maxCoeff() : 0.0;
-  const Sample s{
-      t, d, T, V, T + V, max_position_violation(m, d), vv, static_cast<int>(r.samples - 1)};
+  const double vp = max_position_violation(m, d);
+  const char* bad = nullptr;
+  for (const BodyState& b : d.body)
+    if (!bad && !(b.x.allFinite() && b.v.allFinite() && b.w.allFinite() && b.Q.allFinite()))
+      bad = "the state is not finite";
+  if (!bad && !std::isfinite(T + V)) bad = "the energy is not finite";
+  if (!bad && !(std::isfinite(vv) && std::isfinite(vp)))
+    bad = "the constraint violation is not finite";
+  for (const Wrench& w : d.reaction)
+    if (!bad && !(w.force.allFinite() && w.moment.allFinite()))
+      bad = "the constraint forces are not finite";
+  if (bad) {
+    fail(SimulationStatus::NotFinite, t, bad);
+    return false;
+  }
+  ++r.samples;
+  if (!observe || !*observe) return true;
+  const Sample s{t, d, T, V, T + V, vp, vv, static_cast<int>(r.samples - 1)};
   (*observe)(s);
+  return true;
 }
 
 bool Simulation::Impl::accept(Vector& xi, double t) {
@@ -101,6 +120,11 @@ bool Simulation::Impl::start(const State& initial) {
     fail(status_of(s), 0.0, "initial velocities: " + d.diagnostics.message);
     return false;
   }
+  if (!std::isfinite(rep.correction)) {
+    r.initial_velocity_correction = 0.0;
+    fail(SimulationStatus::NotFinite, 0.0, "the initial velocity correction is not finite");
+    return false;
+  }
   ss->from_maximal(d, x);
 
   // the stepper, fresh
@@ -121,10 +145,11 @@ bool Simulation::Impl::start(const State& initial) {
   k = 0;
   K = intervals(T(), in.dt);
   last = {};
+  tiny = 0;
 
   // ẋ at t = 0: the first stage of the first step, and the Data of the first sample
-  if (!evaluate(x, t, dxdt, K == 0 ? Purpose::Sample : Purpose::StepAndSample)) return false;
-  emit(t);
+  if (!evaluate(x, t, dxdt, K == 0 ? Purpose::Sample : Purpose::StepAndSample) || !emit(t))
+    return false;
   running = K > 0;
   return true;
 }

@@ -36,8 +36,7 @@ bool Simulation::Impl::step_rk4() {
   const Purpose purpose =
       k == K ? Purpose::Sample : (due(k, K) ? Purpose::StepAndSample : Purpose::Step);
   if (!evaluate(x, t, dxdt, purpose)) return false;
-  if (due(k, K)) emit(t);
-  return true;
+  return !due(k, K) || emit(t);
 }
 
 Simulation::Impl::Trial Simulation::Impl::judge(odeint::controlled_step_result res,
@@ -50,7 +49,13 @@ Simulation::Impl::Trial Simulation::Impl::judge(odeint::controlled_step_result r
   } else if (res == odeint::fail) {
     ++r.rejected_steps;
   } else {
-    return Trial::Accepted;
+    tiny = h_attempt < kTinyStep * o.integrator.dt ? tiny + 1 : 0;
+    if (tiny <= kMaxTinySteps) return Trial::Accepted;
+    std::ostringstream os;
+    os << "step size underflow: " << kMaxTinySteps << " steps in a row shorter than " << kTinyStep
+       << " dt (h = " << h_attempt << "); the motion is too fast to integrate";
+    fail(SimulationStatus::StepUnderflow, t, os.str());
+    return Trial::Failed;
   }
   if (!(h >= min_step(t))) {
     if (last.happened) {
@@ -85,8 +90,7 @@ bool Simulation::Impl::step_rkf78() {
     const bool sample = reached && due(k + 1, K);
     if (!evaluate(x, t, dxdt, sample ? Purpose::StepAndSample : Purpose::Step)) return false;
     if (reached) ++k;
-    if (sample) emit(t);
-    return true;
+    return !sample || emit(t);
   }
 }
 
@@ -110,8 +114,7 @@ bool Simulation::Impl::step_dopri5() {
         x_out = x_new;
       else
         dopri5->stepper().calc_state(tk, x_out, x, dxdt, t, x_new, dxdt_new, t_new);
-      if (!evaluate(x_out, tk, scratch, Purpose::Sample)) return false;
-      emit(tk);
+      if (!evaluate(x_out, tk, scratch, Purpose::Sample) || !emit(tk)) return false;
     }
     x.swap(x_new);
     dxdt.swap(dxdt_new);

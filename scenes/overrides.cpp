@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "scenes/document.hpp"
+
 namespace appell {
 
 using nlohmann::json;
@@ -99,8 +101,8 @@ std::string format(double v) {
 
 Scene load_scene_with_overrides(const std::string& text, const std::string& file,
                                 const std::vector<Override>& overrides) {
-  json root = json::parse(text, nullptr, false);
-  if (root.is_discarded()) return load_scene_from_string(text, file);  // its located error
+  // the checks of every scene (duplicate keys, limits) before the values are replaced
+  json root = parse_scene_document(text, file);
   for (const Override& o : overrides) {
     json value = json::parse(o.value, nullptr, false);
     if (value.is_discarded())
@@ -108,15 +110,6 @@ Scene load_scene_with_overrides(const std::string& text, const std::string& file
     locate(root, o.pointer, file) = std::move(value);
   }
   return load_scene_from_string(root.dump(), file);
-}
-
-std::string read_scene_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SceneError(path, "", "cannot open the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw SceneError(path, "", "cannot read the file");
-  return ss.str();
 }
 
 std::vector<std::string> parse_set_values(const std::string& ptr, const std::string& values) {

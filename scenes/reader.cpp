@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "scenes/document.hpp"
+
 namespace appell {
 
 std::string type_name(const nlohmann::json& j) {
@@ -38,7 +40,7 @@ const Node& Node::object(const std::vector<std::string>& allowed) const {
     if (!ok) {
       std::string list;
       for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      Node(it.value(), ptr_ + "/" + it.key(), *file_)
+      Node(it.value(), ptr_ + "/" + pointer_token(it.key()), *file_)
           .fail("unknown key '" + it.key() + "'; expected one of: " + list);
     }
   }
@@ -101,6 +103,17 @@ std::string Node::string() const {
   return j_->get<std::string>();
 }
 
+std::string Node::name(const char* what) const {
+  const std::string s = string();
+  if (s.empty()) fail(std::string(what) + " name must not be empty");
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f || c == ',' || c == '"')
+      fail(std::string(what) + " name '" + s +
+           "' contains a comma, a double quote or a control character; names become CSV "
+           "column names and may not");
+  return s;
+}
+
 std::vector<Node> Node::array(size_t n) const {
   if (!j_->is_array())
     fail("expected an array of " + std::to_string(n) + ", got " + type_name(*j_));
@@ -119,7 +132,7 @@ Vec3 Node::vec3() const {
 Vec3 Node::unit_vec3() const {
   const Vec3 v = vec3();
   if (!(v.norm() > 1e-12)) fail("direction must be nonzero, got " + format_vec(v));
-  return v.normalized();
+  return (v / v.cwiseAbs().maxCoeff()).normalized();  // |v|² cannot overflow
 }
 
 Mat3 Node::mat3() const {

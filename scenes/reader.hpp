@@ -35,6 +35,9 @@ class Node {
   double nonnegative() const;
   int positive_int() const;
   std::string string() const;
+  // a body or constraint name (`what`): not empty, and nothing that would break a CSV
+  // column or a one-line message (no comma, double quote or control character)
+  std::string name(const char* what) const;
   Vec3 vec3() const;
   Vec3 unit_vec3() const;  // nonzero, normalised
   Mat3 mat3() const;

@@ -7,7 +7,9 @@
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "appell/inertia.hpp"
+#include "engine/projection.hpp"
 #include "engine/stages.hpp"
+#include "scenes/document.hpp"
 #include "scenes/scene_parts.hpp"
 #include "scenes/urdf.hpp"
 
@@ -16,8 +18,8 @@ namespace appell {
 using nlohmann::json;
 
 SceneError::SceneError(std::string file, std::string pointer, std::string message)
-    : std::runtime_error(file + ": " + (pointer.empty() ? std::string() : pointer + ": ") +
-                         message),
+    : std::runtime_error(
+          printable(file + ": " + (pointer.empty() ? std::string() : pointer + ": ") + message)),
       file_(std::move(file)),
       pointer_(std::move(pointer)),
       message_(std::move(message)) {}
@@ -39,7 +41,10 @@ Mat3 parse_inertia(const Node& n, double mass) {
          << "] violate the triangle inequality";
       n.fail(os.str());
     }
-    return inertia_principal(I);
+    const Mat3 J = inertia_principal(I);
+    const std::string defect = inertia_defect(J);
+    if (!defect.empty()) p.fail(defect);
+    return J;
   }
   if (n.has("matrix")) {
     const Mat3 J = n["matrix"].mat3();
@@ -47,13 +52,23 @@ Mat3 parse_inertia(const Node& n, double mass) {
     if (!defect.empty()) n["matrix"].fail(defect);
     return 0.5 * (J + J.transpose());
   }
+  // a solid shape: its moments follow from the mass, and can overflow or underflow
+  const char* shape = n.has("box") ? "box" : n.has("sphere") ? "sphere" : "cylinder";
+  const Node s = n[shape];
+  Mat3 J;
   if (n.has("box")) {
-    const auto e = n["box"].array(3);
-    return inertia_box(mass, Vec3(e[0].positive(), e[1].positive(), e[2].positive()));
+    const auto e = s.array(3);
+    J = inertia_box(mass, Vec3(e[0].positive(), e[1].positive(), e[2].positive()));
+  } else if (n.has("sphere")) {
+    J = inertia_sphere(mass, s.positive());
+  } else {
+    const auto e = s.array(2);
+    J = inertia_cylinder(mass, e[0].positive(), e[1].positive());
   }
-  if (n.has("sphere")) return inertia_sphere(mass, n["sphere"].positive());
-  const auto e = n["cylinder"].array(2);
-  return inertia_cylinder(mass, e[0].positive(), e[1].positive());
+  const std::string defect = inertia_defect(J);
+  if (!defect.empty())
+    s.fail(defect + " (the moments of this shape and mass are out of the range of a double)");
+  return J;
 }
 
 Quat parse_orientation(const Node& n) {
@@ -63,12 +78,15 @@ Quat parse_orientation(const Node& n) {
     const auto e = n["quaternion"].array(4);
     Quat q(e[0].number(), e[1].number(), e[2].number(), e[3].number());
     if (!(q.norm() > 1e-12)) n["quaternion"].fail("quaternion must be nonzero");
+    // scaled by its largest entry first, so that |q|² cannot overflow ([1e300, 1e300, 0, 0])
+    q.coeffs() /= q.coeffs().cwiseAbs().maxCoeff();
     return q.normalized();
   }
   if (n.has("axis_angle")) {
     const auto e = n["axis_angle"].array(4);
-    const Vec3 axis(e[0].number(), e[1].number(), e[2].number());
+    Vec3 axis(e[0].number(), e[1].number(), e[2].number());
     if (!(axis.norm() > 1e-12)) n["axis_angle"].fail("axis must be nonzero");
+    axis /= axis.cwiseAbs().maxCoeff();  // |axis|² cannot overflow
     return Quat(Eigen::AngleAxisd(e[3].number(), axis.normalized()));
   }
   const Mat3 Q = n["matrix"].mat3();
@@ -104,8 +122,7 @@ Body parse_body(const Node& n) {
             "angular_velocity", "root", "com", "visual"});
   if (n.has("visual")) check_visual(n["visual"]);
   Body b;
-  b.name = n["name"].string();
-  if (b.name.empty()) n["name"].fail("body name must not be empty");
+  b.name = n["name"].name("body");
   if (b.name == "world") n["name"].fail("'world' is reserved for the fixed ground");
   const std::string type = n.has("type") ? n["type"].string() : "rigid";
   if (type == "particle") {
@@ -176,12 +193,7 @@ void parse_integrator(const Node& n, IntegratorOptions& o) {
 }
 
 // Holonomic rows must hold at t = 0 to 1e-6 (SPEC §2 "Initial conditions").
-void check_initial_positions(const ModelBuilder& b, const std::vector<Node>& constraints) {
-  const Model m = compile(b);
-  if (m.nrows() == 0) return;
-  Data d(m);  // the initial state
-  kinematics(m, d);
-  constraint_rows(m, d);
+void check_initial_positions(const Model& m, Data& d, const std::vector<Node>& constraints) {
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const Constraint& con = *m.constraints()[c];
     double worst = 0.0;
@@ -195,6 +207,54 @@ void check_initial_positions(const ModelBuilder& b, const std::vector<Node>& con
       constraints[c].fail(os.str());
     }
   }
+}
+
+// Some velocity must satisfy the velocity rows at t = 0: the projection a simulation
+// starts with (engine/projection.hpp) must succeed.  Two linear rows demanding v = 0 and
+// v = 1, or vx(p)^2 + 1 = 0, cannot; the constraints whose rows stay violated are named.
+void check_initial_velocities(const Model& m, Data& d, const std::vector<Node>& constraints,
+                              const Node& list) {
+  if (project_velocities(m, d) == SolveStatus::Ok) return;
+  const double worst = d.velocity_residual.cwiseAbs().maxCoeff();
+  std::string names;
+  int first = -1;
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const int r0 = m.row_offset(c), n = m.constraints()[c]->rows();
+    if (n == 0) continue;
+    const double rc = d.velocity_residual.segment(r0, n).cwiseAbs().maxCoeff();
+    if (!(rc <= 1e-3 * worst)) {
+      names += (names.empty() ? "'" : ", '") + m.constraints()[c]->name() + "'";
+      if (first < 0) first = c;
+    }
+  }
+  std::ostringstream os;
+  os << "no velocity satisfies the velocity constraints at t = 0 (" << names
+     << "): still violated by " << worst << " after projecting the initial velocities";
+  (first >= 0 ? constraints[first] : list).fail(os.str());
+}
+
+// What the constraints demand at t = 0: positions (to 1e-6), then velocities.
+// `constraints`: every constraint's node, in model order; `list`: where a problem of the
+// whole list is reported.
+void check_initial_state(const ModelBuilder& b, const std::vector<Node>& constraints,
+                         const Node& list) {
+  const Model m = compile(b);
+  if (m.nrows() == 0) return;
+  if (m.nrows() > SceneLimits::kMaxRows)
+    list.fail("the constraints have " + std::to_string(m.nrows()) +
+              " rows, more than the limit of " + std::to_string(SceneLimits::kMaxRows));
+  Data d(m);  // the initial state
+  kinematics(m, d);
+  constraint_rows(m, d);
+  check_initial_positions(m, d, constraints);
+  check_initial_velocities(m, d, constraints, list);
+}
+
+// A list of at most `limit` entries.
+void check_count(const Node& list, size_t limit, const char* what) {
+  if (list.size() > limit)
+    list.fail(std::to_string(list.size()) + " " + what + ", more than the limit of " +
+              std::to_string(limit));
 }
 
 }  // namespace
@@ -227,30 +287,6 @@ Vec3 SceneContext::point_of(int b, const Node& n) const {
 
 namespace {
 
-// the document, or a SceneError with the line and column of the syntax error
-json parse_document(const std::string& text, const std::string& file) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // byte offset → line and column
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    std::string what = e.what();
-    const size_t colon = what.rfind(": ");
-    throw SceneError(file, "",
-                     "invalid JSON at line " + std::to_string(line) + ", column " +
-                         std::to_string(col) + ": " +
-                         (colon == std::string::npos ? what : what.substr(colon + 2)));
-  }
-}
-
 // the parser registered for n's "type", or a located error listing the known types
 template <typename Parsers>
 typename Parsers::mapped_type parser_for(const Node& n, const Parsers& parsers, const char* what) {
@@ -265,6 +301,7 @@ typename Parsers::mapped_type parser_for(const Node& n, const Parsers& parsers, 
 
 // the bodies of one scene part, appended to `out` (names unique across parts and aliases)
 void parse_bodies(const Node& list, const Aliases& aliases, std::vector<SceneBody>& out) {
+  check_count(list, SceneLimits::kMaxBodies, "bodies");
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     SceneBody b{parse_body(n), n};
@@ -279,11 +316,12 @@ void parse_bodies(const Node& list, const Aliases& aliases, std::vector<SceneBod
 }
 
 void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& nodes) {
+  check_count(list, SceneLimits::kMaxConstraints, "constraints");
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     const auto parse = parser_for(n, constraint_parsers(), "constraint");
-    const std::string name = n.has("name") ? n["name"].string() : "constraint" + std::to_string(i);
-    if (name.empty()) n["name"].fail("constraint name must not be empty");
+    const std::string name =
+        n.has("name") ? n["name"].name("constraint") : "constraint" + std::to_string(i);
     for (const ConstraintPtr& other : ctx.model.constraints())
       if (other->name() == name)
         (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
@@ -293,10 +331,25 @@ void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& n
 }
 
 void parse_forces(const Node& list, const SceneContext& ctx) {
+  check_count(list, SceneLimits::kMaxForces, "forces");
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     const auto parse = parser_for(n, force_parsers(), "force");
     ctx.model.add_force(parse(n, ctx));
+  }
+}
+
+// The output size guard: an absurd dt (1e-300) or duration would ask for more steps than
+// a run can take, or more rows than a file should hold.
+void check_run_size(const Node& top, const Settings& s) {
+  const double steps = s.integrator.duration / s.integrator.dt;
+  const double rows = steps / s.output.every;
+  if (!(steps <= SceneLimits::kMaxSteps) || !(rows <= SceneLimits::kMaxOutputRows)) {
+    std::ostringstream os;
+    os << "duration / dt = " << steps << " steps and " << rows
+       << " output rows; the limits are 1e9 steps and 1e7 rows";
+    const Node in = top["integrator"];
+    (in.has("dt") ? in["dt"] : in["duration"]).fail(os.str());
   }
 }
 
@@ -308,6 +361,7 @@ void parse_settings(const Node& top, Settings& settings) {
     o.object({"every"});
     if (o.has("every")) settings.output.every = o["every"].positive_int();
   }
+  check_run_size(top, settings);
 }
 
 }  // namespace
@@ -343,7 +397,8 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);
   if (top.has("forces")) parse_forces(top["forces"], ctx);
   parse_settings(top, scene.settings);
-  if (!constraint_nodes.empty()) check_initial_positions(m, constraint_nodes);
+  if (!constraint_nodes.empty())
+    check_initial_state(m, constraint_nodes, top.has("constraints") ? top["constraints"] : top);
   return scene;
 }
 
@@ -357,7 +412,7 @@ Scene load_urdf(const std::string& path) {
 }  // namespace
 
 Scene load_scene_from_string(const std::string& text, const std::string& file) {
-  const json root = parse_document(text, file);
+  const json root = parse_scene_document(text, file);
   const Node top(root, "", file);
   top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
               "integrator", "output"});
@@ -380,12 +435,7 @@ Model load_model(const std::string& path) {
 
 Scene load_scene(const std::string& path) {
   if (is_urdf_path(path)) return load_urdf(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SceneError(path, "", "cannot open the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw SceneError(path, "", "cannot read the file");
-  return load_scene_from_string(ss.str(), path);
+  return load_scene_from_string(read_scene_text(path), path);
 }
 
 }  // namespace appell

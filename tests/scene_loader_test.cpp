@@ -115,7 +115,7 @@ TEST(SceneErrors, ConstraintsWordForWord) {
 // line 3 is `    {"name": "a",, }`: the stray comma is its 18th character
 TEST(SceneErrors, InvalidJsonSaysWhere) {
   const std::string e = error_of("{\n  \"bodies\": [\n    {\"name\": \"a\",, }\n  ]\n}");
-  EXPECT_EQ(e.rfind("s.json: invalid JSON at line 3, column 18: ", 0), 0u) << e;
+  EXPECT_EQ(e.rfind("s.json: /bodies/0: invalid JSON at line 3, column 18: ", 0), 0u) << e;
 }
 
 TEST(Scene, GeometryIsTheT0Pose) {
@@ -171,6 +171,22 @@ TEST(Scene, ExamplesLoadAndEvaluate) {
     ++count;
   }
   EXPECT_GT(count, 0);
+}
+
+// Directions and quaternions are scaled before they are normalised, so entries whose
+// squares overflow a double still give the rotation they describe: q ∝ (1, 1, 0, 0) is
+// a quarter turn about x, taking body z to world −y.
+TEST(Scene, HugeQuaternionsAndAxesStillNormalise) {
+  const Model m = load_model_from_string(R"({"bodies": [
+      {"name": "a", "mass": 1, "inertia": {"sphere": 0.1},
+       "orientation": {"quaternion": [1e300, 1e300, 0, 0]}},
+      {"name": "b", "mass": 1, "inertia": {"sphere": 0.1},
+       "orientation": {"axis_angle": [1e300, 0, 0, 1.5707963267948966]}}]})");
+  for (int i = 0; i < 2; ++i) {
+    const Mat3 Q = m.bodies()[i].orientation.toRotationMatrix();
+    EXPECT_TRUE(Q.allFinite());
+    EXPECT_NEAR((Q * Vec3::UnitZ() - Vec3(0, -1, 0)).norm(), 0.0, 1e-12) << i;
+  }
 }
 
 TEST(Scene, MissingFileIsASceneError) {

@@ -137,9 +137,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}}], "forces": [{"type": "torque", "body": "a"}]})",
             "/forces/0: missing key 'vector'"},
-        BadScene{"{\"bodies\": [\n  {\"name\": \"a\",, }]}",
-                 "invalid JSON at line 2, column 16: syntax error while parsing object key - "
-                 "unexpected ','; expected string literal"}),
+        BadScene{
+            "{\"bodies\": [\n  {\"name\": \"a\",, }]}",
+            "/bodies/0: invalid JSON at line 2, column 16: syntax error while parsing object key - "
+            "unexpected ','; expected string literal"}),
     // a readable name: the case's index and the JSON pointer of its error
     [](const ::testing::TestParamInfo<BadScene>& info) {
       std::string name = "case" + std::to_string(info.index);

@@ -468,12 +468,20 @@ TEST(Simulation, ExamplesRun) {
 namespace {
 
 // v_x = 0 and v_x = −1 at once: no velocity satisfies both; the run stops at t = 0.
+// (built in code: the scene loader refuses such a scene, scene_loader_test.cpp)
 TEST(Simulation, ContradictoryConstraintsStopAtStart) {
-  const Model m = appell::load_model_from_string(R"({"bodies": [
-      {"name": "p", "type": "particle", "mass": 1}],
-    "constraints": [
-      {"name": "still", "type": "linear", "body": "p", "f": [1, 0, 0]},
-      {"name": "moving", "type": "linear", "body": "p", "f": [1, 0, 0], "e": 1}]})");
+  appell::ModelBuilder b;
+  appell::Body p;
+  p.name = "p";
+  p.type = appell::BodyType::Particle;
+  p.mass = 1;
+  const int i = b.add_body(p);
+  using appell::LinearConstraint;
+  for (const auto& [name, e] : {std::make_pair("still", 0.0), std::make_pair("moving", 1.0)})
+    b.add_constraint(std::make_shared<LinearConstraint>(name, i, b.initial_state(i), Vec3::Zero(),
+                                                        Vec3::UnitX(), Vec3::Zero(), e,
+                                                        LinearConstraint::Frame::World));
+  const Model m = appell::compile(b);
   const SimulationResult r = appell::simulate(m, options("rk4", 1.0, 0.1));
   EXPECT_EQ(r.status, SimulationStatus::Inconsistent) << r.message;
   EXPECT_EQ(r.t, 0.0);

@@ -1,0 +1,207 @@
+#include "scenes/document.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "appell/scene.hpp"
+
+namespace appell {
+
+using nlohmann::json;
+
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+namespace {
+
+// the length of the valid UTF-8 sequence at s[i], or 0
+size_t utf8_length(const std::string& s, size_t i) {
+  const unsigned char c = s[i];
+  const size_t n = c < 0x80           ? 1
+                   : (c >> 5) == 0x6  ? 2
+                   : (c >> 4) == 0xe  ? 3
+                   : (c >> 3) == 0x1e ? 4
+                                      : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string printable(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = s[i];
+    const size_t n = utf8_length(s, i);
+    char buf[8];
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else if (n == 0) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);  // not UTF-8: shown as a byte
+      out += buf;
+    } else {
+      out.append(s, i, n);
+      i += n;
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+std::string read_scene_text(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!f) throw SceneError(path, "", "cannot open the file");
+  // a bounded read: one byte more than the limit tells that the file is too large
+  std::string text;
+  char buf[1 << 16];
+  while (text.size() <= SceneLimits::kMaxBytes) {
+    const size_t n = std::fread(buf, 1, sizeof buf, f.get());
+    text.append(buf, n);
+    if (n < sizeof buf) break;
+  }
+  if (std::ferror(f.get())) throw SceneError(path, "", "cannot read the file");
+  if (text.size() > SceneLimits::kMaxBytes)
+    throw SceneError(path, "",
+                     "the file is larger than the limit of " +
+                         std::to_string(SceneLimits::kMaxBytes >> 20) + " MiB for a scene");
+  return text;
+}
+
+namespace {
+
+// Where the parser is: one frame per open array or object.  In an object, `key` is the
+// member being read (until its value is complete); in an array, `count` the elements
+// read so far, i.e. the index of the one being read.
+class Tracker {
+ public:
+  Tracker(const std::string& file) : file_(file) {}
+
+  std::string pointer() const {
+    std::string p;
+    for (const Frame& f : frames_) {
+      if (f.object && f.reading)
+        p += "/" + pointer_token(f.key);
+      else if (!f.object)
+        p += "/" + std::to_string(f.count);
+    }
+    return p;
+  }
+
+  [[noreturn]] void fail(const std::string& message) const {
+    throw SceneError(file_, pointer(), message);
+  }
+
+  bool operator()(int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (frames_.size() >= static_cast<size_t>(SceneLimits::kMaxDepth))
+          fail("nested deeper than the limit of " + std::to_string(SceneLimits::kMaxDepth) +
+               " arrays and objects");
+        frames_.emplace_back();
+        frames_.back().object = event == json::parse_event_t::object_start;
+        break;
+      case json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        f.reading = true;
+        if (!f.keys.insert(f.key).second) fail("duplicate key '" + f.key + "'");
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        complete();
+        break;
+      case json::parse_event_t::value:
+        complete();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::string key;
+    bool reading = false;
+    size_t count = 0;
+    std::set<std::string> keys;
+  };
+
+  // the value being read in the innermost frame is complete
+  void complete() {
+    if (frames_.empty()) return;
+    Frame& f = frames_.back();
+    if (f.object) {
+      f.reading = false;
+    } else if (++f.count > SceneLimits::kMaxArray) {
+      f.count = SceneLimits::kMaxArray;
+      fail("more than the limit of " + std::to_string(SceneLimits::kMaxArray) + " array elements");
+    }
+  }
+
+  const std::string& file_;
+  std::vector<Frame> frames_;
+};
+
+// line and column (1-based) of a byte offset
+std::string line_and_column(const std::string& text, size_t byte) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+// nlohmann's message without its "[json.exception...] parse error at line 1, column 2: "
+std::string reason(const std::string& what) {
+  const size_t column = what.find("column ");
+  const size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+}  // namespace
+
+json parse_scene_document(const std::string& text, const std::string& file) {
+  Tracker tracker(file);
+  try {
+    return json::parse(text, [&](int depth, json::parse_event_t e, json& parsed) {
+      return tracker(depth, e, parsed);
+    });
+  } catch (const json::parse_error& e) {
+    tracker.fail("invalid JSON at " + line_and_column(text, e.byte) + ": " + reason(e.what()));
+  } catch (const json::out_of_range&) {
+    // the only one the parser throws: a number beyond the range of a double (1e400)
+    tracker.fail("number out of the range of a double (about ±1.8e308)");
+  }
+}
+
+}  // namespace appell
