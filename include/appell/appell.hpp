@@ -24,6 +24,7 @@
 #include "appell/inertia.hpp"
 #include "appell/inverse_dynamics.hpp"
 #include "appell/joint.hpp"
+#include "appell/joint_columns.hpp"
 #include "appell/joint_forces.hpp"
 #include "appell/joint_state.hpp"
 #include "appell/joint_type.hpp"
