@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "appell/joint_columns.hpp"
+
 namespace appell {
 
 Trajectory::Trajectory(const Model& m, bool forces) : m_(&m), forces_(forces) {
@@ -19,8 +21,11 @@ Trajectory::Trajectory(const Model& m, bool forces) : m_(&m), forces_(forces) {
       for (const char* c : {"wx", "wy", "wz"}) names_.push_back(b.name + "." + c);
   }
   for (const char* c : {"energy", "violation_position", "violation_velocity"}) names_.push_back(c);
+  const std::vector<std::string> joints = joint_state_columns(m);
+  names_.insert(names_.end(), joints.begin(), joints.end());
+  traj_cols_ = names_.size();
   // then those of forces.csv
-  if (forces_)
+  if (forces_) {
     for (const ConstraintPtr& c : m.constraints())
       for (int b : c->bodies()) {
         const std::string p = c->name() + "." + m.bodies()[b].name + ".";
@@ -28,6 +33,9 @@ Trajectory::Trajectory(const Model& m, bool forces) : m_(&m), forces_(forces) {
         if (m.bodies()[b].rigid())
           for (const char* k : {"mx", "my", "mz"}) names_.push_back(p + k);
       }
+    const std::vector<std::string> actuators = joint_actuator_columns(m);
+    names_.insert(names_.end(), actuators.begin(), actuators.end());
+  }
   // the reference sign of each quaternion: the body's initial orientation
   for (const Body& b : m.bodies()) {
     const Quat q0 = b.orientation.normalized();
@@ -58,6 +66,7 @@ void Trajectory::record(const Sample& s) {
   values_.push_back(s.energy);
   values_.push_back(s.violation_position);
   values_.push_back(s.violation_velocity);
+  append_joint_states(m, s.data, last_joint_q_, values_);
   if (!forces_) return;
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const Constraint& con = *m.constraints()[c];
@@ -68,6 +77,7 @@ void Trajectory::record(const Sample& s) {
         for (int k = 0; k < 3; ++k) values_.push_back(w.moment(k));
     }
   }
+  append_joint_actuators(m, s.data, values_);
 }
 
 int Trajectory::find(const std::string& name) const {

@@ -7,9 +7,12 @@
 //
 // Columns, in this order: t; per body x y z [qw qx qy qz] vx vy vz [wx wy wz] (brackets:
 // rigid bodies only; the quaternion's sign is chosen continuous in time, as in traj.csv);
-// energy, violation_position, violation_velocity; then, when forces are kept, per
-// constraint and per body it names <constraint>.<body>.fx fy fz [mx my mz] (the resultant
-// constraint force on the body and its moment about the centre of mass, world frame).
+// energy, violation_position, violation_velocity; per joint <j>.q and <j>.qd (its own
+// coordinates and rates, angles continuous in time: appell/joint_columns.hpp) — the
+// traj_columns() columns of traj.csv; then, when forces are kept, per constraint and per
+// body it names <constraint>.<body>.fx fy fz [mx my mz] (the resultant constraint force on
+// the body and its moment about the centre of mass, world frame) and per actuated joint
+// <j>.tau and <j>.power — forces.csv's columns after t.
 //
 // Next to it, RunSummary keeps the figures of summary.json for one run without keeping
 // the samples: energy drift, largest violations, the final body states.
@@ -31,6 +34,8 @@ class Trajectory {
   const std::vector<std::string>& columns() const { return names_; }
   size_t rows() const { return names_.empty() ? 0 : values_.size() / names_.size(); }
   size_t cols() const { return names_.size(); }
+  // how many leading columns are traj.csv's (t to the joint states); the rest are forces.csv's
+  size_t traj_columns() const { return traj_cols_; }
   // rows() × cols(), row-major
   const std::vector<double>& values() const { return values_; }
   // index of a column by name, −1 when there is none
@@ -43,7 +48,9 @@ class Trajectory {
   bool forces_;
   std::vector<std::string> names_;
   std::vector<double> values_;
+  size_t traj_cols_ = 0;
   std::vector<Eigen::Vector4d> last_q_;  // the last quaternion per body, for its sign
+  std::vector<double> last_joint_q_;     // the last joint coordinates, for angle continuity
 };
 
 // The figures of one run that summary.json reports, updated sample by sample.

@@ -7,10 +7,12 @@ class Result:
     """Columns of one run, named as in `appell simulate`'s traj.csv and forces.csv:
 
     t; per body <body>.x .y .z [.qw .qx .qy .qz] .vx .vy .vz [.wx .wy .wz]; energy,
-    violation_position, violation_velocity; per constraint and body it names
-    <constraint>.<body>.fx .fy .fz [.mx .my .mz].
+    violation_position, violation_velocity; per joint <joint>.q .qd (.q0 .q1 ... for
+    several coordinates; angles continuous in time); per constraint and body it names
+    <constraint>.<body>.fx .fy .fz [.mx .my .mz]; per actuated joint <joint>.tau .power.
 
-        r["bob.x"], r.t, r.energy, r.position("bob"), r.force("rod", "bob")
+        r["bob.x"], r.t, r.energy, r.position("bob"), r.force("rod", "bob"),
+        r["hinge.q"], r.joint_q("hinge"), r.joints["hinge"]["qd"]
 
     r.status, r.message, r.steps, ... come from the run (r.info has them all).
     """
@@ -90,6 +92,52 @@ class Result:
         """(samples, 3) its moment about the body's centre of mass."""
         return self._stack(f"{constraint}.{body}.", ("mx", "my", "mz"))
 
+    def _joint(self, joint, what):
+        """(samples, n) columns <joint>.<what> or <joint>.<what>0 ... <what>(n-1)."""
+        if f"{joint}.{what}" in self._index:
+            return self._stack(joint + ".", (what,))
+        keys = []
+        while f"{joint}.{what}{len(keys)}" in self._index:
+            keys.append(f"{what}{len(keys)}")
+        if not keys:
+            raise KeyError(f"no joint '{joint}' with {what} columns; joints: "
+                           f"{', '.join(self.joints)}")
+        return self._stack(joint + ".", keys)
+
+    def joint_q(self, joint):
+        """(samples, nq) the joint's own coordinates, in its type's order (revolute: the
+        angle, continuous in time; free: position then quaternion [w x y z])."""
+        return self._joint(joint, "q")
+
+    def joint_qd(self, joint):
+        """(samples, nu) the joint's rates u (relative twist along its motion subspace)."""
+        return self._joint(joint, "qd")
+
+    def joint_tau(self, joint):
+        """(samples, nu) the actuator's generalized force on an actuated joint."""
+        return self._joint(joint, "tau")
+
+    @property
+    def joints(self):
+        """{joint: {"q": (samples, nq), "qd": (samples, nu)[, "tau": (samples, nu),
+        "power": (samples,)]}} for every joint, in the scene's order ("tau" and "power"
+        for actuated joints, when forces were kept)."""
+        out = {}
+        for name in self.columns[self._index["violation_velocity"] + 1:self._traj_columns()]:
+            joint = name.rsplit(".", 1)[0]
+            if joint not in out:
+                out[joint] = {"q": self._joint(joint, "q"), "qd": self._joint(joint, "qd")}
+                if f"{joint}.power" in self._index:
+                    out[joint]["tau"] = self._joint(joint, "tau")
+                    out[joint]["power"] = self[f"{joint}.power"]
+        return out
+
+    def _traj_columns(self):
+        """How many leading columns are traj.csv's (the rest are forces.csv's)."""
+        if "traj_columns" in self.info:
+            return int(self.info["traj_columns"])
+        return self._index["violation_velocity"] + 1
+
     @property
     def forces(self):
         """{constraint: {body: {"force": (samples, 3), "moment": (samples, 3)}}} by name,
@@ -107,7 +155,7 @@ class Result:
     def to_csv(self, path, forces=False):
         """Writes traj.csv (as `appell simulate --out`, byte for byte) or, with
         forces=True, forces.csv (as `--forces`)."""
-        first = self._index["violation_velocity"] + 1
+        first = self._traj_columns()
         cols = list(range(first, len(self.columns))) if forces else list(range(first))
         if forces:
             cols = [0] + cols

@@ -138,8 +138,9 @@ py::tuple simulate(const std::shared_ptr<PyModel>& pm, const std::optional<State
       observer(sample_of(m, s));
     });
   }
-  return py::make_tuple(tr.columns(), as_array(tr.values(), tr.rows(), tr.cols()),
-                        info_of(r, summary, sim));
+  py::dict info = info_of(r, summary, sim);
+  info["traj_columns"] = tr.traj_columns();
+  return py::make_tuple(tr.columns(), as_array(tr.values(), tr.rows(), tr.cols()), info);
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ py::dict outcome_of(const Model& m, const SweepOutcome& o) {
   if (o.trajectory) {
     const Trajectory& t = *o.trajectory;
     d["columns"] = t.columns();
+    d["traj_columns"] = t.traj_columns();
     d["values"] = as_array(t.values(), t.rows(), t.cols());
   }
   return d;

@@ -34,7 +34,8 @@ def test_forward_equals_cli_eval_bit_for_bit(name):
                 assert np.array_equal(r["forces"][con][body]["moment"], w["moment"])
 
 
-@pytest.mark.parametrize("name", ["double_pendulum", "four_bar", "heavy_top"])
+@pytest.mark.parametrize("name", ["double_pendulum", "four_bar", "heavy_top", "joint_actuators",
+                                  "robots/two_link_arm"])
 def test_simulate_csv_equals_cli_byte_for_byte(name, tmp_path):
     scene = EXAMPLES / f"{name}.json"
     run_cli("simulate", scene, "--duration", "0.3", "--quiet", "--out", tmp_path / "cli.csv",
@@ -45,6 +46,25 @@ def test_simulate_csv_equals_cli_byte_for_byte(name, tmp_path):
     r.to_csv(tmp_path / "py_forces.csv", forces=True)
     assert (tmp_path / "py.csv").read_text() == (tmp_path / "cli.csv").read_text()
     assert (tmp_path / "py_forces.csv").read_text() == (tmp_path / "cli_forces.csv").read_text()
+
+
+def test_joint_columns_against_the_body_states_and_the_prescribed_motion():
+    r = appell.simulate(appell.load_model(EXAMPLES / "joint_actuators.json"), duration=0.5)
+    assert r.ok and set(r.joints) == {"shoulder", "elbow"}
+    # the shoulder (world–upper, axis z, anchor at the origin) turns the upper arm's centre,
+    # initially at (0.25, 0, 0): its angle is the polar angle of that centre, its rate ω_z
+    x, y = r["upper.x"], r["upper.y"]
+    assert np.allclose(r.joint_q("shoulder")[:, 0], np.arctan2(y, x), atol=1e-9)
+    assert np.allclose(r.joint_qd("shoulder")[:, 0], r["upper.wz"], atol=1e-9)
+    # the elbow follows its prescribed trajectory q = 0.5 sin(2t) (Baumgarte-stabilized)
+    assert np.allclose(r.joints["elbow"]["q"][:, 0], 0.5 * np.sin(2 * r.t), atol=1e-6)
+    assert np.allclose(r.joints["elbow"]["qd"][:, 0], np.cos(2 * r.t), atol=1e-5)
+    # both joints are actuated: power = τ·u
+    for j in ("shoulder", "elbow"):
+        e = r.joints[j]
+        assert np.allclose(e["power"], (e["tau"] * e["qd"]).sum(axis=1), rtol=1e-12, atol=1e-12)
+    with pytest.raises(KeyError, match="no joint 'knee'"):
+        r.joint_q("knee")
 
 
 def spherical_pendulum_in_code():

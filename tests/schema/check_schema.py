@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """scenes/schema.json against the loader.
 
-1. The schema is a valid JSON Schema 2020-12 and every shipped scene (scenes/examples,
-   scenes/benchmarks) validates against it.
+1. The schema is a valid JSON Schema 2020-12 and every shipped JSON scene (every *.json
+   under scenes/, subfolders included, but the schema itself) validates against it.
 2. On a set of scenes, the schema and `appell check` agree: both reject the structurally
    invalid ones, both accept the valid ones.  A few scenes only the loader can reject
    (names, the inertia's triangle inequality, initial positions) are listed as such, so the
@@ -63,6 +63,48 @@ ROLLING = {"bodies": [{"name": "disk", "mass": 1, "inertia": {"cylinder": [0.5, 
            "constraints": [{"type": "rolling", "body": "disk", "radius": 0.5, "shape": "disk",
                             "normal": [0, 0, 1]}]}
 
+# a two-link arm in joint space: each link placed by its joint's origin, initial q and qd
+LINK = {"mass": 1, "inertia": {"box": [0.05, 0.05, 0.4]}, "com": [0, 0, -0.2]}
+ARM = {
+    "gravity": [0, 0, -9.81],
+    "bodies": [dict(LINK, name="upper"), dict(LINK, name="fore")],
+    "constraints": [
+        {"name": "shoulder", "type": "revolute", "bodies": ["world", "upper"],
+         "origin": {"xyz": [0, 0, 1], "rpy": [0, 0, 0]}, "axis": [1, 0, 0], "q": 0.3, "qd": 0.1},
+        {"name": "elbow", "type": "revolute", "bodies": ["upper", "fore"],
+         "origin": {"xyz": [0, 0, -0.4]}, "axis": [1, 0, 0], "q": [0.6]},
+    ],
+}
+URDF = os.path.join(os.path.abspath(SOURCE), "scenes", "examples", "robots", "two_link_arm.urdf")
+INCLUDE = {"include": {"urdf": URDF, "base": "fixed", "q": {"shoulder": 0.3}, "qd": {"elbow": 1}}}
+
+
+def arm(path, value):
+    """ARM with the value at path replaced (None deletes it)."""
+    scene = copy.deepcopy(ARM)
+    node = scene
+    for key in path[:-1]:
+        node = node[key]
+    if value is None:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return scene
+
+
+def arm_plus(kind, entry):
+    """ARM with one more constraint or force."""
+    scene = copy.deepcopy(ARM)
+    scene.setdefault(kind, []).append(entry)
+    return scene
+
+
+def include(**keys):
+    scene = copy.deepcopy(INCLUDE)
+    scene["include"].update(keys)
+    return scene
+
+
 # (what, scene, expected): "invalid" both reject, "valid" both accept, "loader" only the
 # loader rejects (what a schema cannot say)
 CASES = [
@@ -106,6 +148,44 @@ CASES = [
     ("two visual shapes", edit(["bodies", 0, "visual"], {"sphere": 1, "box": [1, 1, 1]}), "invalid"),
     ("a colour by name", edit(["bodies", 0, "visual"], {"sphere": 1, "color": "red"}), "invalid"),
     ("a planar gravity", plus("gravity", [0, -9.81]), "invalid"),
+    # joint space, URDF include, actuation at joints, prescribed motion, mimic
+    ("a two-link arm placed by origins", ARM, "valid"),
+    ("a URDF include with q and qd", INCLUDE, "valid"),
+    ("a URDF include and a tool on it", dict(include(), bodies=[{"name": "gripper", "mass": 0.1, "inertia": {"sphere": 0.02}}], constraints=[{"type": "fixed", "bodies": ["tool", "gripper"], "origin": {"xyz": [0.5, 0, 0]}}]), "valid"),
+    ("the four joint forces", dict(ARM, forces=[
+        {"type": "pd", "joint": "shoulder", "kp": 5, "kd": 1, "target": "0.3 + 0.1*sin(w*t)", "parameters": {"w": 2}},
+        {"type": "joint_torque", "joint": "elbow", "value": "-0.1*qd(elbow)"},
+        {"type": "joint_spring", "joint": "elbow", "stiffness": 2, "rest": [0.6], "damping": 0.1},
+        {"type": "joint_damping", "joint": "shoulder", "damping": 0.2}]), "valid"),
+    ("a prescribed joint", arm_plus("constraints", {"type": "prescribed", "joint": "elbow", "q": "0.6 + a*sin(t)", "parameters": {"a": 0.1}}), "valid"),
+    ("a prescribed point", plus("constraints", [{"type": "prescribed", "body": "bob", "point": [0, 0, -0.6], "position": [0, "0.1*sin(t)", -0.6]}]), "valid"),
+    ("a mimic", arm_plus("constraints", {"type": "mimic", "joint": "elbow", "leader": "shoulder", "multiplier": 2, "offset": 0}), "valid"),
+    ("an unknown key in origin", arm(["constraints", 0, "origin"], {"xyz": [0, 0, 1], "rpi": [0, 0, 0]}), "invalid"),
+    ("an origin of two numbers", arm(["constraints", 0, "origin"], {"xyz": [0, 1]}), "invalid"),
+    ("an origin and an anchor", arm(["constraints", 0, "anchor"], [0, 0, 1]), "invalid"),
+    ("q as a string", arm(["constraints", 0, "q"], "0.3"), "invalid"),
+    ("two coordinates for a revolute joint", arm(["constraints", 0, "q"], [0.3, 0.1]), "invalid"),
+    ("q on a joint without an origin", edit(["constraints", 0, "q"], 0.1), "invalid"),
+    ("q on a fixed joint", arm(["constraints", 1], {"type": "fixed", "bodies": ["upper", "fore"], "origin": {}, "q": 0}), "invalid"),
+    ("com on a particle", edit(["bodies", 1, "com"], [0, 0, 0]), "invalid"),
+    ("an unknown key in include", include(scale=2), "invalid"),
+    ("an include of a mobile base", include(base="mobile"), "invalid"),
+    ("an include of an XML file", include(urdf=URDF[:-5] + ".xml"), "invalid"),
+    ("an include's q as a list", include(q=[0.3]), "invalid"),
+    ("an unknown key in pd", arm_plus("forces", {"type": "pd", "joint": "shoulder", "kp": 5, "ki": 1, "target": 0}), "invalid"),
+    ("a negative gain", arm_plus("forces", {"type": "pd", "joint": "shoulder", "kp": -5, "target": 0}), "invalid"),
+    ("a pd without target", arm_plus("forces", {"type": "pd", "joint": "shoulder", "kp": 5}), "invalid"),
+    ("a joint torque of an object", arm_plus("forces", {"type": "joint_torque", "joint": "elbow", "value": {"a": 1}}), "invalid"),
+    ("a joint spring's rest as a string", arm_plus("forces", {"type": "joint_spring", "joint": "elbow", "stiffness": 1, "rest": "0.1"}), "invalid"),
+    ("a joint damping without damping", arm_plus("forces", {"type": "joint_damping", "joint": "elbow"}), "invalid"),
+    ("a prescribed coordinate -1", arm_plus("constraints", {"type": "prescribed", "joint": "elbow", "coordinate": -1, "q": 0.6}), "invalid"),
+    ("a prescribed joint and body", arm_plus("constraints", {"type": "prescribed", "joint": "elbow", "body": "fore", "q": 0.6}), "invalid"),
+    ("a prescribed point in the plane", plus("constraints", [{"type": "prescribed", "body": "bob", "position": [0, -0.6]}]), "invalid"),
+    ("a mimic without leader", arm_plus("constraints", {"type": "mimic", "joint": "elbow"}), "invalid"),
+    ("a mimic's multiplier as a string", arm_plus("constraints", {"type": "mimic", "joint": "elbow", "leader": "shoulder", "multiplier": "2"}), "invalid"),
+    ("com on a body no joint places", edit(["bodies", 0, "com"], [0, 0, 0]), "loader"),
+    ("a world pose on a placed body", arm(["bodies", 1, "position"], [0, 0, 0]), "loader"),
+    ("a pd on an unknown joint", arm_plus("forces", {"type": "pd", "joint": "knee", "kp": 5, "target": 0}), "loader"),
     ("an unknown body in a joint", edit(["constraints", 0, "bodies"], ["world", "hand"]), "loader"),
     ("moments off the triangle inequality", edit(["bodies", 0, "inertia"], {"principal": [1, 1, 3]}), "loader"),
     ("a rod of the wrong length at t = 0", edit(["constraints", 1, "length"], 0.3), "loader"),
@@ -128,9 +208,10 @@ def main():
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     failures = []
-    shipped = sorted(glob.glob(os.path.join(SOURCE, "scenes", "examples", "*.json")) +
-                     glob.glob(os.path.join(SOURCE, "scenes", "benchmarks", "*.json")))
-    if len(shipped) < 20:
+    shipped = sorted(p for p in glob.glob(os.path.join(SOURCE, "scenes", "**", "*.json"),
+                                          recursive=True)
+                     if os.path.basename(p) != "schema.json")
+    if len(shipped) < 29:
         failures.append("only %d shipped scenes found" % len(shipped))
     for path in shipped:
         with open(path) as f:

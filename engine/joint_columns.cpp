@@ -1,0 +1,114 @@
+// Joint-space output columns (appell/joint_columns.hpp).
+#include "appell/joint_columns.hpp"
+
+#include <cmath>
+
+#include "appell/joint_forces.hpp"
+#include "appell/joint_state.hpp"
+#include "appell/prescribed.hpp"
+
+namespace appell {
+
+namespace {
+
+// "<j>.q" for one coordinate, "<j>.q0", "<j>.q1", ... for several
+void names(const std::string& joint, const char* what, int n, std::vector<std::string>& out) {
+  for (int k = 0; k < n; ++k) out.push_back(joint + "." + what + (n == 1 ? "" : std::to_string(k)));
+}
+
+bool actuated(const Model& m, const Joint& j) {
+  for (const ForcePtr& f : m.forces())
+    if (const auto* jf = dynamic_cast<const JointForce*>(f.get()); jf && &jf->joint() == &j)
+      return true;
+  for (const ConstraintPtr& c : m.constraints())
+    if (const auto* p = dynamic_cast<const PrescribedJointConstraint*>(c.get());
+        p && &p->joint() == &j)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<const Joint*> model_joints(const Model& m) {
+  std::vector<const Joint*> out;
+  for (const ConstraintPtr& c : m.constraints())
+    if (const auto* j = dynamic_cast<const Joint*>(c.get())) out.push_back(j);
+  return out;
+}
+
+std::vector<std::string> joint_state_columns(const Model& m) {
+  std::vector<std::string> out;
+  for (const Joint* j : model_joints(m)) {
+    names(j->name(), "q", j->joint_type().nq(), out);
+    names(j->name(), "qd", j->joint_type().nu(), out);
+  }
+  return out;
+}
+
+std::vector<std::string> joint_actuator_columns(const Model& m) {
+  std::vector<std::string> out;
+  for (const Joint* j : model_joints(m))
+    if (actuated(m, *j)) {
+      names(j->name(), "tau", j->joint_type().nu(), out);
+      out.push_back(j->name() + ".power");
+    }
+  return out;
+}
+
+void append_joint_states(const Model& m, const Data& d, std::vector<double>& last,
+                         std::vector<double>& out) {
+  const bool first = last.empty();
+  size_t at = 0;
+  for (const Joint* j : model_joints(m)) {
+    const JointType& t = j->joint_type();
+    double q[8], u[6];
+    joint_coordinates(*j, d.view(), q, u);
+    const std::vector<char> periodic = periodic_coordinates(t);
+    for (int k = 0; k < t.nq(); ++k, ++at) {
+      // an angle keeps the whole turns of the previous sample: q + 2π round((q_last − q)/2π)
+      if (first)
+        last.push_back(q[k]);
+      else if (periodic[k])
+        q[k] += 2.0 * M_PI * std::round((last[at] - q[k]) / (2.0 * M_PI));
+      last[at] = q[k];
+      out.push_back(q[k]);
+    }
+    out.insert(out.end(), u, u + t.nu());
+  }
+}
+
+void append_joint_actuators(const Model& m, const Data& d, std::vector<double>& out) {
+  for (const Joint* j : model_joints(m)) {
+    double tau[6], u[6];
+    if (!joint_actuator_force(m, d, *j, tau)) continue;
+    joint_coordinates(*j, d.view(), nullptr, u);
+    double power = 0.0;  // τ·u (joint_state.hpp G1)
+    for (int k = 0; k < j->joint_type().nu(); ++k) {
+      out.push_back(tau[k]);
+      power += tau[k] * u[k];
+    }
+    out.push_back(power);
+  }
+}
+
+bool joint_actuator_force(const Model& m, const Data& d, const Joint& j, double* tau) {
+  const int nu = j.joint_type().nu();
+  bool any = false;
+  for (int k = 0; k < nu; ++k) tau[k] = 0.0;
+  double one[6];
+  for (const ForcePtr& f : m.forces())
+    if (const auto* jf = dynamic_cast<const JointForce*>(f.get()); jf && &jf->joint() == &j) {
+      any = true;
+      jf->generalized_force(d.view(), one);
+      for (int k = 0; k < nu; ++k) tau[k] += one[k];
+    }
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
+    if (const auto* p = dynamic_cast<const PrescribedJointConstraint*>(m.constraints()[c].get());
+        p && &p->joint() == &j) {
+      any = true;
+      tau[p->coordinate()] += d.lambda(m.row_offset(c));  // prescribed.hpp: λ is the force
+    }
+  return any;
+}
+
+}  // namespace appell
