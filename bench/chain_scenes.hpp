@@ -120,6 +120,24 @@ inline Model redundant_chain(int n) {
   return compile(m);
 }
 
+// The standard chain of n links with `extra` of its hinges (spread evenly along it) also
+// keeping two points on their axis at their distance: `extra` rows beyond the tree, the
+// measure of resolve_formulation's rule (each repeats its hinge, as a loop's rows would
+// cost the recursion the same).
+inline Model chain_with_extra_rows(int n, int extra) {
+  ModelBuilder m = standard_chain_builder(n);
+  m.name = "chain_" + std::to_string(n) + "_extra_" + std::to_string(extra);
+  for (int k = 0; k < extra; ++k) {
+    const int i = 1 + static_cast<int>((static_cast<long>(k) * n) / extra);  // joint i
+    const int parent = i == 1 ? kWorld : i - 2, child = i - 1;
+    const Vec3 top(0, 0, -0.2 * (i - 1)), axis = i % 2 ? Vec3::UnitX() : Vec3::UnitY();
+    m.add_constraint(std::make_shared<DistanceConstraint>(
+        "axis" + std::to_string(k), parent, child, m.initial_state(parent), m.initial_state(child),
+        top + 0.05 * axis, top - 0.05 * axis, 0.1));
+  }
+  return compile(m);
+}
+
 // A square net of k × k particles (10 g, 0.1 m apart) joined by distance constraints to
 // their neighbours along both grid directions, sagging as a dome so that no rows are
 // parallel, and hung at its four corners from the world by rods of 0.1 m: 2k(k − 1) + 4
