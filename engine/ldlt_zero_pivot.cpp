@@ -52,7 +52,6 @@ void ZeroPivotLDLT::analyze(const SpMat& K) {
     }
   for (int k = 0; k < n_; ++k) Kp_[k + 1] += Kp_[k];
   Ki_.assign(Kp_[n_], 0);
-  Kj_.assign(Kp_[n_], 0);
   Kx_.assign(Kp_[n_], 0.0);
   std::vector<int> next(Kp_.begin(), Kp_.end() - 1);
   for (int c = 0; c < K.outerSize(); ++c)
@@ -60,10 +59,7 @@ void ZeroPivotLDLT::analyze(const SpMat& K) {
       const int i = iperm_[static_cast<int>(it.row())], j = iperm_[c];
       if (i <= j) Ki_[next[j]++] = i;
     }
-  for (int k = 0; k < n_; ++k) {
-    std::sort(Ki_.begin() + Kp_[k], Ki_.begin() + Kp_[k + 1]);
-    std::fill(Kj_.begin() + Kp_[k], Kj_.begin() + Kp_[k + 1], k);
-  }
+  for (int k = 0; k < n_; ++k) std::sort(Ki_.begin() + Kp_[k], Ki_.begin() + Kp_[k + 1]);
 
   // elimination tree and column counts of L [Davis 2005, ldl_symbolic]
   std::vector<int> parent(n_, -1), flag(n_), lnz(n_, 0);
@@ -99,6 +95,7 @@ void ZeroPivotLDLT::analyze(const SpMat& K) {
   }
   d_.assign(n_, 0.0);
   y_.assign(n_, 0.0);
+  s_.assign(n_, 1.0);
   dropped_.assign(n_, 0);
   rank_ = 0;
 }
@@ -111,13 +108,14 @@ int ZeroPivotLDLT::slot(int i, int j) const {
   return it != last && *it == a ? static_cast<int>(it - Ki_.begin()) : -1;
 }
 
-void ZeroPivotLDLT::factorize(double tau) {
+void ZeroPivotLDLT::factorize(double tau, const Eigen::VectorXd* scale) {
+  for (int k = 0; k < n_; ++k) s_[k] = scale ? (*scale)(perm_[k]) : 1.0;
   // row k of L by a sparse triangular solve on the precomputed reach, pivots tested by (Z1)
   // [Davis 2005, ldl_numeric, with dropped columns left zero]
   const double tau2 = tau * tau;
   rank_ = 0;
   for (int k = 0; k < n_; ++k) {
-    for (int p = Kp_[k]; p < Kp_[k + 1]; ++p) y_[Ki_[p]] += Kx_[p];
+    for (int p = Kp_[k]; p < Kp_[k + 1]; ++p) y_[Ki_[p]] += s_[Ki_[p]] * Kx_[p] * s_[k];
     double dk = y_[k];
     y_[k] = 0.0;
     for (int q = Rp_[k]; q < Rp_[k + 1]; ++q) {

@@ -49,15 +49,10 @@ class ZeroPivotLDLT {
   int slot(int i, int j) const;
   // K's upper triangle in elimination order, column by column: the caller assembles it.
   std::vector<double>& values() { return Kx_; }
-  // the row and column of values()[p] in P K Pᵀ (elimination order), e.g. for scaling by
-  // a diagonal on both sides
-  const std::vector<int>& value_rows() const { return Ki_; }
-  const std::vector<int>& value_cols() const { return Kj_; }
-  // original index of the k-th eliminated row
-  const std::vector<int>& order() const { return perm_; }
 
-  // The numeric phase on values(), dropping pivots below tau² (Z1).  Allocates nothing.
-  void factorize(double tau);
+  // The numeric phase on S K S, K in values() and S = diag(scale) (original order; none:
+  // S = I), dropping pivots below tau² (Z1).  Allocates nothing.
+  void factorize(double tau, const Eigen::VectorXd* scale = nullptr);
   // analyze(K), K's values into values(), factorize(tau).
   void compute(const Eigen::SparseMatrix<double>& K, double tau);
 
@@ -69,11 +64,12 @@ class ZeroPivotLDLT {
  private:
   int n_ = 0, rank_ = 0;
   std::vector<int> perm_, iperm_;   // k-th eliminated row ↔ original row
-  std::vector<int> Kp_, Ki_, Kj_;   // upper triangle of P K Pᵀ, column-wise (Kj_: column)
+  std::vector<int> Kp_, Ki_;        // upper triangle of P K Pᵀ, column-wise
   std::vector<double> Kx_;          //   and its values
   std::vector<int> Lp_, Li_;        // L column-wise (strictly lower), rows ascending
   std::vector<int> Rp_, Rc_, Rs_;   // row k of L: its columns (topological) and slots
   std::vector<double> Lx_, d_, y_;  // l_ik, pivots, the dense work vector
+  std::vector<double> s_;           // the scale in elimination order
   std::vector<char> dropped_;
 };
 

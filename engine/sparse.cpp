@@ -7,8 +7,8 @@ namespace appell {
 
 namespace {
 
-// M_b⁻¹ per body, w = M⁻¹ t per term and ρ_r² = Σ_t tᵀ M⁻¹ t per row (P1, as row_responses),
-// and a = M⁻¹ F.  O(n + terms).
+// M_b⁻¹ per body, a = M⁻¹ F, w = M⁻¹ t per term, ρ_r² = Σ_t tᵀ M⁻¹ t per row (P1, as
+// row_responses) and e = b − A a, in one pass over the terms.  O(n + terms).
 void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
   for (int b = 0; b < m.nbody(); ++b) {
     const Body& bd = m.bodies()[b];
@@ -19,44 +19,47 @@ void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
     ws.a.segment<3>(o + 3) = ws.Jinv[b] * d.F.segment<3>(o + 3);
   }
   ws.rho.setZero();
+  ws.e = d.b;
   for (int t = 0; t < m.nterms(); ++t) {
-    const int b = ws.term_body[t];
+    const int b = ws.term_body[t], o = m.u_offset(b), row = ws.term_row[t];
     const RowTerm& term = d.terms[t];
     RowTerm& w = ws.w[t];
     w.lin = term.lin / m.bodies()[b].mass;
-    double r2 = term.lin.dot(w.lin);
+    double r2 = term.lin.dot(w.lin), At = term.lin.dot(ws.a.segment<3>(o));
     if (m.bodies()[b].rigid()) {
       w.ang = ws.Jinv[b] * term.ang;
       r2 += term.ang.dot(w.ang);
+      At += term.ang.dot(ws.a.segment<3>(o + 3));
     }
-    ws.rho(ws.term_row[t]) += r2;
+    ws.rho(row) += r2;
+    ws.e(row) -= At;
   }
   ws.rho = ws.rho.cwiseSqrt();
 }
 
-// Ĝ = D A M⁻¹ Aᵀ D straight into the factor's pattern: (S1) per body and pair of its
-// terms, then the scaling by D on both sides.  O(Σ_b k_b² + nnz(Ĝ)).
+// G = A M⁻¹ Aᵀ straight into the factor's pattern: (S1) per body and pair of its terms
+// (the scaling by D happens in the factorisation).  O(Σ_b k_b²).
 void assemble_gram(const Model& m, SparseWorkspace& ws, const Data& d) {
   std::vector<double>& Gx = ws.ldlt.values();
   std::fill(Gx.begin(), Gx.end(), 0.0);
-  int pair = 0;
+  const int* slot = ws.pair_slot.data();
   for (int b = 0; b < m.nbody(); ++b) {
     const bool rigid = m.bodies()[b].rigid();
     const int p0 = ws.body_terms_p[b], p1 = ws.body_terms_p[b + 1];
     for (int p = p0; p < p1; ++p) {
       const RowTerm& tx = d.terms[ws.body_terms[p]];
-      for (int q = p; q < p1; ++q, ++pair) {
+      for (int q = p; q < p1; ++q, ++slot) {
         const RowTerm& wy = ws.w[ws.body_terms[q]];
         double g = tx.lin.dot(wy.lin);
         if (rigid) g += tx.ang.dot(wy.ang);
-        Gx[ws.pair_slot[pair]] += ws.pair_twice[pair] ? 2.0 * g : g;
+        if (*slot >= 0) {
+          Gx[*slot] += g;
+        } else {
+          Gx[-1 - *slot] += 2.0 * g;  // two terms of one row on this body
+        }
       }
     }
   }
-  const std::vector<int>& order = ws.ldlt.order();
-  for (size_t k = 0; k < order.size(); ++k) ws.Dp[k] = ws.D(order[k]);
-  const std::vector<int>&rows = ws.ldlt.value_rows(), &cols = ws.ldlt.value_cols();
-  for (size_t p = 0; p < Gx.size(); ++p) Gx[p] *= ws.Dp[rows[p]] * ws.Dp[cols[p]];
 }
 
 }  // namespace
@@ -72,19 +75,10 @@ void solve_sparse(const Model& m, Data& d) {
   const double tau = dependence_tolerance(m, d, ws.rho);
   for (int r = 0; r < m.nrows(); ++r) ws.D(r) = ws.rho(r) > 0 ? 1.0 / ws.rho(r) : 0.0;
   assemble_gram(m, ws, d);
+  ws.e.array() *= ws.D.array();  // ê = D (b − A a)  [UK98 eq. 26]
 
-  // ê = D (b − A a)  [UK98 eq. 26]
-  ws.e = d.b;
-  for (int t = 0; t < m.nterms(); ++t) {
-    const int b = ws.term_body[t], o = m.u_offset(b);
-    double At = d.terms[t].lin.dot(ws.a.segment<3>(o));
-    if (m.bodies()[b].rigid()) At += d.terms[t].ang.dot(ws.a.segment<3>(o + 3));
-    ws.e(ws.term_row[t]) -= At;
-  }
-  ws.e.array() *= ws.D.array();
-
-  // μ = Ĝ⁻ ê with the zero-pivot LDLᵀ, a {1}-inverse (ldlt_zero_pivot.hpp)
-  ws.ldlt.factorize(tau);
+  // μ = Ĝ⁻ ê with the zero-pivot LDLᵀ of Ĝ = D G D, a {1}-inverse (ldlt_zero_pivot.hpp)
+  ws.ldlt.factorize(tau, &ws.D);
   ws.ldlt.solve(ws.e, ws.mu);  // the dropped rows' consistency: check_consistency below
   d.lambda = ws.D.cwiseProduct(ws.mu);
 

@@ -64,8 +64,8 @@ SparseWorkspace::SparseWorkspace(const Model& m) {
   // where each pair's product goes in the factor's values
   for (int b = 0; b < m.nbody(); ++b)
     for_body_pairs(*this, b, [&](int x, int y) {
-      pair_slot.push_back(ldlt.slot(term_row[x], term_row[y]));
-      pair_twice.push_back(x != y && term_row[x] == term_row[y]);
+      const int slot = ldlt.slot(term_row[x], term_row[y]);
+      pair_slot.push_back(x != y && term_row[x] == term_row[y] ? -1 - slot : slot);
     });
 
   Jinv.assign(m.nbody(), Mat3::Zero());
@@ -75,7 +75,6 @@ SparseWorkspace::SparseWorkspace(const Model& m) {
   e.setZero(m.nrows());
   mu.setZero(m.nrows());
   a.setZero(m.nu());
-  Dp.assign(m.nrows(), 0.0);
 }
 
 bool SparseWorkspace::fits(const Model& m) const {

@@ -31,10 +31,9 @@ struct SparseWorkspace {
   std::vector<int> body_terms_p;             // terms naming body b: body_terms[p_b, p_b+1)
   std::vector<int> body_terms;               //                              (nterms)
   // per body, per pair x ≤ y of its terms (row-major upper triangle): the slot of
-  // G(row x, row y) in ldlt.values(), and how often (S1) adds it (2 for two terms of one
-  // row on one body, x ≠ y: both orders land on the diagonal)
+  // G(row x, row y) in ldlt.values(), as −1 − slot when (S1) adds the product twice (two
+  // terms of one row on one body, x ≠ y: both orders land on the diagonal)
   std::vector<int> pair_slot;
-  std::vector<char> pair_twice;
   ZeroPivotLDLT ldlt;
 
   // numeric workspace, sized here
@@ -43,7 +42,6 @@ struct SparseWorkspace {
   Eigen::VectorXd rho, D, e;  // ρ (P1), 1/ρ, ê = D (b − A a)                         (nrows)
   Eigen::VectorXd mu;         // μ = Ĝ⁻ ê                                            (nrows)
   Eigen::VectorXd a;          // M⁻¹ F                                               (nu)
-  std::vector<double> Dp;     // D in elimination order                              (nrows)
 };
 
 // d's workspace, analysed for m on first use (or when d was last used with another model).
