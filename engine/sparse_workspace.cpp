@@ -46,7 +46,10 @@ void for_body_pairs(const SparseWorkspace& ws, int b, Fn&& fn) {
 
 SparseWorkspace::SparseWorkspace(const Model& m) {
   built_for.reserve(m.constraints().size());
-  for (const ConstraintPtr& c : m.constraints()) built_for.push_back(c.get());
+  for (const ConstraintPtr& c : m.constraints()) {
+    built_for.push_back(c.get());
+    built_bodies.insert(built_bodies.end(), c->bodies().begin(), c->bodies().end());
+  }
   incidence(m, *this);
 
   // the pattern of G: every row's diagonal, and the rows that share a body (S1)
@@ -78,9 +81,16 @@ SparseWorkspace::SparseWorkspace(const Model& m) {
 }
 
 bool SparseWorkspace::fits(const Model& m) const {
-  if (built_for.size() != m.constraints().size()) return false;
-  for (size_t c = 0; c < built_for.size(); ++c)
-    if (built_for[c] != m.constraints()[c].get()) return false;
+  if (built_for.size() != m.constraints().size() ||
+      static_cast<int>(built_bodies.size()) != m.nslots())
+    return false;
+  const int* body = built_bodies.data();
+  for (size_t c = 0; c < built_for.size(); ++c) {
+    const Constraint& con = *m.constraints()[c];
+    if (built_for[c] != &con) return false;
+    for (int b : con.bodies())
+      if (*body++ != b) return false;
+  }
   return static_cast<int>(term_row.size()) == m.nterms() && ldlt.size() == m.nrows();
 }
 

@@ -23,10 +23,12 @@ struct SparseWorkspace {
   // The symbolic analysis of m's rows.  O(Σ_b k_b² + nnz(L)), k_b the terms naming body b,
   // plus the ordering.
   explicit SparseWorkspace(const Model& m);
-  // whether this analysis was made for m's constraints (a Data serves one Model)
+  // whether this analysis was made for m's constraints and the bodies they name (a Data
+  // serves one Model).  O(constraints + their bodies).
   bool fits(const Model& m) const;
 
   std::vector<const Constraint*> built_for;  // m.constraints() at analysis
+  std::vector<int> built_bodies;             // and the bodies each names, in order
   std::vector<int> term_row, term_body;      // per term: its row, its body   (nterms)
   std::vector<int> body_terms_p;             // terms naming body b: body_terms[p_b, p_b+1)
   std::vector<int> body_terms;               //                              (nterms)
