@@ -50,13 +50,13 @@ TEST(SparseNet, AgreesWithPinvOnAChainWithOneLoopClosure) {
 // the rods between particles of the spinning net are at rest, so each particle's
 // acceleration along a rod equals its neighbour's: the rod keeps its length to second order
 TEST(SparseNet, RodsKeepTheirLengthsToSecondOrder) {
-  const Model m = bench::particle_net(40);  // 1600 particles, beyond the dense formulations
+  const Model m = bench::particle_net(30);  // 900 particles, 1744 rows
   Data d(m);
   ASSERT_EQ(forward(m, d, Formulation::Sparse), SolveStatus::Ok) << d.diagnostics.message;
   EXPECT_EQ(d.diagnostics.rank, m.nrows());
   for (int a = 0; a + 1 < m.nbody(); ++a) {
     const int b = a + 1;  // the rod along y, when both are in one grid line
-    if (b % 40 == 0) continue;
+    if (b % 30 == 0) continue;
     const Vec3 r = d.body[b].x - d.body[a].x;
     const Vec3 v = d.body[b].v - d.body[a].v;
     const Vec3 acc = d.udot.segment<3>(m.u_offset(b)) - d.udot.segment<3>(m.u_offset(a));
