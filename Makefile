@@ -6,16 +6,30 @@ BUILD     ?= build
 ASAN_BUILD ?= build-asan
 DEMO_SCENE ?= scenes/examples/double_pendulum.json
 PACKAGES  := cmake g++ make libeigen3-dev libboost-dev nlohmann-json3-dev libgtest-dev \
-             libbenchmark-dev libcli11-dev
+             libbenchmark-dev libcli11-dev liburdfdom-dev pkg-config \
+             pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib \
+             python3-distributed
 HEADERS   := /usr/include/eigen3/Eigen/Core /usr/include/boost/numeric/odeint.hpp \
              /usr/include/nlohmann/json.hpp /usr/include/gtest/gtest.h \
-             /usr/include/benchmark/benchmark.h /usr/include/CLI/CLI.hpp
+             /usr/include/benchmark/benchmark.h /usr/include/CLI/CLI.hpp \
+             /usr/include/urdf_parser/urdf_parser.h \
+             /usr/include/pybind11/pybind11.h /usr/lib/python3/dist-packages/numpy \
+             /usr/lib/python3/dist-packages/pytest /usr/lib/python3/dist-packages/matplotlib \
+             /usr/lib/python3/dist-packages/distributed /usr/include/python3*/Python.h
 
-.PHONY: deps build demo test test-asan bench format clean
+# the HTML report needs node and npm at configure time (three.js, uPlot); its tests need
+# Chromium, and the scene-schema test Debian's python3-jsonschema
+REPORT_PACKAGES := nodejs npm
+REPORT_PROBES   := /usr/bin/node /usr/bin/npm
+BROWSER_PACKAGES := chromium python3-jsonschema
+BROWSER_PROBES  := /usr/bin/chromium /usr/lib/python3/dist-packages/jsonschema
+
+.PHONY: deps deps-report deps-browser build demo test test-asan bench format clean
 
 deps:
 	@missing=0; for h in $(HEADERS); do [ -e $$h ] || missing=1; done; \
 	command -v cmake >/dev/null || missing=1; \
+	command -v pkg-config >/dev/null || missing=1; \
 	if [ $$missing = 1 ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing: $(PACKAGES)"; \
@@ -25,14 +39,48 @@ deps:
 	  fi; \
 	fi
 
-build: deps
+# installs $(1) when one of the files $(2) is missing (as root; else says what to install)
+define install_missing
+	@missing=0; for f in $(2); do [ -e $$f ] || missing=1; done; \
+	if [ $$missing = 1 ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $(1)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
+	  else \
+	    echo "note: $(1) missing (run as root or: sudo apt-get install $(1))" >&2; \
+	  fi; \
+	fi
+endef
+
+deps-report: deps
+	$(call install_missing,$(REPORT_PACKAGES),$(REPORT_PROBES))
+
+deps-browser: deps-report
+	$(call install_missing,$(BROWSER_PACKAGES),$(BROWSER_PROBES))
+
+build: deps-browser
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	./$(BUILD)/appell check $(DEMO_SCENE)
-	./$(BUILD)/appell eval $(DEMO_SCENE)
-	./$(BUILD)/appell simulate $(DEMO_SCENE) --out $(BUILD)/demo_traj.csv --duration 2
+# the program only (not the tests or the benchmarks), one scene, a report to open
+demo: deps-report
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@echo "building $(BUILD)/appell (log: $(BUILD)/demo_build.log)"; \
+	  cmake --build $(BUILD) -j $(JOBS) --target appell_cli >$(BUILD)/demo_build.log 2>&1 || \
+	  { tail -40 $(BUILD)/demo_build.log; exit 1; }
+	@echo; ./$(BUILD)/appell check --table $(DEMO_SCENE)
+	@echo; ./$(BUILD)/appell eval --table $(DEMO_SCENE)
+	@./$(BUILD)/appell simulate $(DEMO_SCENE) --duration 5 --quiet --out $(BUILD)/demo_traj.csv \
+	  --forces $(BUILD)/demo_forces.csv --summary $(BUILD)/demo_summary.json \
+	  --report $(BUILD)/demo_report.html
+	@echo; echo "simulated 5 s:"; grep -E '"(steps|wall_seconds|max_rel_drift|position_max|velocity_max)"' \
+	  $(BUILD)/demo_summary.json | tr -d ' ,"' | sed 's/^/  /; s/:/: /'
+	@echo; echo "trajectory: $(BUILD)/demo_traj.csv, forces: $(BUILD)/demo_forces.csv"
+	@if [ -x /usr/bin/chromium ] && [ -e $(BUILD)/js/node_modules/playwright-core ]; then \
+	  node tests/browser/check_report.cjs $(BUILD)/demo_report.html $(BUILD)/browser demo $(BUILD)/js \
+	    >/dev/null && echo "checked in headless Chromium: animation moves, every chart drawn," \
+	    "screenshot $(BUILD)/browser/demo.png"; fi
+	@echo "report (open it in a browser): $(abspath $(BUILD))/demo_report.html"
 
 test: build
 	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure

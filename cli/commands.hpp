@@ -9,9 +9,15 @@
 
 namespace appell::cli {
 
+// how `check` and `eval` print: Auto is a table on a terminal, else the machine format
+// (eval: JSON; check: its plain lines); --json and --table choose (cli/table.hpp)
+enum class Output { Auto, Json, Table };
+bool wants_table(Output o);  // Table, or Auto with stdout a terminal
+
 struct EvalOptions {
   std::string scene;
   std::string formulation;  // empty: the scene's choice
+  Output output = Output::Auto;
 };
 
 struct SimulateOptions {
@@ -20,10 +26,19 @@ struct SimulateOptions {
   std::string integrator;   // empty: the scene's choice
   std::optional<double> dt, duration;
   std::string out, summary, forces;  // empty: not written (summary: stdout)
+  std::string report;                // HTML report (cli/report.hpp); empty: none
   bool quiet = false;
 };
 
-int run_check(const std::string& scene);
+struct InverseOptions {
+  std::string scene;
+  std::string q, qd, qdd;  // comma-separated; empty: the scene's state (qdd: zero)
+  std::string actuated;    // comma-separated tree joint names; empty: all
+  double t = 0.0;
+};
+
+int run_check(const std::string& scene, Output output = Output::Auto);
+int run_inverse(const InverseOptions& options);
 int run_eval(const EvalOptions& options);
 int run_simulate(const SimulateOptions& options);
 

@@ -2,10 +2,14 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
+#include "appell/joint.hpp"
 #include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "cli/joint_outputs.hpp"
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
 
@@ -70,16 +74,43 @@ int run_eval(const EvalOptions& o) {
     cons[con.name()] = e;
   }
   out["constraints"] = cons;
-  std::cout << out.dump(2) << "\n";
+  out["joints"] = joints_json(m, d);
+  if (wants_table(o.output))
+    print_eval_table(std::cout, out);
+  else
+    std::cout << out.dump(2) << "\n";
   return 0;
 }
 
-int run_check(const std::string& scene) {
+// a joint's damping and limits (URDF <dynamics>, <limit>), as " damping c, limits [lo, hi]"
+static std::string joint_properties(const Constraint& c) {
+  const auto* j = dynamic_cast<const Joint*>(&c);
+  if (!j) return "";
+  const JointProperties& p = j->properties();
+  std::ostringstream os;
+  if (p.damping > 0) os << "  damping " << p.damping;
+  if (p.friction > 0) os << "  friction " << p.friction << " (not applied)";
+  if (p.limited)
+    os << "  limits [" << p.lower << ", " << p.upper << "] effort " << p.effort << " velocity "
+       << p.velocity << " (not enforced)";
+  return os.str();
+}
+
+int run_check(const std::string& scene, Output output) {
   Scene loaded;
   if (!load_or_report(scene, loaded)) return 2;
   const Model m = compile(loaded);
   Data d(m);
   const SolveStatus status = forward(m, d, Formulation::Pinv);
+  if (status == SolveStatus::Ok && output == Output::Json) {
+    std::cout << check_json(m, d.diagnostics.rank).dump(2) << "\n";
+    return 0;
+  }
+  if (status == SolveStatus::Ok && wants_table(output)) {
+    print_check_table(std::cout, m, d.diagnostics.rank);
+    std::cout << "ok\n";
+    return 0;
+  }
   std::cout << "scene: " << m.name() << "\n";
   std::cout << "bodies: " << m.nbody() << "\n";
   for (const Body& b : m.bodies())
@@ -91,12 +122,19 @@ int run_check(const std::string& scene) {
               << c->rows() << (c->rows() == 1 ? " row " : " rows") << "  [";
     for (size_t j = 0; j < c->bodies().size(); ++j)
       std::cout << (j ? ", " : "") << m.bodies()[c->bodies()[j]].name;
-    std::cout << "]\n";
+    std::cout << "]" << joint_properties(*c) << "\n";
   }
   std::cout << "forces: " << m.forces().size() << "\n";
-  std::cout << "coordinates: " << m.nu() << "\n";
-  std::cout << "constraint rank: " << d.diagnostics.rank << "\n";
-  std::cout << "degrees of freedom: " << m.nu() - d.diagnostics.rank << "\n";
+  // the same count in the words of joint space (tree) and of maximal coordinates
+  const TreeModel& tree = m.tree();
+  const int dof = m.nu() - d.diagnostics.rank;
+  std::cout << "joint coordinates: " << tree.nq << " (q), joint velocities: " << tree.nu
+            << " (u), in " << tree.joints.size() << " tree joints\n";
+  std::cout << "constraints beyond the tree: " << tree.nrows_extra << " rows, rank "
+            << tree.nu - dof << "\n";
+  std::cout << "coordinates: " << m.nu() << " maximal velocities (6 a body, 3 a particle)\n";
+  std::cout << "constraint rank: " << d.diagnostics.rank << " of " << m.nrows() << " rows\n";
+  std::cout << "degrees of freedom: " << dof << "\n";
   if (status != SolveStatus::Ok) {
     std::cerr << "error: " << scene << ": at t = 0: " << d.diagnostics.message << "\n";
     return 3;

@@ -3,6 +3,18 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/report.hpp"
+#include "cli/sweep.hpp"
+
+// --json / --table: the output format of check and eval (default: a table on a terminal)
+static void add_output_flags(CLI::App* cmd, appell::cli::Output& output) {
+  auto* json = cmd->add_flag_callback(
+      "--json", [&output] { output = appell::cli::Output::Json; }, "JSON output");
+  cmd->add_flag_callback(
+         "--table", [&output] { output = appell::cli::Output::Table; },
+         "tables for people (the default on a terminal)")
+      ->excludes(json);
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"appell: equations of motion of constrained multibody systems (Gauss's principle)"};
@@ -14,10 +26,13 @@ int main(int argc, char** argv) {
   CLI::App* check =
       app.add_subcommand("check", "validate a scene; print bodies, constraints, DoF, rank");
   check->add_option("SCENE", check_scene, "scene file (JSON)")->required();
+  appell::cli::Output check_output = appell::cli::Output::Auto;
+  add_output_flags(check, check_output);
   CLI::App* ev = app.add_subcommand("eval", "equations of motion at t = 0, JSON on stdout");
   ev->add_option("SCENE", eval.scene, "scene file (JSON)")->required();
   ev->add_option("--formulation", eval.formulation,
                  "auto | recursive | gibbs-appell | pinv | sparse");
+  add_output_flags(ev, eval.output);
 
   appell::cli::SimulateOptions sim;
   CLI::App* simulate =
@@ -31,7 +46,31 @@ int main(int argc, char** argv) {
   simulate->add_option("--out", sim.out, "trajectory CSV");
   simulate->add_option("--summary", sim.summary, "summary JSON (default: stdout)");
   simulate->add_option("--forces", sim.forces, "constraint forces CSV");
+  simulate->add_option("--report", sim.report, "HTML report: 3D animation and plots");
   simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
+
+  appell::cli::ReportOptions report;
+  CLI::App* rep = app.add_subcommand(
+      "report", "HTML report (3D animation, plots) of a simulate run's traj.csv [forces.csv]");
+  rep->add_option("SCENE", report.scene, "scene file (JSON)")->required();
+  rep->add_option("TRAJ", report.traj, "traj.csv written by simulate --out")->required();
+  rep->add_option("FORCES", report.forces, "forces.csv written by simulate --forces");
+  rep->add_option("-o,--out", report.out, "the report (HTML)")->required();
+  rep->add_option("--summary", report.summary, "summary.json of the run (for the run time)");
+
+  appell::cli::InverseOptions inv;
+  CLI::App* inverse =
+      app.add_subcommand("inverse", "inverse dynamics: joint forces for a motion, JSON on stdout");
+  inverse->add_option("SCENE", inv.scene, "scene file (JSON)")->required();
+  inverse->add_option("--q", inv.q, "joint coordinates, comma-separated (default: the scene's)");
+  inverse->add_option("--qd", inv.qd, "joint rates, comma-separated (default: the scene's)");
+  inverse->add_option("--qdd", inv.qdd, "joint accelerations, comma-separated (default: 0)");
+  inverse->add_option("--t", inv.t, "time, s (default 0)");
+  inverse->add_option("--actuated", inv.actuated,
+                      "actuated joints, comma-separated (default: every tree joint)");
+
+  appell::cli::SweepOptions sweep_options;
+  CLI::App* sweep = appell::cli::add_sweep_command(app, sweep_options);
 
   try {
     app.parse(argc, argv);
@@ -43,9 +82,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (check->parsed()) return appell::cli::run_check(check_scene);
+    if (check->parsed()) return appell::cli::run_check(check_scene, check_output);
     if (ev->parsed()) return appell::cli::run_eval(eval);
     if (simulate->parsed()) return appell::cli::run_simulate(sim);
+    if (rep->parsed()) return appell::cli::run_report(report);
+    if (inverse->parsed()) return appell::cli::run_inverse(inv);
+    if (sweep->parsed()) return appell::cli::run_sweep(sweep_options);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

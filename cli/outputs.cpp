@@ -1,5 +1,7 @@
 #include "cli/outputs.hpp"
 
+#include "cli/joint_outputs.hpp"
+
 namespace appell::cli {
 
 Csv::~Csv() {
@@ -35,7 +37,7 @@ std::string traj_header(const Model& m) {
     if (b.rigid())
       for (const char* c : {"wx", "wy", "wz"}) h += "," + b.name + "." + c;
   }
-  return h + ",energy,violation_position,violation_velocity\n";
+  return h + ",energy,violation_position,violation_velocity" + joint_traj_header(m) + "\n";
 }
 
 std::string forces_header(const Model& m) {
@@ -47,7 +49,7 @@ std::string forces_header(const Model& m) {
       if (m.bodies()[b].rigid())
         for (const char* k : {"mx", "my", "mz"}) h += p + k;
     }
-  return h + "\n";
+  return h + joint_forces_header(m) + "\n";
 }
 
 Quaternions::Quaternions(const Model& m) : last_(m.nbody()) {
@@ -83,6 +85,7 @@ void write_traj_row(const Model& m, const Sample& s, Quaternions& quaternions, C
   out.number(s.energy);
   out.number(s.violation_position);
   out.number(s.violation_velocity);
+  write_joint_traj_columns(m, s, quaternions.joint_coordinates, out);
   out.end_row();
 }
 
@@ -97,6 +100,7 @@ void write_forces_row(const Model& m, const Sample& s, Csv& out) {
         for (int k = 0; k < 3; ++k) out.number(w.moment(k));
     }
   }
+  write_joint_forces_columns(m, s, out);
   out.end_row();
 }
 

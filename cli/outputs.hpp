@@ -1,11 +1,13 @@
 // The files `appell simulate` writes, row by row (SPEC §3):
 //
 //   traj.csv     t, per body x y z [qw qx qy qz] vx vy vz [wx wy wz] (brackets: rigid
-//                bodies only), energy, violation_position, violation_velocity; one row per
-//                output instant, %.17g (round-trips every double).
+//                bodies only), energy, violation_position, violation_velocity, then the
+//                joint columns (cli/joint_outputs.hpp); one row per output instant, %.17g
+//                (round-trips every double).
 //   forces.csv   t, per constraint, per body it names: <constraint>.<body>.fx fy fz
 //                [mx my mz] — the resultant constraint force on the body and its moment
-//                about the body's centre of mass, world frame (SPEC §1).
+//                about the body's centre of mass, world frame (SPEC §1); then the
+//                actuated joints' columns (cli/joint_outputs.hpp).
 //
 // Rows are flushed as they are written, so a run that fails (exit 3) keeps every row
 // computed before the failure.
@@ -48,6 +50,8 @@ class Quaternions {
  public:
   explicit Quaternions(const Model& m);
   const Eigen::Vector4d& operator()(const BodyState& b, int i);
+  // the joint coordinates of the last traj.csv row, for continuous angles (joint_outputs.hpp)
+  std::vector<double> joint_coordinates;
 
  private:
   std::vector<Eigen::Vector4d> last_;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -16,6 +17,7 @@
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"
 #include "cli/recorder.hpp"
+#include "cli/report.hpp"
 
 namespace appell::cli {
 
@@ -63,6 +65,8 @@ int run_simulate(const SimulateOptions& o) {
   SimulationOptions so = SimulationOptions::from_settings(scene.settings);
   if (f != Formulation::Auto) so.formulation = f;
   if (!apply_overrides(o, so)) return 2;
+  if (!o.report.empty() && !report_available())
+    return usage_error("--report: " + report_unavailable_message()), 2;
 
   // output files, with their headers
   Csv traj, forces;
@@ -75,6 +79,8 @@ int run_simulate(const SimulateOptions& o) {
 
   // the run, observed by the recorder
   Recorder recorder(m, traj, forces);
+  std::optional<ReportCollector> report;
+  if (!o.report.empty()) report.emplace(m);
   Progress progress(!o.quiet && isatty(fileno(stderr)), so.integrator.duration);
   so.progress = [&](double t) { progress.update(t); };
   std::unique_ptr<Simulation> sim;
@@ -83,7 +89,10 @@ int run_simulate(const SimulateOptions& o) {
   } catch (const std::invalid_argument& e) {
     return usage_error(e.what()), 2;
   }
-  const SimulationResult r = sim->run([&](const Sample& s) { recorder.observe(s); });
+  const SimulationResult r = sim->run([&](const Sample& s) {
+    recorder.observe(s);
+    if (report) report->observe(s);
+  });
   progress.finish();
 
   // the summary
@@ -97,6 +106,9 @@ int run_simulate(const SimulateOptions& o) {
   } else if (!o.quiet) {
     std::cout << summary.dump(2) << "\n";
   }
+
+  if (report && !write_simulation_report(o.report, o.scene, m, summary, r, report->series()))
+    return usage_error("--report: cannot write '" + o.report + "'"), 2;
 
   if (!r.ok()) {
     std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t, r.message.c_str());

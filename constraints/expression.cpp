@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "appell/joint_state.hpp"
+
 namespace appell {
 
 // ---- evaluation ---------------------------------------------------------------------------
@@ -20,6 +22,17 @@ double Expression::variable_value(const ExprVariable& v, const StateView& s) con
       return s.bodies[v.body].v(v.axis);
     case ExprVariable::Kind::AngularVelocity:
       return s.bodies[v.body].w(v.axis);
+    case ExprVariable::Kind::Orientation: {
+      const Quat o(s.bodies[v.body].Q);
+      const double sign = o.w() < 0 ? -1.0 : 1.0;  // the representative with w ≥ 0
+      return sign * (v.axis == 0 ? o.w() : o.vec()(v.axis - 1));
+    }
+    case ExprVariable::Kind::JointQ:
+    case ExprVariable::Kind::JointU: {
+      double q[8], u[6];
+      joint_coordinates(*v.joint, s, q, u);
+      return v.kind == ExprVariable::Kind::JointQ ? q[v.axis] : u[v.axis];
+    }
   }
   return 0.0;
 }
@@ -260,7 +273,7 @@ double Expression::value(const StateView& s) const {
 
 Expression::Jet Expression::evaluate(const StateView& s, double* gradient, bool taylor) const {
   Jet j;
-  sweep(s, true, taylor, false, gradient, &j);
+  sweep(s, gradient != nullptr, taylor, false, gradient, &j);
   return j;
 }
 

@@ -6,8 +6,14 @@ namespace {
 
 std::vector<int> bodies_of(const Expression& e) {
   std::vector<int> list;
-  for (const ExprVariable& v : e.variables())
+  for (const ExprVariable& v : e.variables()) {
+    if (v.kind == ExprVariable::Kind::Orientation || v.kind == ExprVariable::Kind::JointQ ||
+        v.kind == ExprVariable::Kind::JointU)
+      throw ExpressionError(v.column, "'" + v.text +
+                                          "' may be used in forces only; constraints need the "
+                                          "derivatives of x, v and w variables");
     if (v.kind != ExprVariable::Kind::Time) list.push_back(v.body);
+  }
   if (list.empty()) throw ExpressionError(1, "the equation names no body; it constrains nothing");
   return distinct_bodies(list);
 }
@@ -58,6 +64,8 @@ void ExpressionConstraint::evaluate(const StateView& in, const RowSpan& out) con
         break;
       case ExprVariable::Kind::AngularVelocity:
         out.term(0, var_slot_[k]).ang(v.axis) += grad[k];
+        break;
+      default:  // rejected by the constructor
         break;
     }
   }

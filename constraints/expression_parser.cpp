@@ -2,8 +2,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 
 #include "appell/expression.hpp"
+#include "appell/joint.hpp"
 
 namespace appell {
 
@@ -20,7 +22,11 @@ constexpr FunctionInfo kFunctions[] = {
     {"abs", 1},  {"atan2", 2}, {"pow", 2},  {"min", 2},  {"max", 2},
 };
 
-const char* const kAccessors[] = {"x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"};
+// body accessors 0–12 (position, velocity, angular velocity, quaternion), joint accessors
+// 13–14 (coordinate, rate)
+const char* const kAccessors[] = {"x",  "y",  "z",  "vx", "vy", "vz", "wx", "wy",
+                                  "wz", "qw", "qx", "qy", "qz", "q",  "qd"};
+constexpr int kJointAccessor = 13;
 
 const FunctionInfo* find_function(const std::string& name) {
   for (const FunctionInfo& f : kFunctions)
@@ -29,9 +35,14 @@ const FunctionInfo* find_function(const std::string& name) {
 }
 
 int find_accessor(const std::string& name) {
-  for (int i = 0; i < 9; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(kAccessors)); ++i)
     if (name == kAccessors[i]) return i;
   return -1;
+}
+
+// nq (coordinates) or nu (rates) of a joint
+int joint_size(const Joint& j, bool coordinates) {
+  return coordinates ? j.joint_type().nq() : j.joint_type().nu();
 }
 
 bool is_ident_start(char c) {
@@ -47,8 +58,8 @@ class ExpressionParser {
  public:
   using E = Expression;
   ExpressionParser(const std::string& text, const std::map<std::string, double>& params,
-                   const E::BodyLookup& bodies, E& out)
-      : s_(text), params_(params), bodies_(bodies), e_(out) {}
+                   const E::BodyLookup& bodies, const E::JointLookup& joints, E& out)
+      : s_(text), params_(params), bodies_(bodies), joints_(joints), e_(out) {}
 
   static constexpr int kMaxDepth = 256;
 
@@ -203,7 +214,8 @@ class ExpressionParser {
       if (!f) fail(at, "unknown function '" + name + "'");
       return call(*f, at);
     }
-    if (name == "t") return variable(ExprVariable{ExprVariable::Kind::Time, kWorld, 0, 0, "t"}, at);
+    if (name == "t")
+      return variable(ExprVariable{ExprVariable::Kind::Time, kWorld, 0, 0, "t", nullptr}, at);
     if (name == "pi") return emit(E::Op::Const, -1, -1, at, M_PI);
     auto it = params_.find(name);
     if (it != params_.end()) return emit(E::Op::Const, -1, -1, at, it->second);
@@ -232,18 +244,58 @@ class ExpressionParser {
     while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
     if (body.empty()) fail(name_at, "expected a body name in " + accessor + "(...)");
     pos_ = close + 1;
+    if (acc >= kJointAccessor) return joint_ref(accessor, acc, body, name_at, at);
     if (body == "world") fail(name_at, "'world' has no state; expected a body name");
     const E::BodyInfo info = bodies_(body);
     if (info.index < 0) fail(name_at, "unknown body '" + body + "'");
     ExprVariable v;
     v.kind = acc < 3   ? ExprVariable::Kind::Position
              : acc < 6 ? ExprVariable::Kind::Velocity
-                       : ExprVariable::Kind::AngularVelocity;
+             : acc < 9 ? ExprVariable::Kind::AngularVelocity
+                       : ExprVariable::Kind::Orientation;
     v.body = info.index;
-    v.axis = acc % 3;
+    v.axis = acc < 9 ? acc % 3 : acc - 9;
     v.text = accessor + "(" + body + ")";
     if (v.kind == ExprVariable::Kind::AngularVelocity && !info.rigid)
       fail(at, "'" + body + "' is a particle; it has no angular velocity");
+    if (v.kind == ExprVariable::Kind::Orientation && !info.rigid)
+      fail(at, "'" + body + "' is a particle; it has no orientation");
+    return variable(v, at);
+  }
+
+  // q(joint) or q(joint, k); `inside` is the text between the parentheses
+  int joint_ref(const std::string& accessor, int acc, const std::string& inside, size_t name_at,
+                size_t at) {
+    std::string name = inside;
+    int k = -1;
+    const size_t comma = inside.find(',');
+    if (comma != std::string::npos) {
+      name = inside.substr(0, comma);
+      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back())))
+        name.pop_back();
+      const std::string idx = inside.substr(comma + 1);
+      char* end = nullptr;
+      const long v = std::strtol(idx.c_str(), &end, 10);
+      while (end && std::isspace(static_cast<unsigned char>(*end))) ++end;
+      if (end == idx.c_str() || (end && *end) || v < 0)
+        fail(name_at + comma + 1, "expected a coordinate index 0, 1, ... after the joint name");
+      k = static_cast<int>(v);
+    }
+    std::shared_ptr<const Joint> joint = joints_ ? joints_(name) : nullptr;
+    if (!joint) fail(name_at, "unknown joint '" + name + "' in " + accessor + "(...)");
+    ExprVariable v;
+    v.kind = acc == kJointAccessor ? ExprVariable::Kind::JointQ : ExprVariable::Kind::JointU;
+    const int n = joint_size(*joint, v.kind == ExprVariable::Kind::JointQ);
+    if (n == 0) fail(name_at, "joint '" + name + "' has no coordinates");
+    if (k < 0 && n != 1)
+      fail(name_at, "joint '" + name + "' has " + std::to_string(n) + " coordinates; write " +
+                        accessor + "(" + name + ", k) with k from 0 to " + std::to_string(n - 1));
+    if (k >= n)
+      fail(name_at, "joint '" + name + "' has " + std::to_string(n) + " coordinates, got index " +
+                        std::to_string(k));
+    v.axis = k < 0 ? 0 : k;
+    v.joint = std::move(joint);
+    v.text = accessor + "(" + inside + ")";
     return variable(v, at);
   }
 
@@ -251,7 +303,7 @@ class ExpressionParser {
     int k = 0;
     for (; k < static_cast<int>(e_.vars_.size()); ++k) {
       const ExprVariable& o = e_.vars_[k];
-      if (o.kind == v.kind && o.body == v.body && o.axis == v.axis) break;
+      if (o.kind == v.kind && o.body == v.body && o.axis == v.axis && o.joint == v.joint) break;
     }
     if (k == static_cast<int>(e_.vars_.size())) {
       v.column = static_cast<int>(at) + 1;
@@ -302,6 +354,7 @@ class ExpressionParser {
   const std::string& s_;
   const std::map<std::string, double>& params_;
   const E::BodyLookup& bodies_;
+  const E::JointLookup& joints_;
   E& e_;
   int depth_ = 0;
   size_t pos_ = 0;
@@ -310,10 +363,10 @@ class ExpressionParser {
 
 Expression Expression::parse(const std::string& text,
                              const std::map<std::string, double>& parameters,
-                             const BodyLookup& bodies) {
+                             const BodyLookup& bodies, const JointLookup& joints) {
   Expression e;
   e.text_ = text;
-  ExpressionParser(text, parameters, bodies, e).run();
+  ExpressionParser(text, parameters, bodies, joints, e).run();
   return e;
 }
 

@@ -1,5 +1,8 @@
 #include "appell/tree.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "appell/data.hpp"
 #include "appell/joint.hpp"
 
@@ -27,6 +30,30 @@ TreeJoint tree_joint(const Joint& j, int c, bool reversed) {
 }
 
 const BodyState kRest{};
+
+// The root of the floating tree that holds body b (component(k) names k's tree): the body
+// marked `root`, else the most massive, ties to the one with the most joints, then to the
+// first.  The root carries the tree's six free coordinates; a light root (a wheel under a
+// bicycle's frame) makes the joint coordinates of everything else swing with it, and
+// adaptive steppers then take several times more steps.
+template <typename Component>
+int floating_root(const Model& m, int b, const std::vector<int>& joints, Component&& component) {
+  const int nb = m.nbody(), tree = component(b);
+  int best = b, marked = -1;
+  for (int k = b; k < nb; ++k) {
+    if (component(k) != tree) continue;
+    const Body& body = m.bodies()[k];
+    if (body.root) {
+      if (marked >= 0)
+        throw std::invalid_argument("compile(): bodies '" + m.bodies()[marked].name + "' and '" +
+                                    body.name + "' are both marked root of one tree");
+      marked = k;
+    }
+    const Body& top = m.bodies()[best];
+    if (body.mass > top.mass || (body.mass == top.mass && joints[k] > joints[best])) best = k;
+  }
+  return marked >= 0 ? marked : best;
+}
 
 }  // namespace
 
@@ -84,8 +111,21 @@ TreeModel build_tree(const Model& m) {
   grow(kWorld);
   for (int b = 0; b < nb; ++b)
     if (tree.tree_index[b] < 0 && !m.bodies()[b].rigid()) add_root(b);
+  // the floating trees left, in the order of their first body, each from its root
+  std::vector<int> joints(nb, 0);  // joints per body
+  for (const ConstraintPtr& c : m.constraints())
+    if (const auto* j = dynamic_cast<const Joint*>(c.get())) {
+      if (j->parent() != kWorld) ++joints[j->parent()];
+      if (j->child() != kWorld) ++joints[j->child()];
+    }
+  const auto component = [&](int k) { return find(k + 1); };
   for (int b = 0; b < nb; ++b)
-    if (tree.tree_index[b] < 0) add_root(b);
+    if (tree.tree_index[b] < 0) add_root(floating_root(m, b, joints, component));
+  for (int b = 0; b < nb; ++b)
+    if (m.bodies()[b].root && tree.joints[tree.tree_index[b]].constraint >= 0)
+      throw std::invalid_argument("compile(): body '" + m.bodies()[b].name +
+                                  "' is marked root, but its tree is held by a joint to the "
+                                  "world or to a particle");
 
   // offsets, children, extra rows
   tree.children.assign(nb, {});
@@ -110,10 +150,16 @@ TreeModel build_tree(const Model& m) {
 
 void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
                       BodyState& C, JointMotion& jm, Vec6& V_J) {
+  Mat3 QE;
+  joint_kinematics(j, P, q, u, C, jm, V_J, QE);
+}
+
+void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
+                      BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE) {
   const JointFrames& f = j.frames;
   j.type->motion(q, u, jm);
   // pose (J1)
-  const Mat3 QE = P.Q * f.E_P;
+  QE.noalias() = P.Q * f.E_P;
   C.Q.noalias() = QE * jm.R * f.E_C.transpose();
   const Vec3 x_A = P.x + P.Q * f.X_P + QE * jm.d;
   C.x = x_A - C.Q * f.X_C;

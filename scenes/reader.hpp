@@ -19,6 +19,7 @@ class Node {
 
   const nlohmann::json& json() const { return *j_; }
   const std::string& pointer() const { return ptr_; }
+  const std::string& file() const { return *file_; }
   [[noreturn]] void fail(const std::string& message) const;
 
   // an object whose keys are all in `allowed` (unknown keys are almost always typos)

@@ -9,6 +9,7 @@
 #include "appell/inertia.hpp"
 #include "engine/stages.hpp"
 #include "scenes/scene_parts.hpp"
+#include "scenes/urdf.hpp"
 
 namespace appell {
 
@@ -80,9 +81,28 @@ Quat parse_orientation(const Node& n) {
   return Quat(Q).normalized();
 }
 
+// "visual": how reports draw the body (docs/scene-format.md); checked here, not kept
+void check_visual(const Node& n) {
+  n.object({"box", "sphere", "cylinder", "color"});
+  const size_t shapes = n.has("box") + n.has("sphere") + n.has("cylinder");
+  if (shapes != 1) n.fail("expected exactly one of box, sphere, cylinder");
+  if (n.has("box"))
+    for (const Node& e : n["box"].array(3)) e.positive();
+  if (n.has("sphere")) n["sphere"].positive();
+  if (n.has("cylinder"))
+    for (const Node& e : n["cylinder"].array(2)) e.positive();
+  if (n.has("color")) {
+    const std::string c = n["color"].string();
+    const bool hex = c.size() == 7 && c[0] == '#' &&
+                     c.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
+    if (!hex) n["color"].fail("expected a colour as \"#rrggbb\", got '" + c + "'");
+  }
+}
+
 Body parse_body(const Node& n) {
   n.object({"name", "type", "mass", "inertia", "position", "orientation", "velocity",
-            "angular_velocity"});
+            "angular_velocity", "root", "com", "visual"});
+  if (n.has("visual")) check_visual(n["visual"]);
   Body b;
   b.name = n["name"].string();
   if (b.name.empty()) n["name"].fail("body name must not be empty");
@@ -90,7 +110,7 @@ Body parse_body(const Node& n) {
   const std::string type = n.has("type") ? n["type"].string() : "rigid";
   if (type == "particle") {
     b.type = BodyType::Particle;
-    for (const char* k : {"inertia", "orientation", "angular_velocity"})
+    for (const char* k : {"inertia", "orientation", "angular_velocity", "com"})
       if (n.has(k)) n[k].fail(std::string("a particle has no ") + k);
   } else if (type != "rigid") {
     n["type"].fail("unknown body type '" + type + "'; expected rigid or particle");
@@ -102,6 +122,10 @@ Body parse_body(const Node& n) {
     b.inertia = parse_inertia(n["inertia"], b.mass);
     if (n.has("orientation")) b.orientation = parse_orientation(n["orientation"]);
     if (n.has("angular_velocity")) b.angular_velocity = n["angular_velocity"].vec3();
+  }
+  if (n.has("root")) {
+    if (!n["root"].json().is_boolean()) n["root"].fail("expected true or false");
+    b.root = n["root"].json().get<bool>();
   }
   return b;
 }
@@ -152,7 +176,7 @@ void parse_integrator(const Node& n, IntegratorOptions& o) {
 }
 
 // Holonomic rows must hold at t = 0 to 1e-6 (SPEC §2 "Initial conditions").
-void check_initial_positions(const ModelBuilder& b, const Node& constraints) {
+void check_initial_positions(const ModelBuilder& b, const std::vector<Node>& constraints) {
   const Model m = compile(b);
   if (m.nrows() == 0) return;
   Data d(m);  // the initial state
@@ -168,7 +192,7 @@ void check_initial_positions(const ModelBuilder& b, const Node& constraints) {
       std::ostringstream os;
       os << "constraint '" << con.name() << "' is violated at t = 0 by " << worst
          << "; positions must satisfy it to 1e-6";
-      constraints.at(c).fail(os.str());
+      constraints[c].fail(os.str());
     }
   }
 }
@@ -176,7 +200,8 @@ void check_initial_positions(const ModelBuilder& b, const Node& constraints) {
 }  // namespace
 
 int SceneContext::body(const Node& n) const {
-  const std::string name = n.string();
+  std::string name = n.string();
+  if (aliases && aliases->count(name)) name = aliases->at(name).body;
   const int b = model.body_index(name);
   if (b == -2) n.fail("unknown body '" + name + "'; expected a body name or 'world'");
   return b;
@@ -238,32 +263,36 @@ typename Parsers::mapped_type parser_for(const Node& n, const Parsers& parsers, 
                  "'; expected one of: " + list_of);
 }
 
-void parse_bodies(const Node& list, ModelBuilder& m) {
-  if (list.size() == 0) list.fail("a scene needs at least one body");
+// the bodies of one scene part, appended to `out` (names unique across parts and aliases)
+void parse_bodies(const Node& list, const Aliases& aliases, std::vector<SceneBody>& out) {
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
-    const Body b = parse_body(n);
-    if (m.body_index(b.name) != -2) n["name"].fail("duplicate body name '" + b.name + "'");
-    m.add_body(b);
+    SceneBody b{parse_body(n), n};
+    for (const SceneBody& other : out)
+      if (other.body.name == b.body.name)
+        n["name"].fail("duplicate body name '" + b.body.name + "'");
+    if (aliases.count(b.body.name))
+      n["name"].fail("duplicate body name '" + b.body.name + "' (a link of the included URDF)");
+    if (n.has("com")) b.com = n["com"].vec3();
+    out.push_back(b);
   }
 }
 
-void parse_constraints(const Node& list, SceneContext& ctx) {
-  std::vector<std::string> names;
+void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& nodes) {
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     const auto parse = parser_for(n, constraint_parsers(), "constraint");
     const std::string name = n.has("name") ? n["name"].string() : "constraint" + std::to_string(i);
     if (name.empty()) n["name"].fail("constraint name must not be empty");
-    for (const std::string& other : names)
-      if (other == name)
+    for (const ConstraintPtr& other : ctx.model.constraints())
+      if (other->name() == name)
         (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
-    names.push_back(name);
     ctx.model.add_constraint(parse(n, name, ctx));
+    nodes.push_back(n);
   }
 }
 
-void parse_forces(const Node& list, SceneContext& ctx) {
+void parse_forces(const Node& list, const SceneContext& ctx) {
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     const auto parse = parser_for(n, force_parsers(), "force");
@@ -283,22 +312,58 @@ void parse_settings(const Node& top, Settings& settings) {
 
 }  // namespace
 
+namespace {
+
+// The scene `top` says, with the included URDF part (or none) before its own parts.
+Scene build_scene(const Node& top, const UrdfScene* urdf) {
+  Scene scene;
+  ModelBuilder& m = scene.model;
+  m.name = top.has("name") ? top["name"].string() : urdf ? urdf->name : top.file();
+  if (top.has("gravity"))
+    m.gravity = top["gravity"].vec3();
+  else if (urdf)
+    m.gravity = Vec3(0, 0, -9.81);  // a robot stands on the Earth
+  std::vector<Node> parts;
+  if (urdf) parts.emplace_back(urdf->doc, "", urdf->file);
+  parts.push_back(top);
+  const Aliases none, &aliases = urdf ? urdf->aliases : none;
+  if (!urdf) top["bodies"];  // required without a URDF: "missing key 'bodies'"
+  std::vector<SceneBody> bodies;
+  std::vector<Node> lists;
+  for (const Node& part : parts) {
+    if (part.has("bodies")) parse_bodies(part["bodies"], aliases, bodies);
+    if (part.has("constraints")) lists.push_back(part["constraints"]);
+  }
+  if (bodies.empty())
+    (top.has("bodies") ? top["bodies"] : top).fail("a scene needs at least one body");
+  const Placements placements = place_bodies(lists, bodies, aliases);
+  for (const SceneBody& b : bodies) m.add_body(b.body);
+  SceneContext ctx{m, top.file(), &placements, &aliases, urdf ? &urdf->properties : nullptr};
+  std::vector<Node> constraint_nodes;
+  for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);
+  if (top.has("forces")) parse_forces(top["forces"], ctx);
+  parse_settings(top, scene.settings);
+  if (!constraint_nodes.empty()) check_initial_positions(m, constraint_nodes);
+  return scene;
+}
+
+Scene load_urdf(const std::string& path) {
+  UrdfScene urdf = urdf_scene(path, false);
+  follow_mimics(urdf);
+  const json root = json::object();
+  return build_scene(Node(root, "", path), &urdf);
+}
+
+}  // namespace
+
 Scene load_scene_from_string(const std::string& text, const std::string& file) {
   const json root = parse_document(text, file);
   const Node top(root, "", file);
-  top.object(
-      {"name", "gravity", "bodies", "constraints", "forces", "solver", "integrator", "output"});
-  Scene scene;
-  ModelBuilder& m = scene.model;
-  m.name = top.has("name") ? top["name"].string() : file;
-  if (top.has("gravity")) m.gravity = top["gravity"].vec3();
-  parse_bodies(top["bodies"], m);
-  SceneContext ctx{m, file};
-  if (top.has("constraints")) parse_constraints(top["constraints"], ctx);
-  if (top.has("forces")) parse_forces(top["forces"], ctx);
-  parse_settings(top, scene.settings);
-  if (top.has("constraints")) check_initial_positions(m, top["constraints"]);
-  return scene;
+  top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
+              "integrator", "output"});
+  if (!top.has("include")) return build_scene(top, nullptr);
+  const UrdfScene urdf = include_urdf(top["include"]);
+  return build_scene(top, &urdf);
 }
 
 Model compile(const Scene& scene) {
@@ -314,6 +379,7 @@ Model load_model(const std::string& path) {
 }
 
 Scene load_scene(const std::string& path) {
+  if (is_urdf_path(path)) return load_urdf(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SceneError(path, "", "cannot open the file");
   std::ostringstream ss;

@@ -7,10 +7,54 @@
 #include "appell/expression_force.hpp"
 #include "appell/forces.hpp"
 #include "appell/joint.hpp"
+#include "appell/mimic.hpp"
 #include "appell/primitives.hpp"
 #include "appell/rolling.hpp"
 
 namespace appell {
+
+// "parameters": {"name": number, ...}
+std::map<std::string, double> parse_parameters(const Node& n) {
+  std::map<std::string, double> out;
+  if (!n.has("parameters")) return out;
+  const Node p = n["parameters"];
+  if (!p.json().is_object())
+    p.fail("expected an object of named numbers, got " + type_name(p.json()));
+  for (auto it = p.json().begin(); it != p.json().end(); ++it) {
+    const Node v = p[it.key().c_str()];
+    if (!Expression::valid_parameter_name(it.key()))
+      v.fail("'" + it.key() +
+             "' cannot name a parameter: expected an identifier that is not t, pi, a function or a "
+             "variable");
+    out[it.key()] = v.number();
+  }
+  return out;
+}
+
+// the equation at `n`, parsed and checked at t = 0; errors located at n with the column
+Expression parse_equation(const Node& n, const std::map<std::string, double>& params,
+                          const SceneContext& ctx, bool derivatives) {
+  const std::string text = n.string();
+  Expression e;
+  try {
+    e = Expression::parse(
+        text, params,
+        [&](const std::string& body) {
+          Expression::BodyInfo info;
+          info.index = ctx.model.body_index(body);
+          if (info.index == kWorld) info.index = -2;
+          if (info.index >= 0) info.rigid = ctx.model.bodies()[info.index].rigid();
+          return info;
+        },
+        [&](const std::string& name) { return ctx.joint_named(name); });
+    std::vector<BodyState> s0;
+    for (int b = 0; b < ctx.model.nbody(); ++b) s0.push_back(ctx.model.initial_state(b));
+    e.check_finite(StateView{s0.data(), 0.0}, "at t = 0", derivatives);
+  } catch (const ExpressionError& err) {
+    n.fail(err.what());
+  }
+  return e;
+}
 
 namespace {
 
@@ -27,6 +71,11 @@ std::pair<int, int> two_bodies(const Node& n, const SceneContext& ctx, bool rigi
 
 ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneContext& ctx,
                           const JointType& type) {
+  if (n.has("origin")) return placed_joint(n, name, ctx, type);  // joint space
+  for (const char* k : {"q", "qd"})
+    if (n.has(k))
+      n[k].fail(std::string(k) + " is for a joint that places its child (with an origin); " +
+                "with world poses, give the child's position and velocity");
   const JointSyntax syntax = type.syntax();
   std::vector<std::string> keys = {"name", "type", "bodies"};
   if (syntax.anchor) keys.push_back("anchor");
@@ -140,46 +189,6 @@ ConstraintPtr parse_knife_edge(const Node& n, const std::string& name, const Sce
                                                n["direction"].unit_vec3());
 }
 
-// "parameters": {"name": number, ...}
-std::map<std::string, double> parse_parameters(const Node& n) {
-  std::map<std::string, double> out;
-  if (!n.has("parameters")) return out;
-  const Node p = n["parameters"];
-  if (!p.json().is_object())
-    p.fail("expected an object of named numbers, got " + type_name(p.json()));
-  for (auto it = p.json().begin(); it != p.json().end(); ++it) {
-    const Node v = p[it.key().c_str()];
-    if (!Expression::valid_parameter_name(it.key()))
-      v.fail("'" + it.key() +
-             "' cannot name a parameter: expected an identifier that is not t, pi, a function or a "
-             "variable");
-    out[it.key()] = v.number();
-  }
-  return out;
-}
-
-// the equation at `n`, parsed and checked at t = 0; errors located at n with the column
-Expression parse_equation(const Node& n, const std::map<std::string, double>& params,
-                          const SceneContext& ctx, bool derivatives) {
-  const std::string text = n.string();
-  Expression e;
-  try {
-    e = Expression::parse(text, params, [&](const std::string& body) {
-      Expression::BodyInfo info;
-      info.index = ctx.model.body_index(body);
-      if (info.index == kWorld) info.index = -2;
-      if (info.index >= 0) info.rigid = ctx.model.bodies()[info.index].rigid();
-      return info;
-    });
-    std::vector<BodyState> s0;
-    for (int b = 0; b < ctx.model.nbody(); ++b) s0.push_back(ctx.model.initial_state(b));
-    e.check_finite(StateView{s0.data(), 0.0}, "at t = 0", derivatives);
-  } catch (const ExpressionError& err) {
-    n.fail(err.what());
-  }
-  return e;
-}
-
 ConstraintPtr parse_expression(const Node& n, const std::string& name, const SceneContext& ctx) {
   n.object({"name", "type", "level", "equation", "parameters"});
   const std::string level = n["level"].string();
@@ -195,6 +204,30 @@ ConstraintPtr parse_expression(const Node& n, const std::string& name, const Sce
   } catch (const ExpressionError& err) {
     eq.fail(err.what());
   }
+}
+
+// the joint called by the string at n, parsed before the constraint that names it
+std::shared_ptr<const Joint> named_joint(const Node& n, const SceneContext& ctx) {
+  const std::string name = n.string();
+  for (const ConstraintPtr& c : ctx.model.constraints())
+    if (c->name() == name) {
+      auto j = std::dynamic_pointer_cast<const Joint>(c);
+      if (!j) n.fail("'" + name + "' is a " + c->type() + " constraint; expected a joint");
+      const std::string t = j->joint_type().name();
+      if (t != "revolute" && t != "prismatic")
+        n.fail("joint '" + name + "' is " + t + "; a mimic joins revolute or prismatic joints");
+      return j;
+    }
+  n.fail("unknown joint '" + name + "'; expected a joint listed before this constraint");
+}
+
+ConstraintPtr parse_mimic(const Node& n, const std::string& name, const SceneContext& ctx) {
+  n.object({"name", "type", "joint", "leader", "multiplier", "offset"});
+  auto follower = named_joint(n["joint"], ctx), leader = named_joint(n["leader"], ctx);
+  if (follower == leader) n["leader"].fail("a joint cannot mimic itself");
+  const double m = n.has("multiplier") ? n["multiplier"].number() : 1.0;
+  const double offset = n.has("offset") ? n["offset"].number() : 0.0;
+  return std::make_shared<MimicConstraint>(name, follower, leader, m, offset);
 }
 
 ForcePtr parse_spring(const Node& n, const SceneContext& ctx) {
@@ -267,6 +300,8 @@ const std::map<std::string, ConstraintParser>& constraint_parsers() {
     t["rolling"] = parse_rolling;
     t["knife_edge"] = parse_knife_edge;
     t["expression"] = parse_expression;
+    t["prescribed"] = parse_prescribed;
+    t["mimic"] = parse_mimic;
     return t;
   }();
   return table;
@@ -279,6 +314,10 @@ const std::map<std::string, ForceParser>& force_parsers() {
       {"torque", parse_torque},
       {"damping", parse_damping},
       {"expression", parse_expression_force},
+      {"joint_torque", parse_joint_torque},
+      {"pd", parse_pd},
+      {"joint_spring", parse_joint_spring},
+      {"joint_damping", parse_joint_damping},
   };
   return table;
 }

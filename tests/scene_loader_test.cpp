@@ -34,7 +34,7 @@ TEST(SceneErrors, BodiesWordForWord) {
             "s.json: /bodies/0/mass: must be > 0, got -1");
   EXPECT_EQ(error_of(one_body(std::string(kBox) + R"(, "colour": "red")")),
             "s.json: /bodies/0/colour: unknown key 'colour'; expected one of: name, type, mass, "
-            "inertia, position, orientation, velocity, angular_velocity");
+            "inertia, position, orientation, velocity, angular_velocity, root, com, visual");
   EXPECT_EQ(
       error_of(one_body(R"("type": "particle", "orientation": {"quaternion": [1, 0, 0, 0]})")),
       "s.json: /bodies/0/orientation: a particle has no orientation");
@@ -95,8 +95,9 @@ TEST(SceneErrors, ConstraintsWordForWord) {
             "perpendicular, got cosine 0.707107");
   EXPECT_EQ(with(R"({"type": "hinge", "bodies": ["world", "a"]})"),
             "s.json: /constraints/0/type: unknown constraint type 'hinge'; expected one of: "
-            "cylindrical, distance, expression, fixed, free, knife_edge, linear, perpendicular, "
-            "planar, point_on_plane, prismatic, revolute, rolling, spherical, universal");
+            "cylindrical, distance, expression, fixed, free, knife_edge, linear, mimic, "
+            "perpendicular, planar, point_on_plane, prescribed, prismatic, revolute, rolling, "
+            "spherical, universal");
   EXPECT_EQ(with(R"({"type": "fixed", "bodies": ["a", "a"]})"),
             "s.json: /constraints/0/bodies: the two bodies must differ");
   EXPECT_EQ(with(R"({"type": "prismatic", "bodies": ["world", "a"], "axis": [0, 0, 0]})"),

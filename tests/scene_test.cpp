@@ -59,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}, "positon": [0, 0, 0]}]})",
             "/bodies/0/positon: unknown key 'positon'; expected one of: name, type, mass, "
-            "inertia, position, orientation, velocity, angular_velocity"},
+            "inertia, position, orientation, velocity, angular_velocity, root, com, visual"},
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 3]]}}]})",
             "/bodies/0/inertia/matrix: principal moments [1, 1, 3] violate the triangle "
@@ -100,8 +100,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}}], "constraints": [{"type": "hinge", "bodies": ["world", "a"]}]})",
             "/constraints/0/type: unknown constraint type 'hinge'; expected one of: "
-            "cylindrical, distance, expression, fixed, free, knife_edge, linear, perpendicular, "
-            "planar, point_on_plane, prismatic, revolute, rolling, spherical, universal"},
+            "cylindrical, distance, expression, fixed, free, knife_edge, linear, mimic, "
+            "perpendicular, planar, point_on_plane, prescribed, prismatic, revolute, rolling, "
+            "spherical, universal"},
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}}], "constraints": [{"name": "rod", "type": "distance", "bodies": ["world", "a"], "points": [[0, 0, 1], [0, 0, 0]], "length": 2}]})",
             "/constraints/0: constraint 'rod' is violated at t = 0 by 1; positions must satisfy it "

@@ -80,8 +80,8 @@ TEST(SimulateCli, OutputsHaveExactlyTheSpecColumnsAndKeys) {
   EXPECT_EQ(t[0],
             "t,arm.x,arm.y,arm.z,arm.qw,arm.qx,arm.qy,arm.qz,arm.vx,arm.vy,arm.vz,arm.wx,arm.wy,"
             "arm.wz,bob.x,bob.y,bob.z,bob.vx,bob.vy,bob.vz,energy,violation_position,"
-            "violation_velocity");
-  for (const std::string& l : t) EXPECT_EQ(fields(l), 23u) << l;
+            "violation_velocity,hinge.q,hinge.qd");
+  for (const std::string& l : t) EXPECT_EQ(fields(l), 25u) << l;
   EXPECT_EQ(t[1].substr(0, 2), "0,");
   EXPECT_EQ(std::stod(t.back().substr(0, t.back().find(','))), 0.1);
   // full precision: the initial y of the arm's centre

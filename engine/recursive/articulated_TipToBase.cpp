@@ -9,17 +9,23 @@ namespace appell {
 
 namespace {
 
-// IA_p += Xᵀ Ia X, block by block: Ia = [A B; Bᵀ C], R = r×, B' = B − A R  (R5)
+// IA_p += Xᵀ Ia X, block by block: Ia = [A B; Bᵀ C], R = r× (R5):
+//   B' = B − A R,   C' = C + R B' − Bᵀ R = C + (R B) + (R B)ᵀ − R A R
+// with the products by R written as cross products (a row of A R is a_i × r, a column of
+// R B is r × b_j), and C' symmetric.
 inline void add_shifted_inertia(const Vec3& r, const Mat6& Ia, Mat6& IA_p) {
-  const Mat3 R = skew(r);
   const Mat3 A = Ia.topLeftCorner<3, 3>();
   const Mat3 B = Ia.topRightCorner<3, 3>();
-  const Mat3 Bp = B - A * R;
-  const Mat3 Cp = Ia.bottomRightCorner<3, 3>() + R * Bp - B.transpose() * R;
+  Mat3 AR, RB;
+  for (int i = 0; i < 3; ++i) AR.row(i) = Vec3(A.row(i).transpose()).cross(r).transpose();
+  for (int j = 0; j < 3; ++j) RB.col(j) = r.cross(Vec3(B.col(j)));
+  Mat3 RAR;  // R (A R): columns r × (A R)_j
+  for (int j = 0; j < 3; ++j) RAR.col(j) = r.cross(Vec3(AR.col(j)));
+  const Mat3 Bp = B - AR;
   IA_p.topLeftCorner<3, 3>() += A;
   IA_p.topRightCorner<3, 3>() += Bp;
   IA_p.bottomLeftCorner<3, 3>() += Bp.transpose();
-  IA_p.bottomRightCorner<3, 3>() += Cp;
+  IA_p.bottomRightCorner<3, 3>() += Ia.bottomRightCorner<3, 3>() + RB + RB.transpose() - RAR;
 }
 
 // U, D⁻¹ and the condensed Ia of a joint with K quasi-velocities (R7, R8)

@@ -14,18 +14,23 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
                           RecursiveWorkspace& ws) {
   JointMotion jm;
   Vec6 V_J;
+  Mat3 QE;
   const int n = static_cast<int>(tree.joints.size());
   for (int i = 0; i < n; ++i) {
     const TreeJoint& t = tree.joints[i];
     const BodyState& P = t.parent_body == kWorld ? kRest : d.body[t.parent_body];
     BodyState& C = d.body[t.body];
     // the body's pose and twist (J1, J2) and its world inertia
-    joint_kinematics(t, P, q.data() + t.q_offset, u.data() + t.u_offset, C, jm, V_J);
-    d.J[t.body] = world_inertia(m.bodies()[t.body], C);
+    joint_kinematics(t, P, q.data() + t.q_offset, u.data() + t.u_offset, C, jm, V_J, QE);
+    const Body& body = m.bodies()[t.body];
+    d.J[t.body] = world_inertia(body, C);
     TreeBodyWork& w = ws.w[i];
+    // the body's own M_i, which pass 2 turns into the articulated inertia         (R1)
+    w.IA.setZero();
+    w.IA.topLeftCorner<3, 3>().diagonal().setConstant(body.mass);
+    w.IA.bottomRightCorner<3, 3>() = d.J[t.body];
     w.r = C.x - P.x;
     // motion subspace: a turn s about the anchor moves the centre by s × r_CA   (R2)
-    const Mat3 QE = P.Q * t.frames.E_P;
     const Vec3 r_CA = -(C.Q * t.frames.X_C);
     Vec6* S = ws.S.data() + t.u_offset;
     for (int k = 0; k < t.nu; ++k) {
@@ -43,19 +48,7 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
   }
 }
 
-// Each body's own Gibbs function ½ aᵀ M a − fᵀ a [HO21 eq. 6]: M_i (R1) ...
-void body_inertias(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
-  const int n = static_cast<int>(tree.joints.size());
-  for (int i = 0; i < n; ++i) {
-    const int b = tree.joints[i].body;
-    Mat6& IA = ws.w[i].IA;
-    IA.setZero();
-    IA.topLeftCorner<3, 3>().diagonal().setConstant(m.bodies()[b].mass);
-    IA.bottomRightCorner<3, 3>() = d.J[b];
-  }
-}
-
-// ... and f_i = (f, τ − ω × J ω) from d.F (R1)
+// Each body's own force f_i = (f, τ − ω × J ω) from d.F (R1) [HO21 eqs. 6, 7]
 void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
   const int n = static_cast<int>(tree.joints.size());
   for (int i = 0; i < n; ++i) {

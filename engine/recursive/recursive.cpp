@@ -64,7 +64,6 @@ namespace {
 // passes 2 and 3 and the extra rows: the joint u̇, and λ of the extra rows
 void passes(const Model& m, Data& d, RecursiveWorkspace& ws) {
   const TreeModel& tree = m.tree();
-  body_inertias(m, tree, d, ws);
   body_forces(m, tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);
@@ -114,7 +113,6 @@ void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eig
   const TreeModel& tree = m.tree();
   kinematics_BaseToTip(m, tree, q, u, d, ws);
   applied_forces(m, d);
-  body_inertias(m, tree, d, ws);
   body_forces(m, tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);

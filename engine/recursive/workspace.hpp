@@ -14,7 +14,8 @@ namespace appell {
 
 // Per tree body, per evaluation.  Fields are written by the passes named.
 struct TreeBodyWork {
-  Mat6 IA;           // articulated inertia (R6); by inertia_bias_TipToBase
+  Mat6 IA;           // the body's own M_i (R1) by kinematics_BaseToTip, then the
+                     // articulated inertia (R6) by inertia_bias_TipToBase
   SpatialMotion c;   // velocity-product acceleration (R3); by kinematics_BaseToTip
   SpatialForce Iac;  // Ia c, Ia condensed onto the joint (R8); by inertia_bias_TipToBase
   SpatialForce f;    // applied generalized force (R1), plus extra-row forces
@@ -45,8 +46,7 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
                           const Eigen::Ref<const Eigen::VectorXd>& q,
                           const Eigen::Ref<const Eigen::VectorXd>& u, Data& d,
                           RecursiveWorkspace& ws);
-// each body's own Gibbs function [HO21 eq. 6]: M_i into w.IA, f_i into w.f (R1)
-void body_inertias(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws);
+// each body's own force f_i into w.f (R1) (its M_i is written by kinematics_BaseToTip)
 void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws);
 void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws);
 void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);

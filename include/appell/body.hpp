@@ -28,6 +28,9 @@ struct Body {
   Quat orientation = Quat::Identity();
   Vec3 velocity = Vec3::Zero();          // v̄(0)
   Vec3 angular_velocity = Vec3::Zero();  // ω(0), world frame
+  // the floating root of its tree, when the tree has no joint to the world; unmarked
+  // trees take their most massive body (build_tree, appell/tree.hpp)
+  bool root = false;
 
   bool rigid() const { return type == BodyType::Rigid; }
   int nq() const { return rigid() ? 7 : 3; }
@@ -48,8 +51,15 @@ struct BodyState {
 };
 
 // The world-frame inertia Q J0 Qᵀ of body b in state s (zero for a particle).
+// A principal J0 (the common case: shapes, "principal") costs 36 products, not 54.
 inline Mat3 world_inertia(const Body& b, const BodyState& s) {
-  return b.rigid() ? Mat3(s.Q * b.inertia * s.Q.transpose()) : Mat3::Zero();
+  if (!b.rigid()) return Mat3::Zero();
+  const Mat3& J0 = b.inertia;
+  if (J0(0, 1) == 0.0 && J0(0, 2) == 0.0 && J0(1, 2) == 0.0) {
+    const Mat3 QJ = s.Q * J0.diagonal().asDiagonal();
+    return QJ * s.Q.transpose();
+  }
+  return s.Q * J0 * s.Q.transpose();
 }
 
 // Index of the fixed ground in every body list: constraints name it, it has no state.

@@ -14,8 +14,10 @@
 //     primary := number | name | name '(' args ')' | '(' expr ')'
 //
 // names: t, parameters, pi; x(b) y(b) z(b) vx(b) vy(b) vz(b) wx(b) wy(b) wz(b) with b a
-// body name; functions sin cos tan asin acos atan atan2 sinh cosh tanh exp log sqrt abs
-// pow min max.
+// body name; qw(b) qx(b) qy(b) qz(b), the unit quaternion of b's orientation (w ≥ 0);
+// q(j) qd(j), the coordinate and rate of joint j (q(j, k) qd(j, k): the k-th, from 0, of a
+// joint with several; appell/joint_state.hpp); functions sin cos tan asin acos atan atan2 sinh cosh
+// tanh exp log sqrt abs pow min max.
 //
 // Derivatives by forward-mode automatic differentiation, never finite differences.  One
 // sweep of the tape carries, per node, the value, its gradient with respect to every
@@ -36,6 +38,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,6 +46,8 @@
 #include "appell/body.hpp"
 
 namespace appell {
+
+class Joint;
 
 // A parse or evaluation error at a 1-based column of the equation text.
 class ExpressionError : public std::runtime_error {
@@ -59,14 +64,17 @@ class ExpressionError : public std::runtime_error {
   std::string message_;
 };
 
-// One variable of an expression: t, or one component of a body's x̄, v̄ or ω.
+// One variable of an expression: t, or one component of a body's x̄, v̄, ω or quaternion,
+// or one coordinate or rate of a joint.  Orientation and joint variables have values only
+// (forces); constraints reject them (their derivatives are not carried).
 struct ExprVariable {
-  enum class Kind { Time, Position, Velocity, AngularVelocity };
+  enum class Kind { Time, Position, Velocity, AngularVelocity, Orientation, JointQ, JointU };
   Kind kind = Kind::Time;
   int body = kWorld;
-  int axis = 0;
-  int column = 0;    // where it first appears, for errors
-  std::string text;  // as written, e.g. "vx(cart)"
+  int axis = 0;                        // component, or the joint's coordinate index
+  int column = 0;                      // where it first appears, for errors
+  std::string text;                    // as written, e.g. "vx(cart)"
+  std::shared_ptr<const Joint> joint;  // JointQ, JointU
 };
 
 class Expression {
@@ -78,11 +86,13 @@ class Expression {
     bool rigid = false;
   };
   using BodyLookup = std::function<BodyInfo(const std::string&)>;
+  // The joint called `name`, or null (joint variables are then unknown names).
+  using JointLookup = std::function<std::shared_ptr<const Joint>(const std::string&)>;
 
   // Parses `text`.  Throws ExpressionError (column and message) on any error: syntax,
   // unknown function or name, wrong number of arguments, unknown body, ω of a particle.
   static Expression parse(const std::string& text, const std::map<std::string, double>& parameters,
-                          const BodyLookup& bodies);
+                          const BodyLookup& bodies, const JointLookup& joints = nullptr);
   // true when `name` may be used as a parameter (an identifier, not t/pi/a function/a
   // variable accessor)
   static bool valid_parameter_name(const std::string& name);

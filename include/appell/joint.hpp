@@ -12,6 +12,18 @@
 
 namespace appell {
 
+// What a robot description says about a joint beyond its kinematics (URDF <dynamics>,
+// <limit>).  Data only: the joint's rows and motion ignore it.  `damping` is the viscous
+// coefficient c of a generalized force −c u on each of the joint's quasi-velocities, for
+// the joint damping forces to apply; `friction` (Coulomb) is read and not applied; limits
+// are reported, not enforced (inequality constraints are a later issue).
+struct JointProperties {
+  double damping = 0.0;
+  double friction = 0.0;
+  bool limited = false;  // lower, upper, effort, velocity hold a <limit>
+  double lower = 0.0, upper = 0.0, effort = 0.0, velocity = 0.0;
+};
+
 class Joint final : public Constraint {
  public:
   // parent0/child0: the bodies' poses at t = 0 (a resting identity state for the world).
@@ -33,12 +45,15 @@ class Joint final : public Constraint {
   const JointFrames& frames() const { return frames_; }
   // the anchor in the world at t = 0
   const Vec3& anchor() const { return anchor_; }
+  const JointProperties& properties() const { return properties_; }
+  void set_properties(const JointProperties& p) { properties_ = p; }
 
  private:
   const JointType* type_;
   End parent_, child_;
   Vec3 anchor_;
   JointFrames frames_;
+  JointProperties properties_;
 };
 
 }  // namespace appell

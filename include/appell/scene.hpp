@@ -31,7 +31,10 @@ struct Scene {
 
 // Parses a scene from text; `file` names it in errors.  Throws SceneError.
 Scene load_scene_from_string(const std::string& text, const std::string& file = "<scene>");
-// Reads and parses a scene file.  Throws SceneError (also when the file cannot be read).
+// Reads and parses a scene file: JSON, or a URDF robot when the path ends in .urdf
+// (gravity (0, 0, −9.81), zero joint state, fixed base unless the URDF has a floating joint
+// from its root; docs/scene-format.md "Robots from URDF").  Throws SceneError (also when the
+// file cannot be read).
 Scene load_scene(const std::string& path);
 
 // compile(scene.model)

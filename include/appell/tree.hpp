@@ -54,6 +54,9 @@ TreeModel build_tree(const Model& m);
 // parent joint frame.  O(1).
 void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
                       BodyState& C, JointMotion& jm, Vec6& V_J);
+// The same, also giving QE = Q_P E_P, the parent joint frame's axes in the world.
+void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
+                      BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE);
 
 // Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2).
 // O(n).

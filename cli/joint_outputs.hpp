@@ -1,0 +1,39 @@
+// The joint-space outputs of `appell eval` and `appell simulate` (docs/scene-format.md,
+// "Joint-space outputs").  Every joint of the scene (a constraint of a joint type) is
+// reported in its own coordinates (appell/joint_state.hpp), whatever the formulation:
+//
+//   traj.csv     after the existing columns: per joint <j>.q and <j>.qd (one column a
+//                coordinate; several: <j>.q0 <j>.q1 ..., <j>.qd0 ...), in the joint type's
+//                order (free: position then quaternion [w x y z]; spherical: quaternion).
+//                Angles are continuous from row to row (whole turns are kept).
+//   forces.csv   after the existing columns: per actuated joint (one named by a joint force
+//                or a prescribed-motion constraint) <j>.tau (or .tau0 ...), the actuator's
+//                generalized force, and <j>.power = τ·u, the rate at which it works.
+//   eval         joints: {name: {q, qd, qdd, force: {reaction: {force, moment}, actuator}}}
+//                with the reaction of the joint on its child at the anchor, in the parent
+//                joint frame F = Q_P E_P, and the actuator's generalized force.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "appell/data.hpp"
+#include "appell/simulation.hpp"
+#include "cli/outputs.hpp"
+
+namespace appell::cli {
+
+std::string joint_traj_header(const Model& m);    // ",<j>.q,<j>.qd,..." (may be empty)
+std::string joint_forces_header(const Model& m);  // ",<j>.tau,<j>.power,..." (may be empty)
+
+// the joint columns of one traj.csv row; `last` keeps the previous row's coordinates (angle
+// continuity), empty before the first row
+void write_joint_traj_columns(const Model& m, const Sample& s, std::vector<double>& last, Csv& out);
+// the actuator columns of one forces.csv row
+void write_joint_forces_columns(const Model& m, const Sample& s, Csv& out);
+
+// eval's "joints" object at the evaluated state d (after forward)
+nlohmann::ordered_json joints_json(const Model& m, const Data& d);
+
+}  // namespace appell::cli

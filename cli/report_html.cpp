@@ -1,0 +1,202 @@
+// Assembles the HTML report: the page (cli/report/report.html, .css, .js), the embedded
+// three.js and uPlot, and the run's data as one JSON block.  Everything is inline, so the
+// file works offline and can be mailed around.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "appell/data.hpp"
+#include "appell/forward.hpp"
+#include "cli/commands.hpp"
+#include "cli/report.hpp"
+
+namespace appell::cli {
+
+std::string report_asset(const std::string& name);  // generated (cmake/embed_assets.cmake)
+
+using nlohmann::json;
+
+bool report_available() {
+#ifdef APPELL_HAVE_REPORT
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string report_unavailable_message() {
+  return "this build of appell has no report feature: three.js and uPlot were not available "
+         "from npm when it was configured (install nodejs and npm, then re-run cmake; "
+         "-DAPPELL_REPORT=OFF also turns it off)";
+}
+
+namespace {
+
+constexpr size_t kMaxInstants = 2000;  // the page stays small and fast
+
+// 6 significant digits are plenty for pictures
+double rounded(double v) {
+  if (!std::isfinite(v)) return v;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::strtod(buf, nullptr);
+}
+
+// at most kMaxInstants indices, evenly spread, the first and the last always in
+std::vector<size_t> picked(size_t n) {
+  std::vector<size_t> idx;
+  const size_t stride = (n + kMaxInstants - 1) / kMaxInstants;
+  for (size_t i = 0; i < n; i += std::max<size_t>(stride, 1)) idx.push_back(i);
+  if (n > 0 && idx.back() != n - 1) idx.push_back(n - 1);
+  return idx;
+}
+
+json pick(const std::vector<double>& v, const std::vector<size_t>& idx, int width = 1) {
+  json out = json::array();
+  for (size_t i : idx)
+    for (int k = 0; k < width; ++k) out.push_back(rounded(v[i * width + k]));
+  return out;
+}
+
+json series_json(const ReportSeries& s) {
+  const std::vector<size_t> idx = picked(s.t.size());
+  json j = {{"t", pick(s.t, idx)},
+            {"energy", pick(s.energy, idx)},
+            {"violation_position", pick(s.violation_position, idx)},
+            {"violation_velocity", pick(s.violation_velocity, idx)},
+            {"pose", json::array()},
+            {"forces", json::array()}};
+  // the drift before rounding: it is often far below the energy's sixth digit
+  std::vector<double> drift;
+  for (double e : s.energy) drift.push_back(e - s.energy.front());
+  j["energy_drift"] = pick(drift, idx);
+  for (const auto& p : s.pose) j["pose"].push_back(pick(p, idx, 7));
+  if (s.has_forces)
+    for (size_t k = 0; k < s.force.size(); ++k)
+      j["forces"].push_back({{"name", s.force_names[k]}, {"values", pick(s.force[k], idx)}});
+  j["rows"] = s.t.size();
+  return j;
+}
+
+// DoF and rank at t = 0, as `appell check` reports them
+json meta_json(const Model& m, const ReportMeta& meta) {
+  Data d(m);
+  const SolveStatus status = forward(m, d, Formulation::Pinv);
+  json j = {{"scene", m.name()},
+            {"file", meta.scene_file},
+            {"formulation", meta.formulation},
+            {"integrator", meta.integrator},
+            {"bodies", m.nbody()},
+            {"constraints", m.constraints().size()},
+            {"coordinates", m.nu()},
+            {"rank", d.diagnostics.rank},
+            {"dof", m.nu() - d.diagnostics.rank},
+            {"status", meta.status}};
+  if (status != SolveStatus::Ok) j["rank"] = j["dof"] = nullptr;
+  j["wall_seconds"] = meta.wall_seconds ? json(*meta.wall_seconds) : json(nullptr);
+  return j;
+}
+
+// text that may sit inside a <script> element: "</" never closes it early
+std::string script_safe(std::string s) {
+  for (size_t at = 0; (at = s.find("</", at)) != std::string::npos; at += 3)
+    s.replace(at, 2, "<\\/");
+  return s;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool write_report(const std::string& path, const Model& m, const ReportMeta& meta,
+                  const ReportSeries& series) {
+  json data = {{"meta", meta_json(m, meta)},
+               {"scene", report_scene(m, meta.scene_file)},
+               {"series", series_json(series)}};
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return false;
+  out << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      << "<title>" << html_escape(m.name()) << " — appell report</title>\n"
+      << "<style>\n"
+      << report_asset("uPlot.min.css") << "\n"
+      << report_asset("report.css") << "</style>\n</head>\n<body>\n"
+      << report_asset("report.html") << "<script type=\"application/json\" id=\"appell-data\">"
+      << script_safe(data.dump()) << "</script>\n"
+      << "<script type=\"text/plain\" id=\"three-module\">"
+      << script_safe(report_asset("three.module.min.js")) << "</script>\n"
+      << "<script>" << script_safe(report_asset("uPlot.iife.min.js")) << "</script>\n"
+      << "<script>" << script_safe(report_asset("report.js")) << "</script>\n"
+      << "</body>\n</html>\n";
+  out.close();
+  return static_cast<bool>(out);
+}
+
+bool write_simulation_report(const std::string& path, const std::string& scene_file, const Model& m,
+                             const nlohmann::ordered_json& summary, const SimulationResult& r,
+                             const ReportSeries& series) {
+  ReportMeta meta;
+  meta.scene_file = scene_file;
+  meta.formulation = summary.value("formulation", "");
+  meta.integrator = summary.value("integrator", "");
+  if (summary.contains("wall_seconds")) meta.wall_seconds = summary["wall_seconds"].get<double>();
+  if (!r.ok()) meta.status = "stopped at t = " + std::to_string(r.t) + ": " + r.message;
+  return write_report(path, m, meta, series);
+}
+
+int run_report(const ReportOptions& o) {
+  if (!report_available()) {
+    std::cerr << "error: " << report_unavailable_message() << "\n";
+    return 2;
+  }
+  Scene scene;
+  if (!load_or_report(o.scene, scene)) return 2;
+  const Model m = compile(scene);
+  ReportMeta meta;
+  meta.scene_file = o.scene;
+  meta.formulation = formulation_name(resolve_formulation(m, scene.settings.solver.formulation));
+  meta.integrator = scene.settings.integrator.method;
+  try {
+    if (!o.summary.empty()) {
+      std::ifstream in(o.summary);
+      if (!in) throw std::runtime_error(o.summary + ": cannot open the file");
+      json s;
+      try {
+        s = json::parse(in);
+      } catch (const json::exception& e) {
+        throw std::runtime_error(o.summary +
+                                 ": not a summary.json of appell simulate: " + e.what());
+      }
+      meta.formulation = s.value("formulation", meta.formulation);
+      meta.integrator = s.value("integrator", meta.integrator);
+      if (s.contains("wall_seconds")) meta.wall_seconds = s["wall_seconds"].get<double>();
+    }
+    const ReportSeries series = read_series(m, o.traj, o.forces);
+    if (!write_report(o.out, m, meta, series)) {
+      std::cerr << "error: -o: cannot write '" << o.out << "'\n";
+      return 2;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace appell::cli

@@ -1,0 +1,96 @@
+// Trajectory and RunSummary (appell/trajectory.hpp): the samples of a run in memory.
+#include "appell/trajectory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace appell {
+
+Trajectory::Trajectory(const Model& m, bool forces) : m_(&m), forces_(forces) {
+  // the columns of traj.csv
+  names_.push_back("t");
+  for (const Body& b : m.bodies()) {
+    for (const char* c : {"x", "y", "z"}) names_.push_back(b.name + "." + c);
+    if (b.rigid())
+      for (const char* c : {"qw", "qx", "qy", "qz"}) names_.push_back(b.name + "." + c);
+    for (const char* c : {"vx", "vy", "vz"}) names_.push_back(b.name + "." + c);
+    if (b.rigid())
+      for (const char* c : {"wx", "wy", "wz"}) names_.push_back(b.name + "." + c);
+  }
+  for (const char* c : {"energy", "violation_position", "violation_velocity"}) names_.push_back(c);
+  // then those of forces.csv
+  if (forces_)
+    for (const ConstraintPtr& c : m.constraints())
+      for (int b : c->bodies()) {
+        const std::string p = c->name() + "." + m.bodies()[b].name + ".";
+        for (const char* k : {"fx", "fy", "fz"}) names_.push_back(p + k);
+        if (m.bodies()[b].rigid())
+          for (const char* k : {"mx", "my", "mz"}) names_.push_back(p + k);
+      }
+  // the reference sign of each quaternion: the body's initial orientation
+  for (const Body& b : m.bodies()) {
+    const Quat q0 = b.orientation.normalized();
+    last_q_.emplace_back(q0.w(), q0.x(), q0.y(), q0.z());
+  }
+}
+
+void Trajectory::record(const Sample& s) {
+  const Model& m = *m_;
+  values_.push_back(s.t);
+  for (int i = 0; i < m.nbody(); ++i) {
+    const BodyState& b = s.data.body[i];
+    const bool rigid = m.bodies()[i].rigid();
+    for (int k = 0; k < 3; ++k) values_.push_back(b.x(k));
+    if (rigid) {
+      // q and −q are the same rotation: keep the one nearer the previous sample's
+      const Quat q(b.Q);
+      Eigen::Vector4d v(q.w(), q.x(), q.y(), q.z());
+      v.normalize();
+      if (v.dot(last_q_[i]) < 0) v = -v;
+      last_q_[i] = v;
+      for (int k = 0; k < 4; ++k) values_.push_back(v(k));
+    }
+    for (int k = 0; k < 3; ++k) values_.push_back(b.v(k));
+    if (rigid)
+      for (int k = 0; k < 3; ++k) values_.push_back(b.w(k));
+  }
+  values_.push_back(s.energy);
+  values_.push_back(s.violation_position);
+  values_.push_back(s.violation_velocity);
+  if (!forces_) return;
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const Constraint& con = *m.constraints()[c];
+    for (size_t j = 0; j < con.bodies().size(); ++j) {
+      const Wrench& w = s.data.reaction[m.slot_offset(c) + j];
+      for (int k = 0; k < 3; ++k) values_.push_back(w.force(k));
+      if (m.bodies()[con.bodies()[j]].rigid())
+        for (int k = 0; k < 3; ++k) values_.push_back(w.moment(k));
+    }
+  }
+}
+
+int Trajectory::find(const std::string& name) const {
+  const auto it = std::find(names_.begin(), names_.end(), name);
+  return it == names_.end() ? -1 : static_cast<int>(it - names_.begin());
+}
+
+std::vector<double> Trajectory::column(const std::string& name) const {
+  const int c = find(name);
+  if (c < 0) throw std::invalid_argument("Trajectory::column(): no column '" + name + "'");
+  std::vector<double> out(rows());
+  for (size_t r = 0; r < out.size(); ++r) out[r] = values_[r * cols() + c];
+  return out;
+}
+
+void RunSummary::record(const Sample& s) {
+  if (samples == 0) energy_initial = s.energy;
+  energy_final = s.energy;
+  max_abs_energy_drift = std::max(max_abs_energy_drift, std::abs(s.energy - energy_initial));
+  violation_position_max = std::max(violation_position_max, s.violation_position);
+  violation_velocity_max = std::max(violation_velocity_max, s.violation_velocity);
+  final_bodies = s.data.body;
+  ++samples;
+}
+
+}  // namespace appell

@@ -1,0 +1,106 @@
+// Actuation at joints: forces that act along a joint's motion subspace (SPEC §2 "Forces").
+//
+// A JointForce computes a generalized force τ (one entry per joint quasi-velocity u, in
+// N·m about a revolute axis, N along a prismatic one) from the joint's own coordinates q
+// and rates u (appell/joint_state.hpp), and applies it equally and oppositely to the
+// joint's two bodies as the wrench S τ at the anchor (joint_state.hpp G1).  Every
+// formulation sees it as body wrenches, so all of them agree.  Its power is τ·u (G1).
+//
+//   JointTorque   τ = value(t, q(j), qd(j), bodies...)   constant or expressions
+//   JointServo    τ = kp (q* − q) + kd (q̇* − u),  q* = target(t, ...), q̇* its exact
+//                 time derivative (expression.hpp E2; 0 for a constant target)
+//   JointSpring   τ = −k (q − q0) − c u,   V = ½ k |q − q0|²
+//   JointDamping  τ = −c u                               (URDF <dynamics damping>)
+//
+// Coordinates that are angles (periodic_coordinates) enter errors modulo 2π, in (−π, π]:
+// the body poses determine an angle only up to whole turns.  Springs and servos need
+// nq = nu (no quaternion joints); torques and damping work on every joint type.
+// Cost: one joint_coordinates() and one apply_joint_force() per evaluation, O(1), plus the
+// expression sweeps; no allocation.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "appell/expression.hpp"
+#include "appell/forces.hpp"
+#include "appell/joint.hpp"
+
+namespace appell {
+
+class JointForce : public Force {
+ public:
+  explicit JointForce(std::shared_ptr<const Joint> joint);
+  const Joint& joint() const { return *joint_; }
+  int nu() const { return joint_->joint_type().nu(); }
+  // τ at state s (nu entries)
+  void generalized_force(const StateView& s, double* tau) const;
+  // τ·u, the rate at which this force does work on the system (G1)
+  double power(const StateView& s) const;
+  void apply(const StateView& s, Wrench* out) const final;
+
+ protected:
+  // τ from the joint's q (nq) and u (nu)
+  virtual void tau(const StateView& s, const double* q, const double* u, double* out) const = 0;
+  std::shared_ptr<const Joint> joint_;
+};
+
+using JointForcePtr = std::shared_ptr<const JointForce>;
+
+// A joint torque/force input: constants, or one expression per u coordinate.
+class JointTorque final : public JointForce {
+ public:
+  JointTorque(std::shared_ptr<const Joint> joint, const Eigen::VectorXd& value);
+  JointTorque(std::shared_ptr<const Joint> joint, std::vector<Expression> value);
+  std::string type() const override { return "joint_torque"; }
+  size_t scratch_size() const override;
+
+ private:
+  void tau(const StateView& s, const double* q, const double* u, double* out) const override;
+  Eigen::VectorXd constant_;
+  std::vector<Expression> value_;
+};
+
+// A PD servo: τ = kp (q* − q) + kd (q̇* − u), one target expression per coordinate.
+class JointServo final : public JointForce {
+ public:
+  JointServo(std::shared_ptr<const Joint> joint, double kp, double kd,
+             std::vector<Expression> target);
+  std::string type() const override { return "pd"; }
+  size_t scratch_size() const override;
+
+ private:
+  void tau(const StateView& s, const double* q, const double* u, double* out) const override;
+  double kp_, kd_;
+  std::vector<Expression> target_;
+  std::vector<char> periodic_;
+};
+
+// A joint spring-damper: τ = −k (q − q0) − c u, V = ½ k |q − q0|².
+class JointSpring final : public JointForce {
+ public:
+  JointSpring(std::shared_ptr<const Joint> joint, double stiffness, const Eigen::VectorXd& rest,
+              double damping);
+  std::string type() const override { return "joint_spring"; }
+  double potential(const StateView& s) const override;
+
+ private:
+  void tau(const StateView& s, const double* q, const double* u, double* out) const override;
+  double error(const double* q, int k) const;
+  double k_, c_;
+  Eigen::VectorXd rest_;
+  std::vector<char> periodic_;
+};
+
+// Viscous joint damping τ = −c u (what a URDF <dynamics damping="c"> means).
+class JointDamping final : public JointForce {
+ public:
+  JointDamping(std::shared_ptr<const Joint> joint, double damping);
+  std::string type() const override { return "joint_damping"; }
+
+ private:
+  void tau(const StateView& s, const double* q, const double* u, double* out) const override;
+  double c_;
+};
+
+}  // namespace appell

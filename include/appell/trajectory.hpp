@@ -1,0 +1,62 @@
+// A simulation's samples kept in memory, column by column: what `appell simulate` writes
+// to traj.csv and forces.csv (SPEC §3), for embedders and the Python module.
+//
+//   appell::Trajectory tr(model);
+//   appell::simulate(model, opts, [&](const appell::Sample& s) { tr.record(s); });
+//   tr.column("bob.x");                  // one value per sample
+//
+// Columns, in this order: t; per body x y z [qw qx qy qz] vx vy vz [wx wy wz] (brackets:
+// rigid bodies only; the quaternion's sign is chosen continuous in time, as in traj.csv);
+// energy, violation_position, violation_velocity; then, when forces are kept, per
+// constraint and per body it names <constraint>.<body>.fx fy fz [mx my mz] (the resultant
+// constraint force on the body and its moment about the centre of mass, world frame).
+//
+// Next to it, RunSummary keeps the figures of summary.json for one run without keeping
+// the samples: energy drift, largest violations, the final body states.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "appell/simulation.hpp"
+
+namespace appell {
+
+class Trajectory {
+ public:
+  explicit Trajectory(const Model& m, bool forces = true);
+  // appends one row (O(nbody + constraint slots)); s must come from a run of this model
+  void record(const Sample& s);
+
+  const std::vector<std::string>& columns() const { return names_; }
+  size_t rows() const { return names_.empty() ? 0 : values_.size() / names_.size(); }
+  size_t cols() const { return names_.size(); }
+  // rows() × cols(), row-major
+  const std::vector<double>& values() const { return values_; }
+  // index of a column by name, −1 when there is none
+  int find(const std::string& name) const;
+  // one column; throws std::invalid_argument naming the column when there is none
+  std::vector<double> column(const std::string& name) const;
+
+ private:
+  const Model* m_;
+  bool forces_;
+  std::vector<std::string> names_;
+  std::vector<double> values_;
+  std::vector<Eigen::Vector4d> last_q_;  // the last quaternion per body, for its sign
+};
+
+// The figures of one run that summary.json reports, updated sample by sample.
+struct RunSummary {
+  double energy_initial = 0.0;
+  double energy_final = 0.0;
+  double max_abs_energy_drift = 0.0;  // max |E(t) − E(0)| over the samples
+  double violation_position_max = 0.0;
+  double violation_velocity_max = 0.0;
+  std::vector<BodyState> final_bodies;  // the body states of the last sample
+  long samples = 0;
+
+  void record(const Sample& s);
+};
+
+}  // namespace appell

@@ -1,0 +1,51 @@
+// The Python module appell._appell (pybind11): what its files share.
+//
+// A Python Model is a PyModel: the constant C++ Model (shared, so that sweeps on worker
+// threads and Python objects hold the same one), the run settings its scene gave, and,
+// when it came from a scene, the scene's text and overrides, from which a Dask worker
+// rebuilds it (C++ objects do not pickle).
+#pragma once
+
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "appell/appell.hpp"
+
+namespace appell::python {
+
+namespace py = pybind11;
+
+struct PyModel {
+  std::shared_ptr<const Model> model;
+  Settings settings;
+  std::string text, file;           // the scene it came from; empty when built in code
+  std::vector<Override> overrides;  // applied to that scene
+  bool callables = false;           // holds Python callables (cannot go to Dask)
+};
+
+// One per file: model.cpp, callables.cpp, forward.cpp, simulate.cpp, sweep.cpp.
+void bind_model(py::module_& m);
+void bind_callables(py::module_& m);
+void bind_forward(py::module_& m);
+void bind_simulate(py::module_& m);
+void bind_sweep(py::module_& m);
+
+// the model's SimulationOptions (its scene's settings) changed by keyword arguments:
+// formulation, integrator, duration, dt, rtol, atol, every, stabilization; throws
+// std::invalid_argument naming an unknown keyword or a bad value
+SimulationOptions make_options(const PyModel& m, const py::dict& kwargs);
+// a body of the model by name or index ("world" or −1 for the ground)
+int body_ref(const ModelBuilder& b, const py::object& ref);
+// a (rows × 3) array of Vec3s, and body states as numpy arrays (nbody × 3, nbody × 3 × 3)
+py::array_t<double> body_positions(const BodyState* bodies, int n);
+py::dict body_arrays(const BodyState* bodies, int n, double t);
+// a numpy copy of a std::vector<double> shaped rows × cols
+py::array_t<double> as_array(const std::vector<double>& v, size_t rows, size_t cols);
+
+}  // namespace appell::python

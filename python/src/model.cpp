@@ -1,0 +1,242 @@
+// Scenes, ModelBuilder, Model and State in Python.
+//
+//   model = appell.load_model("pendulum.json", overrides={"/bodies/0/mass": 2.0})
+//   b = appell.ModelBuilder(); b.gravity = (0, 0, -9.81)
+//   bob = b.add_body("bob", mass=1, type="particle", position=(0, 0, -1))
+//   b.add_distance("world", "bob", (0, 0, 0), (0, 0, -1)); model = b.compile()
+//   s = model.initial_state(); s.u = 2 * s.u
+#include <Eigen/Geometry>
+
+#include "python/src/bindings.hpp"
+
+namespace appell::python {
+
+int body_ref(const ModelBuilder& b, const py::object& ref) {
+  if (py::isinstance<py::int_>(ref)) {
+    const int i = ref.cast<int>();
+    if (i < kWorld || i >= b.nbody())
+      throw std::invalid_argument("no body " + std::to_string(i) + " (there are " +
+                                  std::to_string(b.nbody()) + "; -1 is the world)");
+    return i;
+  }
+  const std::string name = ref.cast<std::string>();
+  const int i = b.body_index(name);
+  if (i < kWorld) throw std::invalid_argument("no body named '" + name + "'");
+  return i;
+}
+
+namespace {
+
+std::string default_name(const ModelBuilder& b, const std::optional<std::string>& name) {
+  return name ? *name : "constraint" + std::to_string(b.constraints().size());
+}
+
+Mat3 inertia_of(const py::object& inertia) {
+  if (inertia.is_none()) return Mat3::Identity();
+  const Eigen::MatrixXd J = inertia.cast<Eigen::MatrixXd>();
+  if (J.size() == 3) return Vec3(J(0), J(1), J(2)).asDiagonal();  // principal moments
+  if (J.rows() == 3 && J.cols() == 3) return J;
+  throw std::invalid_argument("add_body(): inertia must be 3 principal moments or a 3x3 matrix");
+}
+
+int add_body(ModelBuilder& b, const std::string& name, double mass, const std::string& type,
+             const py::object& inertia, const Vec3& position, const Eigen::Vector4d& orientation,
+             const Vec3& velocity, const Vec3& angular_velocity) {
+  if (type != "rigid" && type != "particle")
+    throw std::invalid_argument("add_body(): type must be 'rigid' or 'particle', got '" + type +
+                                "'");
+  Body body;
+  body.name = name;
+  body.type = type == "rigid" ? BodyType::Rigid : BodyType::Particle;
+  body.mass = mass;
+  body.inertia = body.rigid() ? inertia_of(inertia) : Mat3::Zero();
+  body.position = position;
+  if (!(orientation.norm() > 1e-12))
+    throw std::invalid_argument("add_body(): orientation must be a nonzero quaternion [w x y z]");
+  body.orientation =
+      Quat(orientation(0), orientation(1), orientation(2), orientation(3)).normalized();
+  body.velocity = velocity;
+  body.angular_velocity = body.rigid() ? angular_velocity : Vec3::Zero();
+  return b.add_body(body);
+}
+
+std::shared_ptr<PyModel> compile_builder(const ModelBuilder& b) {
+  auto pm = std::make_shared<PyModel>();
+  pm->model = std::make_shared<const Model>(compile(b));
+  for (const ForcePtr& f : b.forces()) pm->callables |= f->type() == "callable";
+  for (const ConstraintPtr& c : b.constraints()) pm->callables |= c->type() == "callable";
+  return pm;
+}
+
+std::shared_ptr<PyModel> from_text(const std::string& text, const std::string& file,
+                                   const std::vector<std::pair<std::string, std::string>>& ov) {
+  auto pm = std::make_shared<PyModel>();
+  for (const auto& [pointer, value] : ov) pm->overrides.push_back({pointer, value});
+  Scene scene = load_scene_with_overrides(text, file, pm->overrides);
+  pm->model = std::make_shared<const Model>(compile(scene));
+  pm->settings = scene.settings;
+  pm->text = text;
+  pm->file = file;
+  return pm;
+}
+
+void bind_builder(py::module_& m) {
+  using V = Vec3;
+  py::class_<ModelBuilder>(m, "ModelBuilder", "A model described in code; compile() it.")
+      .def(py::init<>())
+      .def_readwrite("name", &ModelBuilder::name)
+      .def_readwrite("gravity", &ModelBuilder::gravity)
+      .def_property_readonly("nbody", &ModelBuilder::nbody)
+      .def("add_body", &add_body, py::arg("name"), py::arg("mass") = 1.0, py::arg("type") = "rigid",
+           py::arg("inertia") = py::none(), py::arg("position") = V(V::Zero()),
+           py::arg("orientation") = Eigen::Vector4d(1, 0, 0, 0), py::arg("velocity") = V(V::Zero()),
+           py::arg("angular_velocity") = V(V::Zero()),
+           "Adds a body; returns its index.  inertia: 3 principal moments or a 3x3 matrix "
+           "(body frame, about the centre of mass); orientation: quaternion [w x y z].")
+      .def(
+          "add_joint",
+          [](ModelBuilder& b, const std::string& type, const py::object& parent,
+             const py::object& child, const V& anchor, const V& axis, const V& axis2,
+             const std::optional<std::string>& name) {
+            const int p = body_ref(b, parent), c = body_ref(b, child);
+            b.add_constraint(std::make_shared<Joint>(default_name(b, name), joint_type(type), p, c,
+                                                     b.initial_state(p), b.initial_state(c), anchor,
+                                                     axis.normalized(), axis2.normalized()));
+          },
+          py::arg("type"), py::arg("parent"), py::arg("child"), py::arg("anchor") = V(V::Zero()),
+          py::arg("axis") = V(V::UnitZ()), py::arg("axis2") = V(V::UnitY()),
+          py::arg("name") = py::none(),
+          "A joint (revolute, prismatic, cylindrical, universal, spherical, fixed, ...) "
+          "between parent and child (names or indices; 'world' is the ground), defined by "
+          "the bodies' initial poses.")
+      .def(
+          "add_distance",
+          [](ModelBuilder& b, const py::object& a, const py::object& c, const V& pa, const V& pc,
+             std::optional<double> length, const std::optional<std::string>& name) {
+            const int i = body_ref(b, a), j = body_ref(b, c);
+            b.add_constraint(std::make_shared<DistanceConstraint>(
+                default_name(b, name), i, j, b.initial_state(i), b.initial_state(j), pa, pc,
+                length ? *length : (pc - pa).norm()));
+          },
+          py::arg("a"), py::arg("b"), py::arg("point_a"), py::arg("point_b"),
+          py::arg("length") = py::none(), py::arg("name") = py::none(),
+          "|x_b - x_a| = length between two material points (world points at t = 0).")
+      .def(
+          "add_point_on_plane",
+          [](ModelBuilder& b, const py::object& body, const V& point, const V& normal,
+             const std::optional<std::string>& name) {
+            const int i = body_ref(b, body);
+            b.add_constraint(std::make_shared<PointOnPlaneConstraint>(
+                default_name(b, name), i, b.initial_state(i), point, normal.normalized()));
+          },
+          py::arg("body"), py::arg("point"), py::arg("normal"), py::arg("name") = py::none())
+      .def(
+          "add_spring",
+          [](ModelBuilder& b, const py::object& a, const py::object& c, const V& pa, const V& pc,
+             double k, double l0, double damping) {
+            const int i = body_ref(b, a), j = body_ref(b, c);
+            b.add_force(std::make_shared<SpringForce>(i, j, b.initial_state(i), b.initial_state(j),
+                                                      pa, pc, k, l0, damping));
+          },
+          py::arg("a"), py::arg("b"), py::arg("point_a"), py::arg("point_b"), py::arg("stiffness"),
+          py::arg("rest_length"), py::arg("damping") = 0.0)
+      .def(
+          "add_force",
+          [](ModelBuilder& b, const py::object& body, const V& vector,
+             const std::optional<V>& point) {
+            const int i = body_ref(b, body);
+            const BodyState s0 = b.initial_state(i);
+            b.add_force(std::make_shared<PointForce>(i, s0, point ? *point : s0.x, vector));
+          },
+          py::arg("body"), py::arg("vector"), py::arg("point") = py::none(),
+          "A constant world-frame force at a material point (default the centre of mass).")
+      .def(
+          "add_torque",
+          [](ModelBuilder& b, const py::object& body, const V& vector) {
+            b.add_force(std::make_shared<TorqueForce>(body_ref(b, body), vector));
+          },
+          py::arg("body"), py::arg("vector"))
+      .def(
+          "add_damping",
+          [](ModelBuilder& b, const py::object& body, double linear, double angular) {
+            b.add_force(std::make_shared<DampingForce>(body_ref(b, body), linear, angular));
+          },
+          py::arg("body"), py::arg("linear"), py::arg("angular") = 0.0)
+      .def("body_index", &ModelBuilder::body_index);
+}
+
+void bind_state(py::module_& m) {
+  py::class_<State>(m, "State",
+                    "A state in the joint coordinates of a model's spanning tree: t, q (nq), "
+                    "u (nu), as numpy arrays (copies: assign whole arrays).")
+      .def(py::init([](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u) {
+             return State{t, q, u};
+           }),
+           py::arg("t"), py::arg("q"), py::arg("u"))
+      .def_readwrite("t", &State::t)
+      .def_readwrite("q", &State::q)
+      .def_readwrite("u", &State::u)
+      .def("copy", [](const State& s) { return s; })
+      .def("__repr__", [](const State& s) {
+        return "<appell.State t=" + std::to_string(s.t) + " nq=" + std::to_string(s.q.size()) +
+               " nu=" + std::to_string(s.u.size()) + ">";
+      });
+}
+
+std::vector<std::string> names_of_bodies(const Model& m) {
+  std::vector<std::string> out;
+  for (const Body& b : m.bodies()) out.push_back(b.name);
+  return out;
+}
+
+std::vector<std::string> names_of_constraints(const Model& m) {
+  std::vector<std::string> out;
+  for (const ConstraintPtr& c : m.constraints()) out.push_back(c->name());
+  return out;
+}
+
+void bind_model_class(py::module_& m) {
+  py::class_<PyModel, std::shared_ptr<PyModel>>(
+      m, "Model", "A compiled, constant model: shared by any number of states and threads.")
+      .def_property_readonly("name", [](const PyModel& p) { return p.model->name(); })
+      .def_property_readonly("nbody", [](const PyModel& p) { return p.model->nbody(); })
+      .def_property_readonly("nq", [](const PyModel& p) { return p.model->tree().nq; })
+      .def_property_readonly("nu", [](const PyModel& p) { return p.model->tree().nu; })
+      .def_property_readonly("nrows", [](const PyModel& p) { return p.model->nrows(); })
+      .def_property_readonly("bodies", [](const PyModel& p) { return names_of_bodies(*p.model); })
+      .def_property_readonly("constraints",
+                             [](const PyModel& p) { return names_of_constraints(*p.model); })
+      .def_property_readonly("gravity", [](const PyModel& p) { return p.model->gravity(); })
+      .def("initial_state", [](const PyModel& p) { return p.model->initial_state(); })
+      .def_property_readonly(
+          "source",
+          [](const PyModel& p) -> py::object {
+            if (p.text.empty()) return py::none();
+            std::vector<std::pair<std::string, std::string>> ov;
+            for (const Override& o : p.overrides) ov.emplace_back(o.pointer, o.value);
+            return py::make_tuple(p.text, p.file, ov);
+          },
+          "(scene text, file name, [(pointer, JSON value)]) when the model came from a "
+          "scene, else None: what a Dask worker rebuilds it from")
+      .def_property_readonly("has_callables", [](const PyModel& p) { return p.callables; })
+      .def("__repr__", [](const PyModel& p) {
+        return "<appell.Model '" + p.model->name() + "': " + std::to_string(p.model->nbody()) +
+               " bodies, " + std::to_string(p.model->constraints().size()) + " constraints>";
+      });
+}
+
+}  // namespace
+
+void bind_model(py::module_& m) {
+  bind_builder(m);
+  bind_state(m);
+  bind_model_class(m);
+  m.def("_compile", &compile_builder, py::arg("builder"));
+  m.def("_load_model_text", &from_text, py::arg("text"), py::arg("file"),
+        py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},
+        "A model from scene text with overrides [(JSON Pointer, JSON value text)]; raises "
+        "SceneError");
+  m.def("_read_scene_text", &read_scene_text, py::arg("path"));
+}
+
+}  // namespace appell::python

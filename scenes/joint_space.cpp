@@ -1,0 +1,285 @@
+#include "scenes/joint_space.hpp"
+
+#include <cmath>
+#include <functional>
+
+#include "appell/joint.hpp"
+#include "appell/tree.hpp"
+#include "scenes/scene_parts.hpp"
+
+namespace appell {
+
+Mat3 rpy_rotation(const Vec3& rpy) {
+  return (Eigen::AngleAxisd(rpy.z(), Vec3::UnitZ()) * Eigen::AngleAxisd(rpy.y(), Vec3::UnitY()) *
+          Eigen::AngleAxisd(rpy.x(), Vec3::UnitX()))
+      .toRotationMatrix();
+}
+
+std::string placement_key(const Node& joint) {
+  return joint.file() + "#" + joint.pointer();
+}
+
+namespace {
+
+// where a joint type keeps a quaternion in q (−1: none)
+int quaternion_offset(const JointType& type) {
+  const std::string name = type.name();
+  return name == "free" ? 3 : name == "spherical" ? 0 : -1;
+}
+
+void read_free(const Node& n, bool rates, std::vector<double>& v) {
+  const char* first = rates ? "velocity" : "position";
+  const char* second = rates ? "angular_velocity" : "quaternion";
+  n.object({first, second});
+  if (n.has(first)) {
+    const Vec3 p = n[first].vec3();
+    for (int k = 0; k < 3; ++k) v[k] = p(k);
+  }
+  if (rates) {
+    if (n.has(second)) {
+      const Vec3 w = n[second].vec3();
+      for (int k = 0; k < 3; ++k) v[3 + k] = w(k);
+    }
+    return;
+  }
+  v[3] = 1.0;
+  if (n.has(second)) {
+    const auto e = n[second].array(4);
+    for (int k = 0; k < 4; ++k) v[3 + k] = e[k].number();
+  }
+}
+
+}  // namespace
+
+std::vector<double> joint_values(const Node& n, const JointType& type, bool rates) {
+  const int count = rates ? type.nu() : type.nq();
+  const std::string kind = std::string("a ") + type.name() + " joint";
+  if (count == 0)
+    n.fail(kind + " has no " + (rates ? "rates" : "coordinates") + "; remove this key");
+  std::vector<double> v(count, 0.0);
+  const bool free = std::string(type.name()) == "free";
+  if (n.json().is_number() && count == 1) {
+    v[0] = n.number();
+  } else if (n.json().is_object() && free) {
+    read_free(n, rates, v);
+  } else if (n.json().is_array() && static_cast<int>(n.json().size()) == count) {
+    for (int k = 0; k < count; ++k) v[k] = n.at(k).number();
+  } else {
+    n.fail(kind + " takes " +
+           (count == 1 ? std::string("one number") : std::to_string(count) + " numbers") +
+           (free ? (rates ? " [vx, vy, vz, wx, wy, wz] or {velocity, angular_velocity}"
+                          : " [x, y, z, qw, qx, qy, qz] or {position, quaternion}")
+                 : "") +
+           ", got " + type_name(n.json()) +
+           (n.json().is_array() ? " of " + std::to_string(n.json().size()) : ""));
+  }
+  const int qo = quaternion_offset(type);
+  if (!rates && qo >= 0) {
+    const double norm = std::sqrt(v[qo] * v[qo] + v[qo + 1] * v[qo + 1] + v[qo + 2] * v[qo + 2] +
+                                  v[qo + 3] * v[qo + 3]);
+    if (!(norm > 1e-12)) n.fail("the quaternion [w, x, y, z] must be nonzero");
+    type.normalize(v.data());
+  }
+  return v;
+}
+
+namespace {
+
+// One joint with an "origin", as found.
+struct Pending {
+  Node joint;
+  const JointType* type;
+  int parent, child;
+  Vec3 xyz;
+  Mat3 R;
+  Vec3 axis = Vec3::UnitZ(), axis2 = Vec3::UnitY();  // in the joint frame
+};
+
+// the body named at n; `via` receives the frame of a merged link in its body (else the
+// identity), and is null where a merged link cannot stand (a joint's child)
+int resolve(const Node& n, const std::vector<SceneBody>& bodies, const Aliases& aliases,
+            Alias* via) {
+  std::string name = n.string();
+  const auto a = aliases.find(name);
+  if (a != aliases.end()) {
+    if (!via)
+      n.fail("link '" + name + "' is merged into '" + a->second.body +
+             "' (fixed to it, or to the ground); a joint cannot move it");
+    *via = a->second;
+    name = a->second.body;
+  }
+  if (name == "world") return kWorld;
+  for (size_t i = 0; i < bodies.size(); ++i)
+    if (bodies[i].body.name == name) return static_cast<int>(i);
+  n.fail("unknown body '" + name + "'; expected a body name or 'world'");
+}
+
+void read_axes(const Node& n, Pending& p) {
+  const int axes = p.type->syntax().axes;
+  if (axes == 1) p.axis = n["axis"].unit_vec3();
+  if (axes != 2) return;
+  const auto e = n["axes"].array(2);
+  p.axis = e[0].unit_vec3();
+  p.axis2 = e[1].unit_vec3();
+  if (std::abs(p.axis.dot(p.axis2)) > 1e-6)
+    n["axes"].fail("the two axes of a " + std::string(p.type->name()) +
+                   " joint must be perpendicular, got cosine " +
+                   std::to_string(p.axis.dot(p.axis2)));
+}
+
+// the joint at n, which has an "origin"
+Pending pending_joint(const Node& n, const std::vector<SceneBody>& bodies, const Aliases& aliases) {
+  const std::string type = n["type"].string();
+  const JointType* jt = find_joint_type(type);
+  if (!jt) n["origin"].fail("only joints place a body; '" + type + "' is not a joint type");
+  if (n.has("anchor"))
+    n["anchor"].fail("a joint with an origin is anchored at its origin; remove anchor");
+  const Node origin = n["origin"];
+  origin.object({"xyz", "rpy"});
+  const auto e = n["bodies"].array(2);
+  Alias via;  // a parent that is a merged link: the origin starts from its frame
+  const int parent = resolve(e[0], bodies, aliases, &via);
+  const Vec3 xyz = origin.has("xyz") ? origin["xyz"].vec3() : Vec3::Zero();
+  const Mat3 R = origin.has("rpy") ? rpy_rotation(origin["rpy"].vec3()) : Mat3::Identity();
+  Pending p{n, jt, parent, resolve(e[1], bodies, aliases, nullptr), via.p + via.R * xyz, via.R * R};
+  if (p.child == kWorld) e[1].fail("a joint with an origin places its child; 'world' cannot move");
+  if (p.parent == p.child) n["bodies"].fail("the two bodies must differ");
+  read_axes(n, p);
+  return p;
+}
+
+// the reference pose of the joint's child and its Joint frames (at the reference, q = 0)
+JointPlacement reference_placement(const Pending& j, const std::vector<SceneBody>& bodies,
+                                   const std::vector<BodyState>& ref) {
+  JointPlacement pl;
+  pl.parent = j.parent;
+  pl.child = j.child;
+  pl.parent0 = j.parent == kWorld ? BodyState{} : ref[j.parent];
+  const Vec3 com_P = j.parent == kWorld ? Vec3::Zero() : bodies[j.parent].com;
+  // the parent's link frame, then the joint frame at the origin in it
+  const Vec3 x_L = pl.parent0.x - pl.parent0.Q * com_P;
+  const Mat3 Q_J = pl.parent0.Q * j.R;
+  pl.anchor = x_L + pl.parent0.Q * j.xyz;
+  pl.child0.Q = bodies[j.child].body.rigid() ? Q_J : Mat3::Identity();
+  pl.child0.x = pl.anchor + Q_J * bodies[j.child].com;
+  pl.axis = Q_J * j.axis;
+  pl.axis2 = Q_J * j.axis2;
+  return pl;
+}
+
+// the child's state at t = 0: its parent's initial state moved through the joint by q, qd
+void initial_state(const Pending& j, const JointPlacement& pl, SceneBody& child,
+                   const BodyState& parent) {
+  const Joint joint("placement", *j.type, j.parent, j.child, pl.parent0, pl.child0, pl.anchor,
+                    pl.axis, pl.axis2);
+  TreeJoint t;
+  t.type = j.type;
+  t.nq = j.type->nq();
+  t.nu = j.type->nu();
+  t.frames = joint.frames();
+  std::vector<double> q(t.nq), u(t.nu, 0.0);
+  j.type->neutral(q.data());
+  if (j.joint.has("q")) q = joint_values(j.joint["q"], *j.type, false);
+  if (j.joint.has("qd")) u = joint_values(j.joint["qd"], *j.type, true);
+  BodyState C;
+  JointMotion jm;
+  Vec6 V_J;
+  joint_kinematics(t, parent, q.data(), u.data(), C, jm, V_J);  // (J1, J2)
+  Body& b = child.body;
+  b.position = C.x;
+  b.velocity = C.v;
+  if (b.rigid()) {
+    b.orientation = Quat(C.Q).normalized();
+    b.angular_velocity = C.w;
+  }
+}
+
+BodyState state_of(const Body& b) {
+  BodyState s;
+  s.x = b.position;
+  s.Q = b.orientation.normalized().toRotationMatrix();
+  s.v = b.velocity;
+  s.w = b.rigid() ? b.angular_velocity : Vec3::Zero();
+  return s;
+}
+
+}  // namespace
+
+Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<SceneBody>& bodies,
+                        const Aliases& aliases) {
+  std::vector<Pending> pending;
+  std::vector<int> placer(bodies.size(), -1);
+  for (const Node& list : constraint_lists)
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Node n = list.at(i);
+      if (!n.json().is_object() || !n.has("origin")) continue;
+      Pending p = pending_joint(n, bodies, aliases);
+      if (placer[p.child] >= 0)
+        n["origin"].fail("body '" + bodies[p.child].body.name +
+                         "' is already placed by the joint at " +
+                         pending[placer[p.child]].joint.pointer() +
+                         "; a body has one placing joint (a joint closing a loop has an anchor)");
+      const SceneBody& c = bodies[p.child];
+      for (const char* k : {"position", "orientation", "velocity", "angular_velocity"})
+        if (c.node.has(k))
+          c.node[k].fail("body '" + c.body.name + "' is placed by the joint at " + n.pointer() +
+                         " (origin); give its initial state as the joint's q and qd instead");
+      placer[p.child] = static_cast<int>(pending.size());
+      pending.push_back(p);
+    }
+  for (size_t b = 0; b < bodies.size(); ++b)
+    if (placer[b] < 0 && bodies[b].node.has("com"))
+      bodies[b].node["com"].fail(
+          "com is the centre of mass in a link frame, for a body placed by a joint with an origin; "
+          "a body with a world position has its centre of mass at that position");
+
+  // parents before children: depth first, a cycle is an error
+  std::vector<BodyState> ref(bodies.size());
+  for (size_t b = 0; b < bodies.size(); ++b) ref[b] = state_of(bodies[b].body);
+  std::vector<char> mark(bodies.size(), 0);  // 0 not yet, 1 in progress, 2 placed
+  Placements out;
+  std::function<void(int)> place = [&](int c) {
+    if (mark[c] == 2) return;
+    const Pending& j = pending[placer[c]];
+    if (mark[c] == 1)
+      j.joint["bodies"].fail("the joints with an origin form a cycle through body '" +
+                             bodies[c].body.name + "'; a loop needs one joint with an anchor");
+    mark[c] = 1;
+    if (j.parent != kWorld && placer[j.parent] >= 0) place(j.parent);
+    const JointPlacement pl = reference_placement(j, bodies, ref);
+    ref[c] = pl.child0;
+    const BodyState parent = j.parent == kWorld ? BodyState{} : state_of(bodies[j.parent].body);
+    initial_state(j, pl, bodies[c], parent);
+    out[placement_key(j.joint)] = pl;
+    mark[c] = 2;
+  };
+  for (const Pending& j : pending) place(j.child);
+  return out;
+}
+
+std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string& name,
+                                               const SceneContext& ctx, const JointType& type) {
+  const JointSyntax syntax = type.syntax();
+  std::vector<std::string> keys = {"name", "type", "bodies", "origin", "q", "qd"};
+  if (syntax.axes == 1) keys.push_back("axis");
+  if (syntax.axes == 2) keys.push_back("axes");
+  n.object(keys);
+  if (!ctx.placements || !ctx.placements->count(placement_key(n)))
+    n.fail("internal: the joint was not placed before it was parsed");
+  const JointPlacement& pl = ctx.placements->at(placement_key(n));
+  const auto e = n["bodies"].array(2);
+  if (syntax.rigid)
+    for (int k = 0; k < 2; ++k) {
+      const int b = k == 0 ? pl.parent : pl.child;
+      if (b != kWorld && !ctx.model.bodies()[b].rigid())
+        e[k].fail("'" + ctx.model.bodies()[b].name + "' is a particle; a " + type.name() +
+                  " joint needs rigid bodies");
+    }
+  auto joint = std::make_shared<Joint>(name, type, pl.parent, pl.child, pl.parent0, pl.child0,
+                                       pl.anchor, pl.axis, pl.axis2);
+  if (ctx.joint_properties && ctx.joint_properties->count(placement_key(n)))
+    joint->set_properties(ctx.joint_properties->at(placement_key(n)));
+  return joint;
+}
+
+}  // namespace appell

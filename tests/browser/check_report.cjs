@@ -1,0 +1,142 @@
+// Opens an appell report in headless Chromium and checks what a reader would see:
+//   - no console error and no uncaught exception while loading and playing;
+//   - the WebGL canvas is not blank (its pixels vary);
+//   - the animation moves: two screenshots of the canvas, taken while playing at two
+//     different times, differ, and the clock advanced in between;
+//   - every chart the page meant to draw was drawn, and each has ink on it.
+// Screenshots go to OUTDIR/<name>.png (the whole page) and OUTDIR/<name>_3d_{a,b}.png.
+//
+// usage: node check_report.cjs REPORT.html OUTDIR NAME JSDIR
+// Exit status: 0 pass, 1 fail, 77 skipped (no Chromium or no playwright-core).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const [report, outdir, name, jsdir] = process.argv.slice(2);
+const CHROMIUM = process.env.APPELL_CHROMIUM || '/usr/bin/chromium';
+
+function skip(why) {
+  console.log('SKIPPED: ' + why);
+  process.exit(77);
+}
+function fail(why) {
+  console.error('FAIL: ' + why);
+  process.exitCode = 1;
+}
+
+async function main() {
+  if (!fs.existsSync(CHROMIUM)) skip(CHROMIUM + ' not found (install the Debian package chromium)');
+  let playwright;
+  try {
+    playwright = require(path.resolve(jsdir, 'node_modules', 'playwright-core'));
+  } catch (e) {
+    skip('playwright-core is not installed in ' + jsdir + ' (npm was not available to cmake)');
+  }
+  fs.mkdirSync(outdir, { recursive: true });
+  const profile = fs.mkdtempSync(path.join(outdir, 'profile-'));
+  const browser = await playwright.chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 1400 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  });
+  const errors = [];
+  try {
+    const page = browser.pages()[0] || (await browser.newPage());
+    page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+    page.on('pageerror', (e) => errors.push('exception: ' + e.message));
+    page.on('requestfailed', (r) => errors.push('request failed: ' + r.url()));
+    await page.goto('file://' + path.resolve(report));
+    await page.waitForFunction(() => window.appellReport && window.appellReport.ready, null,
+      { timeout: 30000 });
+
+    // the 3D view: pixels vary, and it moves while playing
+    const canvas = page.locator('#stage canvas');
+    const colours = await page.evaluate(() => {
+      const src = window.appellReport.canvas;
+      const c = document.createElement('canvas');
+      c.width = src.width;
+      c.height = src.height;
+      const ctx = c.getContext('2d');
+      ctx.drawImage(src, 0, 0);
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set();
+      for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+      return seen.size;
+    });
+    if (colours < 20) fail('the WebGL canvas is blank: ' + colours + ' distinct colours');
+    const t0 = await page.evaluate(() => window.appellReport.time());
+    const a = await canvas.screenshot({ path: path.join(outdir, name + '_3d_a.png') });
+    await page.waitForTimeout(900);
+    const t1 = await page.evaluate(() => window.appellReport.time());
+    const b = await canvas.screenshot({ path: path.join(outdir, name + '_3d_b.png') });
+    if (!(t1 !== t0)) fail('the clock did not advance while playing: ' + t0 + ' then ' + t1);
+    if (a.equals(b)) fail('two screenshots at t = ' + t0 + ' and t = ' + t1 + ' are identical');
+
+    // the charts: as many as the page meant, each with ink
+    const plots = await page.evaluate(() => {
+      const out = { expected: window.appellReport.expectedPlots, drawn: [] };
+      for (const c of document.querySelectorAll('.plot .uplot canvas')) {
+        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let ink = 0;
+        for (let i = 3; i < px.length; i += 4) if (px[i] > 0) ++ink;
+        out.drawn.push(ink);
+      }
+      return out;
+    });
+    if (plots.expected < 4) fail('expected at least 4 charts, the page planned ' + plots.expected);
+    if (plots.drawn.length !== plots.expected)
+      fail(plots.drawn.length + ' charts drawn, expected ' + plots.expected);
+    plots.drawn.forEach((ink, k) => { if (ink < 200) fail('chart ' + k + ' is empty'); });
+    // a revolute joint on the world: its charted angle is the turn of the child's centre of
+    // mass about the axis through the anchor, atan2(n·(r0 × r), r0·r), r ⟂ n
+    const angleError = await page.evaluate(() => {
+      const data = JSON.parse(document.getElementById('appell-data').textContent);
+      const chart = window.appellReport.charts.find((c) => c.title.startsWith('Revolute joint angles'));
+      let worst = 0;
+      let checked = 0;
+      for (const link of data.scene.links) {
+        if (link.type !== 'revolute' || link.points[0].body >= 0) continue;
+        const b = link.points[1].body;
+        const n = link.axis.map((v) => v / Math.hypot(...link.axis));
+        const a = link.points[0].p;
+        const perp = (i) => {
+          const p = data.series.pose[b];
+          const r = [0, 1, 2].map((k) => p[7 * i + k] - a[k]);
+          const rn = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
+          return r.map((v, k) => v - rn * n[k]);
+        };
+        const r0 = perp(0);
+        if (Math.hypot(...r0) < 1e-6) continue;
+        const line = chart.lines.find((l) => l.label === link.name);
+        for (let i = 0; i < data.series.t.length; ++i) {
+          const r = perp(i);
+          const cross = [r0[1] * r[2] - r0[2] * r[1], r0[2] * r[0] - r0[0] * r[2], r0[0] * r[1] - r0[1] * r[0]];
+          const geom = Math.atan2(cross[0] * n[0] + cross[1] * n[1] + cross[2] * n[2],
+            r0[0] * r[0] + r0[1] * r[1] + r0[2] * r[2]);
+          let d = line.values[i] - geom;
+          d -= 2 * Math.PI * Math.round(d / (2 * Math.PI));
+          worst = Math.max(worst, Math.abs(d));
+        }
+        ++checked;
+      }
+      return { worst, checked };
+    });
+    if (angleError.worst > 1e-4) fail('a joint angle differs from its body\'s turn by ' + angleError.worst + ' rad');
+    await page.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
+    console.log(name + ': ' + colours + ' colours in the 3D view; t ' + t0.toFixed(3) + ' -> ' +
+      t1.toFixed(3) + ' s; ' + plots.drawn.length + ' charts; ' + angleError.checked +
+      ' joint angles checked (worst ' + angleError.worst.toExponential(1) + ' rad); screenshots in ' + outdir);
+  } finally {
+    await browser.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  for (const e of errors) fail(e);
+}
+
+main().catch((e) => {
+  console.error('FAIL: ' + (e && e.stack ? e.stack : e));
+  process.exit(1);
+});
