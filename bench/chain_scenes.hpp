@@ -120,4 +120,66 @@ inline Model redundant_chain(int n) {
   return compile(m);
 }
 
+// The standard chain of n links with `extra` of its hinges (spread evenly along it) also
+// keeping two points on their axis at their distance: `extra` rows beyond the tree, the
+// measure of resolve_formulation's rule (each repeats its hinge, as a loop's rows would
+// cost the recursion the same).
+inline Model chain_with_extra_rows(int n, int extra) {
+  ModelBuilder m = standard_chain_builder(n);
+  m.name = "chain_" + std::to_string(n) + "_extra_" + std::to_string(extra);
+  for (int k = 0; k < extra; ++k) {
+    const int i = 1 + static_cast<int>((static_cast<long>(k) * n) / extra);  // joint i
+    const int parent = i == 1 ? kWorld : i - 2, child = i - 1;
+    const Vec3 top(0, 0, -0.2 * (i - 1)), axis = i % 2 ? Vec3::UnitX() : Vec3::UnitY();
+    m.add_constraint(std::make_shared<DistanceConstraint>(
+        "axis" + std::to_string(k), parent, child, m.initial_state(parent), m.initial_state(child),
+        top + 0.05 * axis, top - 0.05 * axis, 0.1));
+  }
+  return compile(m);
+}
+
+// A square net of k × k particles (10 g, 0.1 m apart) joined by distance constraints to
+// their neighbours along both grid directions, sagging as a dome so that no rows are
+// parallel, and hung at its four corners from the world by rods of 0.1 m: 2k(k − 1) + 4
+// rows with (k − 1)² independent loops, a row touching two bodies, nothing a tree covers
+// (particles have no joints).  Its velocity is a rigid spin about z: every rod between
+// particles is at rest.
+inline Model particle_net(int k) {
+  ModelBuilder m;
+  m.name = "particle_net_" + std::to_string(k);
+  m.gravity = Vec3(0, 0, -9.81);
+  const double h = 0.1, span = h * (k - 1), sag = 0.2 * span;
+  auto index = [k](int i, int j) { return i * k + j; };
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j) {
+      Body p;
+      p.name = "p" + std::to_string(i) + "_" + std::to_string(j);
+      p.type = BodyType::Particle;
+      p.mass = 0.01;
+      const double x = i * h, y = j * h;
+      const double dome = k > 1 ? std::sin(M_PI * x / span) * std::sin(M_PI * y / span) : 0.0;
+      p.position = Vec3(x, y, -sag * dome);
+      p.velocity = Vec3(0, 0, 0.5).cross(p.position - Vec3(span / 2, span / 2, 0));
+      m.add_body(p);
+    }
+  auto rod = [&m](const std::string& name, int a, int b, const Vec3& pa, const Vec3& pb) {
+    m.add_constraint(std::make_shared<DistanceConstraint>(
+        name, a, b, m.initial_state(a), m.initial_state(b), pa, pb, (pb - pa).norm()));
+  };
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j) {
+      const int a = index(i, j);
+      const Vec3 pa = m.bodies()[a].position;
+      if (i + 1 < k)
+        rod("x" + std::to_string(a), a, index(i + 1, j), pa, m.bodies()[index(i + 1, j)].position);
+      if (j + 1 < k)
+        rod("y" + std::to_string(a), a, index(i, j + 1), pa, m.bodies()[index(i, j + 1)].position);
+    }
+  for (int c : {index(0, 0), index(0, k - 1), index(k - 1, 0), index(k - 1, k - 1)}) {
+    const Vec3 pc = m.bodies()[c].position;
+    rod("hang" + std::to_string(c), kWorld, c, pc + Vec3(0, 0, 0.1), pc);
+  }
+  return compile(m);
+}
+
 }  // namespace appell::bench

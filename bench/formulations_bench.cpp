@@ -7,6 +7,10 @@
 //   BM_ClosedChain/<f>             the chain of 100 with a spherical loop closure
 //   BM_RedundantChain/<f>/n        the standard chain with one redundant row per joint
 //                                  (compare with BM_Forward/<f>/n: the cost of redundancy)
+//   BM_ExtraRows/<f>/n/m           the standard chain of n with m rows beyond the tree: where
+//                                  `auto` switches from recursive to sparse (forward.cpp)
+//   BM_ParticleNet/sparse/k        a k × k net of particles on distance rods (many loops),
+//                                  up to 100 × 100, where the dense formulations cannot go
 // Run with --benchmark_format=json for the JSON record.
 #include <benchmark/benchmark.h>
 
@@ -91,6 +95,38 @@ void BM_RedundantChain(benchmark::State& st, Formulation f) {
   run_forward(st, bench::redundant_chain(static_cast<int>(st.range(0))), f);
 }
 
+void BM_ExtraRows(benchmark::State& st, Formulation f) {
+  run_forward(
+      st,
+      bench::chain_with_extra_rows(static_cast<int>(st.range(0)), static_cast<int>(st.range(1))),
+      f);
+}
+
+// the net's own state (standard_state is for joint chains)
+void BM_ParticleNet(benchmark::State& st, Formulation f) {
+  const Model m = bench::particle_net(static_cast<int>(st.range(0)));
+  Data d(m);
+  if (forward(m, d, f) != SolveStatus::Ok) {
+    st.SkipWithError(d.diagnostics.message.c_str());
+    return;
+  }
+  for (auto _ : st) {
+    forward(m, d, f);
+    benchmark::DoNotOptimize(d.udot.data());
+    benchmark::ClobberMemory();
+  }
+  st.counters["bodies"] = m.nbody();
+  st.counters["rows"] = m.nrows();
+}
+
+// m ≤ 3n; the recursion only up to m = 100 (at m = 300 one evaluation takes about a second)
+void extra_rows(benchmark::internal::Benchmark* b, int max_m) {
+  for (int n : {10, 100, 1000})
+    for (int m : {3, 5, 8, 12, 30, 100, 300})
+      if (m <= 3 * n && m <= max_m) b->Args({n, m});
+  b->Unit(benchmark::kMicrosecond);
+}
+
 void chain_sizes(benchmark::internal::Benchmark* b, int max_n) {
   // SPEC §5's sizes, and 30 (the size issue 2 reports)
   for (int n : {1, 2, 5, 10, 20, 30, 50, 100, 200, 500, 1000})
@@ -130,6 +166,17 @@ BENCHMARK_CAPTURE(BM_ClosedChain, recursive, Formulation::Recursive)->Unit(bench
 BENCHMARK_CAPTURE(BM_ClosedChain, gibbs_appell, Formulation::GibbsAppell)
     ->Unit(benchmark::kNanosecond);
 BENCHMARK_CAPTURE(BM_ClosedChain, pinv, Formulation::Pinv)->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_ClosedChain, sparse, Formulation::Sparse)->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_ExtraRows, recursive, Formulation::Recursive)->Apply([](auto* b) {
+  extra_rows(b, 100);
+});
+BENCHMARK_CAPTURE(BM_ExtraRows, sparse, Formulation::Sparse)->Apply([](auto* b) {
+  extra_rows(b, 300);
+});
+BENCHMARK_CAPTURE(BM_ParticleNet, sparse, Formulation::Sparse)->Apply([](auto* b) {
+  for (int k : {10, 30, 100}) b->Arg(k);  // 100, 900 and 10,000 particles
+  b->Unit(benchmark::kMicrosecond);
+});
 
 }  // namespace
 }  // namespace appell

@@ -16,9 +16,11 @@ namespace appell {
 
 Formulation resolve_formulation(const Model& m, Formulation f) {
   if (f != Formulation::Auto) return f;
-  // recursive when the scene has tree joints (SPEC §1)
-  for (const ConstraintPtr& c : m.constraints())
-    if (dynamic_cast<const Joint*>(c.get())) return Formulation::Recursive;
+  // recursive when the scene has tree joints and few rows beyond the tree: its extra rows
+  // cost O(n m + m³), sparse about O(n) whatever m (forward.hpp, kAutoSparseExtraRows)
+  if (m.tree().nrows_extra <= kAutoSparseExtraRows)
+    for (const ConstraintPtr& c : m.constraints())
+      if (dynamic_cast<const Joint*>(c.get())) return Formulation::Recursive;
   // otherwise the sparse {1}-inverse form (redundant rows included, sparse.hpp)
   return Formulation::Sparse;
 }

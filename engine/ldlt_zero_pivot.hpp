@@ -18,9 +18,19 @@
 // the minimum-norm one), and its forward-substitution value y_k is minus its residual
 // (Ĝ x − e)_k: the consistency of the dropped rows comes for free.
 //
-// The rows are ordered by approximate minimum degree (Eigen's AMDOrdering) to limit fill.
-// Cost: O(nnz(L)) per factorisation and solve; for a chain or any graph of bounded
-// bandwidth, O(n).
+// Symbolic and numeric phases.  The pattern of Ĝ depends only on which rows share a body,
+// so everything that depends on the pattern alone is done once by analyze(): the rows
+// ordered by approximate minimum degree (Eigen's AMDOrdering) to limit fill, the upper
+// triangle of P Ĝ Pᵀ as a compressed-column pattern, the elimination tree, the pattern of
+// L column by column and, for every row k of L, its nonzero columns in a topological
+// order of the tree (the reach of Ĝ's column k, [Davis 2005, ldl_numeric]) with where
+// each l_ki is stored.  The caller assembles the values straight into that pattern
+// (slot(), values()); factorize() is then the up-looking numeric loop alone, without
+// the tree walks, and neither it nor solve() allocates.  A dropped row changes values,
+// not the pattern: its column of L is stored and holds zeros.
+//
+// Cost: analyze O(nnz(L)) after the ordering; factorize O(Σ_k |L_{*k}|²); solve
+// O(nnz(L)).  For a chain or any graph of bounded bandwidth, O(n).
 #pragma once
 
 #include <Eigen/SparseCore>
@@ -30,19 +40,36 @@ namespace appell {
 
 class ZeroPivotLDLT {
  public:
-  // Factorises the symmetric K (both triangles stored; only the upper one is read after
-  // the symmetric permutation), dropping pivots below tau² (Z1).
+  // The symbolic phase from the pattern of the symmetric K (both triangles stored; the
+  // values are not read).  Allocates.
+  void analyze(const Eigen::SparseMatrix<double>& K);
+  int size() const { return n_; }
+  // where K(i, j) (original indices, either triangle) lives in values(); −1 when (i, j)
+  // is outside the pattern analyze() saw.  O(log nnz of a column).
+  int slot(int i, int j) const;
+  // K's upper triangle in elimination order, column by column: the caller assembles it.
+  std::vector<double>& values() { return Kx_; }
+
+  // The numeric phase on S K S, K in values() and S = diag(scale) (original order; none:
+  // S = I), dropping pivots below tau² (Z1).  Allocates nothing.
+  void factorize(double tau, const Eigen::VectorXd* scale = nullptr);
+  // analyze(K), K's values into values(), factorize(tau).
   void compute(const Eigen::SparseMatrix<double>& K, double tau);
+
   int rank() const { return rank_; }
   // x = Ĝ⁻ e (Z2); when asked, residual(k) = (K x − e)_k for dropped rows, 0 for kept ones.
-  void solve(const Eigen::VectorXd& e, Eigen::VectorXd& x,
-             Eigen::VectorXd* residual = nullptr) const;
+  // Allocates nothing when x (and residual) already have the size.
+  void solve(const Eigen::VectorXd& e, Eigen::VectorXd& x, Eigen::VectorXd* residual = nullptr);
 
  private:
   int n_ = 0, rank_ = 0;
-  Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> P_, Pinv_;
-  std::vector<int> parent_, Lp_, Li_;  // elimination tree; L column-wise (strictly lower)
-  std::vector<double> Lx_, d_;
+  std::vector<int> perm_, iperm_;   // k-th eliminated row ↔ original row
+  std::vector<int> Kp_, Ki_;        // upper triangle of P K Pᵀ, column-wise
+  std::vector<double> Kx_;          //   and its values
+  std::vector<int> Lp_, Li_;        // L column-wise (strictly lower), rows ascending
+  std::vector<int> Rp_, Rc_, Rs_;   // row k of L: its columns (topological) and slots
+  std::vector<double> Lx_, d_, y_;  // l_ik, pivots, the dense work vector
+  std::vector<double> s_;           // the scale in elimination order
   std::vector<char> dropped_;
 };
 

@@ -31,12 +31,6 @@ void for_terms_of(const Model& m, const Data& d, int c, Fn&& fn) {
       fn(m.row_offset(c) + i, con.bodies()[j], d.terms[m.term_offset(c) + i * nb + j]);
 }
 
-// calls fn(row, body, term) for every term of every row
-template <typename Fn>
-void for_terms(const Model& m, const Data& d, Fn&& fn) {
-  for_constraints(m, nullptr, [&](int c) { for_terms_of(m, d, c, fn); });
-}
-
 }  // namespace
 
 void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho,
@@ -142,42 +136,61 @@ Eigen::VectorXd UnitRowInverse::multipliers(const Eigen::VectorXd& f) const {
   return mu;
 }
 
+namespace {
+
+// the mass-metric sizes |M^{1/2} u̇| + |M^{-1/2} F| of the scale s, body by body.  O(n).
+double mass_norms(const Model& m, const Data& d) {
+  double uMu = 0.0, FMF = 0.0;
+  for (int i = 0; i < m.nbody(); ++i) {
+    const int o = m.u_offset(i);
+    const double mass = m.bodies()[i].mass;
+    uMu += mass * d.udot.segment<3>(o).squaredNorm();
+    FMF += d.F.segment<3>(o).squaredNorm() / mass;
+    if (!m.bodies()[i].rigid()) continue;
+    const Vec3 w = d.udot.segment<3>(o + 3), tau = d.F.segment<3>(o + 3);
+    uMu += w.dot(d.J[i] * w);
+    FMF += tau.dot(d.J[i].ldlt().solve(tau));
+  }
+  return std::sqrt(std::max(0.0, uMu)) + std::sqrt(std::max(0.0, FMF));
+}
+
+}  // namespace
+
+// row by row, without storing r = A u̇ − b: nothing is allocated unless a row fails
 void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, double tau) {
   Diagnostics& diag = d.diagnostics;
   diag.inconsistent.clear();
   const int nr = m.nrows();
-  // r = A u̇ − b and Σ_j |A_ij u̇_j| from the terms
-  Eigen::VectorXd r = -d.b, size = Eigen::VectorXd::Zero(nr);
-  for_terms(m, d, [&](int row, int body, const RowTerm& t) {
-    const int iu = m.u_offset(body);
-    r(row) += t.lin.dot(d.udot.segment<3>(iu));
-    size(row) += t.lin.cwiseProduct(d.udot.segment<3>(iu)).cwiseAbs().sum();
-    if (m.bodies()[body].rigid()) {
-      r(row) += t.ang.dot(d.udot.segment<3>(iu + 3));
-      size(row) += t.ang.cwiseProduct(d.udot.segment<3>(iu + 3)).cwiseAbs().sum();
-    }
-  });
-  diag.residual = r.norm() / (1.0 + d.b.norm());
   // s = |M^{1/2} u̇| + |M^{-1/2} F| + max_k |b_k| / ρ_k
-  Eigen::VectorXd Mu, a;
-  multiply_mass(m, d, d.udot, Mu);
-  solve_mass(m, d, d.F, a);
-  double s = std::sqrt(std::max(0.0, d.udot.dot(Mu))) + std::sqrt(std::max(0.0, d.F.dot(a)));
   double bmax = 0.0;
   for (int k = 0; k < nr; ++k)
     if (rho(k) > 0) bmax = std::max(bmax, std::abs(d.b(k)) / rho(k));
-  s += bmax;
+  const double s = mass_norms(m, d) + bmax;
   const double tol = kConsistencyFactor * tau;
+  double r2 = 0.0;  // |A u̇ − b|²
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
-    const int r0 = m.row_offset(c);
+    const int r0 = m.row_offset(c), nb = static_cast<int>(m.constraints()[c]->bodies().size());
+    bool failed = false;
     for (int i = 0; i < m.constraints()[c]->rows(); ++i) {
-      const double scale = std::abs(d.b(r0 + i)) + size(r0 + i) + rho(r0 + i) * s;
-      if (!(std::abs(r(r0 + i)) <= tol * scale)) {
-        diag.inconsistent.push_back(c);
-        break;
+      // r_i = A_i u̇ − b_i and Σ_j |A_ij u̇_j| from the terms
+      double r = -d.b(r0 + i), size = 0.0;
+      for (int j = 0; j < nb; ++j) {
+        const int body = m.constraints()[c]->bodies()[j], iu = m.u_offset(body);
+        const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
+        r += t.lin.dot(d.udot.segment<3>(iu));
+        size += t.lin.cwiseProduct(d.udot.segment<3>(iu)).cwiseAbs().sum();
+        if (m.bodies()[body].rigid()) {
+          r += t.ang.dot(d.udot.segment<3>(iu + 3));
+          size += t.ang.cwiseProduct(d.udot.segment<3>(iu + 3)).cwiseAbs().sum();
+        }
       }
+      r2 += r * r;
+      const double scale = std::abs(d.b(r0 + i)) + size + rho(r0 + i) * s;
+      failed = failed || !(std::abs(r) <= tol * scale);
     }
+    if (failed) diag.inconsistent.push_back(c);
   }
+  diag.residual = std::sqrt(r2) / (1.0 + d.b.norm());
   if (diag.inconsistent.empty()) return;
   std::ostringstream os;
   os << "inconsistent constraints (no acceleration satisfies A u̇ = b): ";

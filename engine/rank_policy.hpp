@@ -139,7 +139,7 @@ class UnitRowInverse {
 //     |A_i u̇ − b_i| > kConsistencyFactor τ (|b_i| + Σ_j |A_ij u̇_j| + ρ_i s),
 //     s = |M^{1/2} u̇| + |M^{-1/2} F| + max_k |b_k| / ρ_k,
 // every term in the row's own units.  Also records the relative residual.  Reads d.terms,
-// d.b, d.udot, d.F, d.J.  O(terms).
+// d.b, d.udot, d.F, d.J.  O(terms); allocates only to name failing constraints.
 void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, double tau);
 
 }  // namespace appell

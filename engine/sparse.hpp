@@ -17,6 +17,12 @@
 // rows is not pinv's minimum-norm split.  Making it minimum-norm would need a basis of
 // null(Âᵀ) (one sparse solve per dropped row) and a dense projection on it, O(n p + p³)
 // for p dependent rows, which is what this formulation exists to avoid.
+//
+// Once per model.  The pattern of Ĝ, its ordering, elimination tree and the pattern of L
+// depend only on which rows name which bodies: the first evaluation on a Data analyses them
+// (engine/sparse_workspace.hpp) and keeps them in d.sparse; every later evaluation
+// assembles Ĝ straight into the factor's pattern, factorises and solves without
+// allocating.
 #pragma once
 
 #include "appell/data.hpp"
@@ -24,7 +30,8 @@
 namespace appell {
 
 // Reads d.terms, d.b, d.F, d.J, d.position_residual.  Writes d.udot, d.lambda,
-// d.diagnostics.  O(nnz(L)): about O(n) for chains and sparse graphs.
+// d.diagnostics, and d.sparse (analysed on the first call for m).  O(nnz(L)) and no
+// allocation after the first call: about O(n) for chains and sparse graphs.
 void solve_sparse(const Model& m, Data& d);
 
 }  // namespace appell

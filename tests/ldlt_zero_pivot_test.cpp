@@ -71,5 +71,34 @@ TEST(ZeroPivotLDLT, IsAOneInverseOfASemidefiniteGram) {
   }
 }
 
+// one symbolic analysis serves every matrix of its pattern: values assembled through
+// slot() and factorised give what a fresh compute() gives
+TEST(ZeroPivotLDLT, OneAnalysisServesEveryMatrixOfItsPattern) {
+  std::mt19937 rng(9);
+  Eigen::MatrixXd C;
+  const Eigen::MatrixXd G1 = unit_gram(rng, 30, 34, 2, C);
+  ZeroPivotLDLT reused;
+  reused.analyze(G1.sparseView());
+  for (int trial = 0; trial < 3; ++trial) {
+    // the same pattern, other values
+    const Eigen::VectorXd s = Eigen::VectorXd::Random(30).cwiseAbs() + Eigen::VectorXd::Ones(30);
+    const Eigen::MatrixXd G2 = s.asDiagonal() * G1 * s.asDiagonal();
+    std::fill(reused.values().begin(), reused.values().end(), 0.0);
+    for (int j = 0; j < 30; ++j)
+      for (int i = 0; i <= j; ++i)
+        if (G1(i, j) != 0.0) reused.values()[reused.slot(i, j)] = G2(i, j);
+    reused.factorize(1e-6);
+    ZeroPivotLDLT fresh;
+    fresh.compute(G2.sparseView(), 1e-6);
+    EXPECT_EQ(reused.rank(), fresh.rank());
+    const Eigen::VectorXd e = G2 * Eigen::VectorXd::Random(30);
+    Eigen::VectorXd x1, x2;
+    reused.solve(e, x1);
+    fresh.solve(e, x2);
+    EXPECT_LT((x1 - x2).norm(), 1e-12 * (1.0 + x2.norm())) << "trial " << trial;
+    EXPECT_LT((G2 * x1 - e).norm(), 1e-9 * (1.0 + e.norm())) << "trial " << trial;
+  }
+}
+
 }  // namespace
 }  // namespace appell

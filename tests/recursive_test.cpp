@@ -11,56 +11,13 @@
 #include <random>
 
 #include "../bench/chain_scenes.hpp"
+#include "allocation_counter.hpp"
 #include "engine/dense.hpp"
 #include "engine/projection.hpp"
 #include "engine/stages.hpp"
 #include "engine/tree_state_space.hpp"
 
-// ---- a malloc counter, armed only inside AllocationScope (the binary is shared) -------
-#if defined(__SANITIZE_ADDRESS__)
-#define APPELL_COUNT_MALLOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define APPELL_COUNT_MALLOC 0
-#endif
-#endif
-#ifndef APPELL_COUNT_MALLOC
-#define APPELL_COUNT_MALLOC 1
-#endif
-
-namespace {
-std::atomic<bool> g_armed{false};
-std::atomic<long> g_allocations{0};
-struct AllocationScope {
-  AllocationScope() {
-    g_allocations = 0;
-    g_armed = true;
-  }
-  ~AllocationScope() { g_armed = false; }
-  long count() const { return g_allocations.load(); }
-};
-}  // namespace
-
-#if APPELL_COUNT_MALLOC
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-// every heap allocation (operator new and Eigen both end here) while armed
-void* malloc(size_t n) {
-  if (g_armed.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_malloc(n);
-}
-void* calloc(size_t k, size_t n) {
-  if (g_armed.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_calloc(k, n);
-}
-void* realloc(void* p, size_t n) {
-  if (g_armed.load(std::memory_order_relaxed)) ++g_allocations;
-  return __libc_realloc(p, n);
-}
-}
-#endif
+using appell_test::AllocationScope;
 
 namespace appell {
 namespace {

@@ -43,6 +43,19 @@ struct RecursiveCache {
   std::unique_ptr<RecursiveWorkspace> workspace;
 };
 
+struct SparseWorkspace;  // engine/sparse_workspace.hpp
+
+// The sparse formulation's symbolic analysis (pattern, ordering, elimination tree, factor
+// pattern) and numeric workspace, built by the first forward(Sparse) on this Data and kept
+// for the next ones; copies of a Data copy it.
+struct SparseCache {
+  SparseCache();
+  ~SparseCache();
+  SparseCache(const SparseCache&);
+  SparseCache& operator=(const SparseCache&);
+  std::unique_ptr<SparseWorkspace> workspace;
+};
+
 struct Data {
   // Sizes every buffer from m and sets the model's initial state (set_state).
   explicit Data(const Model& m);
@@ -67,6 +80,7 @@ struct Data {
   std::vector<Wrench> reaction;  // per constraint, per named body; by forward()  (nslots)
   Diagnostics diagnostics;       // by forward()
   RecursiveCache recursive;      // the recursion's workspace; by forward(Recursive)
+  SparseCache sparse;            // sparse's analysis and workspace; by forward(Sparse)
 
   // workspace of constraints and forces (expressions); by whoever evaluates them
   mutable std::vector<double> scratch;  //                                 (scratch_size)

@@ -33,8 +33,16 @@ SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions
 SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st = {});
 
-// The formulation `Auto` stands for on this model: recursive when it has joints, else
-// sparse.
+// The formulation `Auto` stands for on this model: recursive when it has joints and at
+// most kAutoSparseExtraRows rows beyond its spanning tree, else sparse.  Per evaluation the
+// recursion costs O(n (1 + m) + m³) for m extra rows and sparse about O(n) whatever m; on
+// the standard chain with m extra rows (BM_ExtraRows, bench/formulations_bench.cpp) sparse
+// is the faster evaluation from m ≈ 4 (n = 10, 100) or m ≈ 7 (n = 1000).  But a simulation
+// in maximal coordinates takes more steps than one in joint coordinates (the flyball
+// governor, m = 10: 11 s against 0.12 s; the four-bar chain, m = 20: 4.5 s against 0.8 s),
+// so `auto` switches only where the recursion is several times slower per evaluation:
+// at m = 30, 2.4× (n = 1000) to 95× (n = 10), growing like m³.  O(constraints).
+constexpr int kAutoSparseExtraRows = 24;
 Formulation resolve_formulation(const Model& m, Formulation f);
 
 // Energy: kinetic + gravitational (V = −Σ m g·x̄) + forces' potentials.  Reads d.body.
