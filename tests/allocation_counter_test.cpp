@@ -47,6 +47,7 @@ TEST(AllocationCounter, SeesEigenAndOperatorNew) {
     appell_test::AllocationScope scope;
     Eigen::VectorXd v = Eigen::VectorXd::Ones(1000);
     sink = v.data();
+    (void)sink;
     auto p = std::make_unique<double>(2.0);
     sink = p.get();
     dynamic = scope.count();
@@ -55,6 +56,7 @@ TEST(AllocationCounter, SeesEigenAndOperatorNew) {
     appell_test::AllocationScope scope;
     Eigen::Vector3d v = Eigen::Vector3d::Ones();
     sink = v.data();
+    (void)sink;
     fixed = scope.count();
   }
   EXPECT_EQ(dynamic, 2);

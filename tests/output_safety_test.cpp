@@ -242,7 +242,7 @@ TEST(OutputSafety, ProgressBarClearsItsLineAndFitsTheTerminal) {
   const std::string scene = write(d + "s.json", R"({"gravity": [0, 0, -9.81],
     "bodies": [{"name": "p", "type": "particle", "mass": 1, "position": [1, 0, 0]}],
     "constraints": [{"type": "distance", "bodies": ["world", "p"], "points": [[0, 0, 0], [1, 0, 0]]}],
-    "integrator": {"method": "rk4", "duration": 3, "dt": 1e-4}, "output": {"every": 1000}})");
+    "integrator": {"method": "rk4", "duration": 60, "dt": 1e-4}, "output": {"every": 1000}})");
   for (int columns : {24, 80}) {
     const std::string screen = on_terminal(scene, columns);
     // each redraw: "\r", at most columns − 1 characters, then "clear to the end of line"
