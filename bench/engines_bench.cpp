@@ -1,5 +1,5 @@
-// The standard chain (SPEC §5) in other engines, side by side with ours (built only when
-// Bullet (bullet-float64) or MuJoCo are found; `make bench` installs them).
+// The standard chain (bench/chain_scenes.hpp) in other engines, side by side with ours (built only
+// when Bullet (bullet-float64) or MuJoCo are found; `make bench` installs them).
 //   BM_Appell/n    recursive_accelerations(): our three passes (accelerations only)
 //   BM_AppellForward/n  forward(Recursive): also rows, multipliers and reactions
 //   BM_Bullet/n    btMultiBody::computeAccelerationsArticulatedBodyAlgorithmMultiDof
@@ -33,7 +33,7 @@ namespace {
 
 const Vec3 kLinkInertia = inertia_box(1.0, Vec3(0.05, 0.05, 0.2)).diagonal();
 constexpr double kAgree = 1e-5;
-// the standard state, joint i from 1 (SPEC §5)
+// the standard state, joint i from 1 (bench/chain_scenes.hpp)
 double q0(int i) {
   return 0.1 * std::sin(i);
 }

@@ -1,4 +1,4 @@
-// One evaluation of the equations of motion, per formulation (SPEC §5, STYLE §9).
+// One evaluation of the equations of motion, per formulation (bench/chain_scenes.hpp, STYLE §9).
 //   BM_Forward/<formulation>/n     forward(m, d, f): kinematics, forces, rows, solve,
 //                                  multipliers and reactions, on the standard chain
 //   BM_RecursiveAccelerations/n    recursive_accelerations(): the three passes only
@@ -128,7 +128,7 @@ void extra_rows(benchmark::internal::Benchmark* b, int max_m) {
 }
 
 void chain_sizes(benchmark::internal::Benchmark* b, int max_n) {
-  // SPEC §5's sizes, and 30 (the size issue 2 reports)
+  // the reference sizes, and 30 (the size issue 2 reports)
   for (int n : {1, 2, 5, 10, 20, 30, 50, 100, 200, 500, 1000})
     if (n <= max_n) b->Arg(n);
   b->Unit(benchmark::kNanosecond);

@@ -1,5 +1,5 @@
-// Inverse dynamics on the standard chain (SPEC §5, STYLE §9): O(n) recursive Newton–Euler
-// beside the forward recursion it inverts.
+// Inverse dynamics on the standard chain (bench/chain_scenes.hpp, STYLE §9): O(n) recursive
+// Newton–Euler beside the forward recursion it inverts.
 //   BM_InverseDynamics/n       inverse_dynamics(): set_state, applied forces, passes 1–2
 //   BM_ForwardRecursive/n      recursive_accelerations(): the forward passes, for scale
 // Run with --benchmark_format=json for the JSON record.

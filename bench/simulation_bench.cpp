@@ -1,9 +1,9 @@
-// A whole simulation of the standard chain (SPEC §5): rk4, dt = 1 ms, the model's own
-// formulation (auto) and `sparse`.  Reports simulated steps per second and the share of a step
+// A whole simulation of the standard chain (bench/chain_scenes.hpp): rk4, dt = 1 ms, the model's
+// own formulation (auto) and `sparse`.  Reports simulated steps per second and the share of a step
 // spent outside the acceleration evaluation (state packing, quaternion updates, the odeint vector
 // operations, output).
 //
-// Durations are shortened from the SPEC's 10 s so that one run takes seconds, not hours,
+// Durations are shortened from the reference 10 s so that one run takes seconds, not hours,
 // with the dense O(n³) formulations: n = 10 runs 1 s (1000 steps), n = 100 runs 5 ms
 // (5 steps; 100 ms with sparse).  Steps per second do not depend on the duration (a fixed-step
 // method).

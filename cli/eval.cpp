@@ -24,8 +24,8 @@ static ojson vec(const Vec3& v) {
 }
 
 // The state a simulation starts from: velocities projected onto the constraints in the
-// mass metric (SPEC §2 "Initial conditions"; a no-op for consistent velocities), then one
-// forward pass.  Prints the error and returns false when that fails.
+// mass metric (docs/scene-format.md "Initial conditions"; a no-op for consistent velocities), then
+// one forward pass.  Prints the error and returns false when that fails.
 static bool evaluate_t0(const std::string& scene, const Model& m, Data& d,
                         const SolverOptions& solver) {
   kinematics(m, d);

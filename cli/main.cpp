@@ -1,4 +1,4 @@
-// The `appell` command line (SPEC §3).  All I/O of the project happens here.
+// The `appell` command line (README, Command line).  All I/O of the project happens here.
 #include <CLI/CLI.hpp>
 #include <iostream>
 

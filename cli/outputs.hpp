@@ -1,4 +1,4 @@
-// The files `appell simulate` writes, row by row (SPEC §3):
+// The files `appell simulate` writes, row by row (README, Command line):
 //
 //   traj.csv     t, per body x y z [qw qx qy qz] vx vy vz [wx wy wz] (brackets: rigid
 //                bodies only), energy, violation_position, violation_velocity, then the
@@ -6,7 +6,7 @@
 //                (round-trips every double).
 //   forces.csv   t, per constraint, per body it names: <constraint>.<body>.fx fy fz
 //                [mx my mz] — the resultant constraint force on the body and its moment
-//                about the body's centre of mass, world frame (SPEC §1); then the
+//                about the body's centre of mass, world frame (docs/architecture.md); then the
 //                actuated joints' columns (cli/joint_outputs.hpp).
 //
 // Outputs are safe (docs/scene-format.md, "Outputs"): every path is checked before the run

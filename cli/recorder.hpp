@@ -1,5 +1,5 @@
 // The observer of `appell simulate`: writes traj.csv and forces.csv rows and keeps the
-// running figures of summary.json (SPEC §3):
+// running figures of summary.json (README, Command line):
 //
 //   formulation, integrator, duration (the time reached), steps (accepted),
 //   rhs_evaluations (right-hand sides evaluated by the integrator; the extra evaluations

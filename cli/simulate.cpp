@@ -1,6 +1,6 @@
-// `appell simulate` (SPEC §3): runs a scene and writes traj.csv, forces.csv (cli/outputs.hpp)
-// and summary.json (cli/recorder.hpp).  A progress bar goes to stderr only when it is a
-// terminal (cli/progress.hpp).
+// `appell simulate` (README, Command line): runs a scene and writes traj.csv, forces.csv
+// (cli/outputs.hpp) and summary.json (cli/recorder.hpp).  A progress bar goes to stderr only when
+// it is a terminal (cli/progress.hpp).
 #include <unistd.h>
 
 #include <cerrno>

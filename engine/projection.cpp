@@ -13,7 +13,7 @@ namespace {
 constexpr int kMaxIterations = 10;
 constexpr double kPositionTolerance = 1e-13;  // a metre-sized model: a few ulps
 constexpr double kVelocityTolerance = 1e-13;
-constexpr double kFailure = 1e-6;  // the load-time tolerance of SPEC §2
+constexpr double kFailure = 1e-6;  // the load-time tolerance of docs/scene-format.md
 
 // δ = −M^{-1/2} (G M^{-1/2})⁺ r   (P2, P3), rows scaled to unit response and dependent
 // rows dropped as every formulation drops them (rank_policy.hpp).  G has nu columns.

@@ -1,6 +1,6 @@
 // The recursive formulation: O(n) Gibbs–Appell equations of a tree of joints, with extra
-// rows on top (SPEC §1 `recursive`).  The derivation, with the equations (R1)–(R16) cited
-// below, is in docs/recursive.md; it starts from the Gibbs function S [HO21 eq. 6].
+// rows on top (docs/architecture.md, `recursive`).  The derivation, with the equations (R1)–(R16)
+// cited below, is in docs/recursive.md; it starts from the Gibbs function S [HO21 eq. 6].
 //
 // Notation (world frame, about each body's centre of mass, v̄ before ω as in the maximal u):
 //   V_i = (v̄_i, ω_i)            the body's twist;  a_i = dV_i/dt

@@ -1,6 +1,6 @@
 // The run behind appell::Simulation (appell/simulation.hpp): Boost.Odeint's steppers on a
-// StateSpace, the initial conditions of SPEC §2, samples at output instants, and failures
-// that say when and why.  Private to the library.
+// StateSpace, the initial conditions of docs/scene-format.md, samples at output instants, and
+// failures that say when and why.  Private to the library.
 //
 //   engine/simulation.cpp           the public Simulation, simulate()
 //   engine/simulation_run.cpp       right-hand side, outcomes, samples, initial conditions
@@ -132,7 +132,8 @@ struct Simulation::Impl {
   double T() const { return o.integrator.duration; }
   double instant(long i) const { return i >= K ? T() : static_cast<double>(i) * o.integrator.dt; }
 
-  // ---- initial conditions (SPEC §2) ------------------------------------------------------
+  // ---- initial conditions (docs/scene-format.md)
+  // ------------------------------------------------------
   bool start(const State& initial);
 
   // ---- one accepted step -------------------------------------------------------------------

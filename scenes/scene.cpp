@@ -192,7 +192,7 @@ void parse_integrator(const Node& n, IntegratorOptions& o) {
   if (n.has("atol")) o.atol = n["atol"].positive();
 }
 
-// Holonomic rows must hold at t = 0 to 1e-6 (SPEC §2 "Initial conditions").
+// Holonomic rows must hold at t = 0 to 1e-6 (docs/scene-format.md "Initial conditions").
 void check_initial_positions(const Model& m, Data& d, const std::vector<Node>& constraints) {
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const Constraint& con = *m.constraints()[c];

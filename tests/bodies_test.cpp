@@ -176,7 +176,8 @@ TEST(Rotation, MatrixDefect) {
   EXPECT_NEAR(rotation_matrix_defect(1.01 * Mat3::Identity()), 1.01 * 1.01 * 1.01 - 1, 1e-15);
 }
 
-// ---- body kinematics (SPEC §1) --------------------------------------------------------------
+// ---- body kinematics (docs/architecture.md)
+// --------------------------------------------------------------
 
 // v = v̄ + ω × (x − x̄) is the time derivative of x = x̄ + Q X along the motion.
 TEST(BodyState, PointVelocityIsTheRateOfThePoint) {

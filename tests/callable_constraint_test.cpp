@@ -1,7 +1,7 @@
-// A CallableConstraint (SPEC's custom constraint rows as callables) against the built-in
-// row it re-implements: a particle on a rod of length L to the origin, g = |x| − L,
-// π = e·v, b = −(|v|² − (e·v)²)/|x| (kernel K5), gives every formulation the same
-// accelerations and multiplier as DistanceConstraint.
+// A CallableConstraint (the embedding API's custom constraint rows as callables) against the
+// built-in row it re-implements: a particle on a rod of length L to the origin, g = |x| − L, π =
+// e·v, b = −(|v|² − (e·v)²)/|x| (kernel K5), gives every formulation the same accelerations and
+// multiplier as DistanceConstraint.
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>

@@ -1,5 +1,5 @@
-// The `appell` program (SPEC §3): exit statuses, the one-line located error, and `eval`
-// against the closed form of the spherical pendulum [UK96 eqs. 24–28].
+// The `appell` program (README, Command line): exit statuses, the one-line located error, and
+// `eval` against the closed form of the spherical pendulum [UK96 eqs. 24–28].
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -130,7 +130,7 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
     TreeStateSpace ss(m);
     Data d(m);
     ss.to_maximal(random_tree_state(rng, ss.tree()), 0.0, d);
-    // velocities on the constraints, as a simulation starts (SPEC §2): with redundant
+    // velocities on the constraints, as a simulation starts (docs/scene-format.md): with redundant
     // closures, random joint rates would leave A u̇ = b slightly contradictory
     project_velocities(m, d);
 

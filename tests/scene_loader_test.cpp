@@ -1,4 +1,5 @@
-// scenes/: loading (SPEC §2) and located errors, word for word with their JSON Pointer.
+// scenes/: loading (docs/scene-format.md) and located errors, word for word with their JSON
+// Pointer.
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>

@@ -1,5 +1,5 @@
-// `appell simulate` (SPEC §3): output columns and keys exactly, exit statuses, files kept
-// on a numerical failure.
+// `appell simulate` (README, Command line): output columns and keys exactly, exit statuses, files
+// kept on a numerical failure.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

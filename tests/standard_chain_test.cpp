@@ -1,4 +1,4 @@
-// The standard chain (SPEC §5): joints satisfied at t = 0, positions and velocities.
+// The standard chain (bench/chain_scenes.hpp): joints satisfied at t = 0, positions and velocities.
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>

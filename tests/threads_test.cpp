@@ -1,4 +1,4 @@
-// One Model, many simulations at once (SPEC §4, STYLE §1b): a Model is constant and every
+// One Model, many simulations at once (README, Embedding, STYLE §1b): a Model is constant and every
 // Simulation owns its Data, so simulations of one Model on 4 threads give, bit for bit,
 // what the same simulations give one after another.  `make test-tsan` runs this file
 // alone under ThreadSanitizer.

@@ -1,4 +1,4 @@
-// Rigid bodies and particles (SPEC §1).
+// Rigid bodies and particles (docs/architecture.md).
 //
 // A rigid body has mass m, inertia J0 about its centre of mass in its own frame, a
 // centre-of-mass position x̄, a rotation tensor Q, a centre-of-mass velocity v̄ and an

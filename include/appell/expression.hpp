@@ -1,4 +1,4 @@
-// Expressions of the scene language (SPEC §2) with exact derivatives.
+// Expressions of the scene language (docs/scene-format.md) with exact derivatives.
 //
 // An equation such as  "vy(q) - z(q)*vx(q) - a*sin(w*t)"  is parsed once, by recursive
 // descent, into a flat tape (one operation per node, operands before their users;

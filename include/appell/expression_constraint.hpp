@@ -1,5 +1,5 @@
-// `expression` constraints (SPEC §2): one scalar equation written in the scene language
-// (constraints/expression.hpp), at the position or the velocity level.
+// `expression` constraints (docs/scene-format.md): one scalar equation written in the scene
+// language (constraints/expression.hpp), at the position or the velocity level.
 //
 // Velocity level, φ(x̄, v̄, ω, t) = 0, possibly nonlinear in the velocities [UK98 eq. 2]:
 //     lin = ∂φ/∂v̄,  ang = ∂φ/∂ω  (at the current state),

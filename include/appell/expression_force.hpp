@@ -1,4 +1,4 @@
-// `expression` forces (SPEC §2): a world-frame force whose three components are
+// `expression` forces (docs/scene-format.md): a world-frame force whose three components are
 // expressions of t, the bodies' x̄, v̄, ω and parameters (constraints/expression.hpp),
 // applied at a material point of one body (default its centre of mass) [HO21 eq. 11].
 // Cost: three tape sweeps, values only; no allocation.  No potential energy.

@@ -1,6 +1,6 @@
-// Applied forces (SPEC §2 "Forces").  Gravity is a property of the model; everything else
-// is a Force that adds wrenches (force at the centre of mass, moment about it, world
-// frame) and, where it has one, contributes potential energy.
+// Applied forces (docs/scene-format.md "Forces").  Gravity is a property of the model; everything
+// else is a Force that adds wrenches (force at the centre of mass, moment about it, world frame)
+// and, where it has one, contributes potential energy.
 //
 // A force F applied at the material point with offset r adds F to the resultant and
 // r × F to the moment about the centre of mass [HO21 eq. 11].

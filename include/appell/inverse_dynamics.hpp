@@ -1,4 +1,4 @@
-// Inverse dynamics: the joint forces that produce a given motion (SPEC §4 embedding API).
+// Inverse dynamics: the joint forces that produce a given motion (README, Embedding).
 //
 // Recursive Newton–Euler on the Model's spanning tree, in its joint coordinates
 // (appell/tree.hpp), cf. RBDA Table 5.1 (Featherstone, "Rigid Body Dynamics Algorithms",

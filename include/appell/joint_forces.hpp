@@ -1,4 +1,5 @@
-// Actuation at joints: forces that act along a joint's motion subspace (SPEC §2 "Forces").
+// Actuation at joints: forces that act along a joint's motion subspace (docs/scene-format.md
+// "Forces").
 //
 // A JointForce computes a generalized force τ (one entry per joint quasi-velocity u, in
 // N·m about a revolute axis, N along a prismatic one) from the joint's own coordinates q

@@ -1,4 +1,4 @@
-// Constraint primitives (SPEC §2): distance, point_on_plane, perpendicular, linear.
+// Constraint primitives (docs/scene-format.md): distance, point_on_plane, perpendicular, linear.
 // Geometry is given in the world frame at t = 0 and fixed in the body it belongs to.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Contact constraints that are not integrable: rolling without slipping and the knife
-// edge (SPEC §2).  Both are written as canonical rows [HO21 eq. 14]
+// edge (docs/scene-format.md).  Both are written as canonical rows [HO21 eq. 14]
 //     π = f · v_A + h · ω + e,    lin = f,  ang = r_A × f + h                    (C2)
 // with exact acceleration-level right sides b.
 //

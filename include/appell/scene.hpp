@@ -1,4 +1,4 @@
-// Scene files (SPEC §2) → Model.
+// Scene files (docs/scene-format.md) → Model.
 //
 // Errors are thrown as SceneError, whose what() reads
 //   "<file>: <JSON pointer>: <what is wrong, what was expected>"

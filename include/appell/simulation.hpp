@@ -1,5 +1,6 @@
 // Running a simulation: Boost.Odeint on a StateSpace, with stabilization, initial
-// conditions and observers (SPEC §2 "integrator", "stabilization", "Initial conditions").
+// conditions and observers (docs/scene-format.md "integrator", "stabilization", "Initial
+// conditions").
 //
 //   appell::SimulationOptions o = appell::SimulationOptions::from_model(model);
 //   appell::SimulationResult r = appell::simulate(model, o, [&](const appell::Sample& s) {

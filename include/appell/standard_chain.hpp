@@ -1,4 +1,4 @@
-// The standard chain of SPEC §5, built in code: the reference model for scaling.
+// The standard chain of bench/chain_scenes.hpp, built in code: the reference model for scaling.
 //
 // n identical links, each a solid box of mass 1 kg and edges 0.05 × 0.05 × 0.2 m (long
 // along its z), its joint at its top end, its centre of mass 0.1 m below the joint, the

@@ -1,5 +1,5 @@
 // A simulation's samples kept in memory, column by column: what `appell simulate` writes
-// to traj.csv and forces.csv (SPEC §3), for embedders and the Python module.
+// to traj.csv and forces.csv (README, Command line), for embedders and the Python module.
 //
 //   appell::Trajectory tr(model);
 //   appell::simulate(model, opts, [&](const appell::Sample& s) { tr.record(s); });

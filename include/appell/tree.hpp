@@ -1,4 +1,5 @@
-// The spanning tree of a Model's joints and its joint coordinates (SPEC §1 `recursive`).
+// The spanning tree of a Model's joints and its joint coordinates (docs/architecture.md,
+// `recursive`).
 //
 // Tree.  The joints are the edges of a graph on the bodies and the world.  A breadth-first
 // search from the world gives a spanning forest in which every body's parent precedes it

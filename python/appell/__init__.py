@@ -47,7 +47,7 @@ def _override_list(overrides):
 
 
 def load_model_from_string(text, file="<scene>", overrides=None):
-    """A Model from scene text (SPEC scene format); `overrides` replaces values by JSON
+    """A Model from scene text (docs/scene-format.md); `overrides` replaces values by JSON
     Pointer, e.g. {"/bodies/0/mass": 2.0}.  Raises SceneError (located) on bad input."""
     return _appell._load_model_text(text, file, _override_list(overrides))
 
