@@ -55,6 +55,29 @@ int floating_root(const Model& m, int b, const std::vector<int>& joints, Compone
   return marked >= 0 ? marked : best;
 }
 
+// Offsets of each joint's coordinates, the children lists and the extra rows (the
+// constraints `used` does not mark) of a tree whose joints are in place.
+void number_tree(const Model& m, const std::vector<char>& used, TreeModel& tree) {
+  const int nb = m.nbody(), nc = static_cast<int>(m.constraints().size());
+  tree.children.assign(nb, {});
+  for (int i = 0; i < nb; ++i) {
+    TreeJoint& t = tree.joints[i];
+    t.nq = t.type->nq();
+    t.nu = t.type->nu();
+    t.q_offset = tree.nq;
+    t.u_offset = tree.nu;
+    tree.nq += t.nq;
+    tree.nu += t.nu;
+    if (t.parent >= 0) tree.children[t.parent].push_back(i);
+    if (t.constraint >= 0) tree.ntree_rows += m.constraints()[t.constraint]->rows();
+  }
+  for (int c = 0; c < nc; ++c)
+    if (!used[c]) {
+      tree.extra.push_back(c);
+      tree.nrows_extra += m.constraints()[c]->rows();
+    }
+}
+
 }  // namespace
 
 TreeModel build_tree(const Model& m) {
@@ -127,24 +150,7 @@ TreeModel build_tree(const Model& m) {
                                   "' is marked root, but its tree is held by a joint to the "
                                   "world or to a particle");
 
-  // offsets, children, extra rows
-  tree.children.assign(nb, {});
-  for (int i = 0; i < nb; ++i) {
-    TreeJoint& t = tree.joints[i];
-    t.nq = t.type->nq();
-    t.nu = t.type->nu();
-    t.q_offset = tree.nq;
-    t.u_offset = tree.nu;
-    tree.nq += t.nq;
-    tree.nu += t.nu;
-    if (t.parent >= 0) tree.children[t.parent].push_back(i);
-    if (t.constraint >= 0) tree.ntree_rows += m.constraints()[t.constraint]->rows();
-  }
-  for (int c = 0; c < nc; ++c)
-    if (!used[c]) {
-      tree.extra.push_back(c);
-      tree.nrows_extra += m.constraints()[c]->rows();
-    }
+  number_tree(m, used, tree);
   return tree;
 }
 
