@@ -95,6 +95,7 @@ test-asan: deps
 	      -DAPPELL_BUILD_BENCH=OFF >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  ctest -j $(JOBS) --output-on-failure
 
 # the threads test alone (tests/threads_test.cpp: one Model, 4 threads, bit for bit with
@@ -123,14 +124,17 @@ deps-clang: deps
 fuzz: deps-clang
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	      -DAPPELL_FUZZ=ON -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target scene_fuzz expression_fuzz
-	mkdir -p $(FUZZ_BUILD)/corpus/scene $(FUZZ_BUILD)/corpus/expression
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target scene_fuzz expression_fuzz urdf_fuzz
+	mkdir -p $(FUZZ_BUILD)/corpus/scene $(FUZZ_BUILD)/corpus/expression $(FUZZ_BUILD)/corpus/urdf
 	./$(FUZZ_BUILD)/scene_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	  -max_len=65536 -dict=tests/fuzz/scene.dict -artifact_prefix=$(FUZZ_BUILD)/ \
 	  -print_final_stats=1 $(FUZZ_BUILD)/corpus/scene scenes/examples scenes/benchmarks
 	./$(FUZZ_BUILD)/expression_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	  -max_len=4096 -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
 	  $(FUZZ_BUILD)/corpus/expression tests/fuzz/expressions
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ./$(FUZZ_BUILD)/urdf_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=65536 -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
+	  $(FUZZ_BUILD)/corpus/urdf scenes/examples/robots
 
 # the other engines are needed only here (never by the main build)
 BENCH_PACKAGES := libbullet-dev libmujoco-dev

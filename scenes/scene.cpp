@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
@@ -310,6 +311,21 @@ void parse_settings(const Node& top, Settings& settings) {
 
 namespace {
 
+// A body marked "root" must be the only mark of a floating tree (build_tree): its
+// message, at the first mark.
+void check_root_marks(const ModelBuilder& m, const std::vector<SceneBody>& bodies) {
+  for (const SceneBody& b : bodies) {
+    if (!b.body.root) continue;
+    try {
+      (void)compile(m);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what(), prefix = "compile(): ";
+      b.node["root"].fail(what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
+    }
+    return;
+  }
+}
+
 // The scene `top` says, with the included URDF part (or none) before its own parts.
 Scene build_scene(const Node& top, const UrdfScene* urdf) {
   Scene scene;
@@ -337,6 +353,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   SceneContext ctx{m, top.file(), &placements, &aliases, urdf ? &urdf->properties : nullptr};
   std::vector<Node> constraint_nodes;
   for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);
+  check_root_marks(m, bodies);
   if (top.has("forces")) parse_forces(top["forces"], ctx);
   parse_settings(top, scene.settings);
   if (!constraint_nodes.empty())

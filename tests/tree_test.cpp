@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -51,18 +52,43 @@ TEST(Tree, RootMarkOverridesTheMass) {
 }
 
 TEST(Tree, ConflictingRootMarksAreRefused) {
+  // compile() refuses them ...
+  ModelBuilder b;
+  Body a, c;
+  a.name = "wheel";
+  c.name = "frame";
+  c.position = Vec3(0, 0, 1);
+  a.root = c.root = true;
+  b.add_body(a);
+  b.add_body(c);
+  b.add_constraint(std::make_shared<Joint>("axle", joint_type("revolute"), 1, 0, BodyState{},
+                                           BodyState{}, Vec3::Zero(), Vec3::UnitY()));
   try {
-    load_model_from_string(floating_pair(R"(, "root": true)", R"(, "root": true)"), "pair.json");
+    compile(b);
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()),
               "compile(): bodies 'wheel' and 'frame' are both marked root of one tree");
   }
+  // ... and the loader says where
+  try {
+    load_model_from_string(floating_pair(R"(, "root": true)", R"(, "root": true)"), "pair.json");
+    FAIL() << "no error";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "pair.json: /bodies/0/root: bodies 'wheel' and 'frame' are both marked root of "
+              "one tree");
+  }
   // a tree held by the world has no floating root to mark
   const char* held = R"({"bodies": [
     {"name": "arm", "mass": 1, "inertia": {"sphere": 0.1}, "position": [0, 0, -1], "root": true}],
     "constraints": [{"type": "spherical", "bodies": ["world", "arm"], "anchor": [0, 0, 0]}]})";
-  EXPECT_THROW(load_model_from_string(held, "held.json"), std::invalid_argument);
+  try {
+    load_model_from_string(held, "held.json");
+    FAIL() << "no error";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.pointer(), "/bodies/0/root");
+  }
 }
 
 TEST(Tree, RootMarkMustBeABoolean) {

@@ -1,0 +1,50 @@
+// libFuzzer target: bytes → URDF file → scene (liburdfdom, then our converter) → Model →
+// one evaluation at t = 0 in every formulation.
+//
+// A bad URDF must end as a one-line SceneError naming the file; any other exception, a
+// crash or a sanitizer report is a defect.  The bytes go through a file because a URDF is
+// loaded by path (appell check ROBOT.urdf); one file per process, rewritten per input.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "appell/data.hpp"
+#include "appell/forward.hpp"
+#include "appell/scene.hpp"
+#include "engine/projection.hpp"
+#include "engine/stages.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
+  using namespace appell;
+  if (size > 1 << 16) return 0;
+  static const std::string path = "/tmp/appell_urdf_fuzz_" + std::to_string(getpid()) + ".urdf";
+  if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(bytes, 1, size, f);
+    std::fclose(f);
+  } else {
+    return 0;
+  }
+  Scene scene;
+  try {
+    scene = load_scene(path);
+  } catch (const SceneError& e) {
+    const std::string what = e.what();
+    if (what.find('\n') != std::string::npos) __builtin_trap();  // one line
+    if (what.rfind(path, 0) != 0) __builtin_trap();              // names the file
+    return 0;
+  }
+  const Model m = compile(scene);
+  if (m.nbody() > 24 || m.nrows() > 96) return 0;
+  for (Formulation f : {Formulation::Auto, Formulation::Recursive, Formulation::GibbsAppell,
+                        Formulation::Pinv, Formulation::Sparse}) {
+    SolverOptions solver = scene.settings.solver;
+    solver.formulation = f;
+    Data d(m);
+    kinematics(m, d);
+    if (project_velocities(m, d) == SolveStatus::Ok) forward(m, d, solver);
+  }
+  return 0;
+}
