@@ -45,6 +45,8 @@ int body_ref(const ModelBuilder& b, const py::object& ref);
 // a (rows × 3) array of Vec3s, and body states as numpy arrays (nbody × 3, nbody × 3 × 3)
 py::array_t<double> body_positions(const BodyState* bodies, int n);
 py::dict body_arrays(const BodyState* bodies, int n, double t);
+// a run's energy and violation figures (appell/trajectory.hpp RunSummary) into d
+void add_run_summary(py::dict& d, const RunSummary& s);
 // a numpy copy of a std::vector<double> shaped rows × cols
 py::array_t<double> as_array(const std::vector<double>& v, size_t rows, size_t cols);
 

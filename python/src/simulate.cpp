@@ -75,6 +75,14 @@ SimulationOptions make_options(const PyModel& pm, const py::dict& kw) {
   return o;
 }
 
+void add_run_summary(py::dict& d, const RunSummary& s) {
+  d["energy_initial"] = s.energy_initial;
+  d["energy_final"] = s.energy_final;
+  d["max_abs_energy_drift"] = s.max_abs_energy_drift;
+  d["violation_position_max"] = s.violation_position_max;
+  d["violation_velocity_max"] = s.violation_velocity_max;
+}
+
 namespace {
 
 py::dict info_of(const SimulationResult& r, const RunSummary& s, const Simulation& sim) {
@@ -89,11 +97,7 @@ py::dict info_of(const SimulationResult& r, const RunSummary& s, const Simulatio
   i["initial_velocity_correction"] = r.initial_velocity_correction;
   i["wall_seconds"] = r.wall_seconds;
   i["formulation"] = formulation_name(sim.state_space().formulation());
-  i["energy_initial"] = s.energy_initial;
-  i["energy_final"] = s.energy_final;
-  i["max_abs_energy_drift"] = s.max_abs_energy_drift;
-  i["violation_position_max"] = s.violation_position_max;
-  i["violation_velocity_max"] = s.violation_velocity_max;
+  add_run_summary(i, s);
   return i;
 }
 

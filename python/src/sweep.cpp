@@ -22,11 +22,7 @@ py::dict outcome_of(const Model& m, const SweepOutcome& o) {
   d["t"] = r.t;
   d["steps"] = r.steps;
   d["rhs_evaluations"] = r.rhs_evaluations;
-  d["energy_initial"] = s.energy_initial;
-  d["energy_final"] = s.energy_final;
-  d["max_abs_energy_drift"] = s.max_abs_energy_drift;
-  d["violation_position_max"] = s.violation_position_max;
-  d["violation_velocity_max"] = s.violation_velocity_max;
+  add_run_summary(d, s);
   // x y z vx vy vz per body at the last sample (NaN when the run stopped before one)
   std::vector<double> fin(6 * m.nbody(), std::numeric_limits<double>::quiet_NaN());
   for (size_t b = 0; b < s.final_bodies.size(); ++b)

@@ -11,11 +11,8 @@
 #include <cstdio>
 #include <string>
 
-#include "appell/data.hpp"
-#include "appell/forward.hpp"
 #include "appell/scene.hpp"
-#include "engine/projection.hpp"
-#include "engine/stages.hpp"
+#include "evaluate_all.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   using namespace appell;
@@ -36,15 +33,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     if (what.rfind(path, 0) != 0) __builtin_trap();              // names the file
     return 0;
   }
-  const Model m = compile(scene);
-  if (m.nbody() > 24 || m.nrows() > 96) return 0;
-  for (Formulation f : {Formulation::Auto, Formulation::Recursive, Formulation::GibbsAppell,
-                        Formulation::Pinv, Formulation::Sparse}) {
-    SolverOptions solver = scene.settings.solver;
-    solver.formulation = f;
-    Data d(m);
-    kinematics(m, d);
-    if (project_velocities(m, d) == SolveStatus::Ok) forward(m, d, solver);
-  }
+  fuzz::evaluate_all(scene);
   return 0;
 }
