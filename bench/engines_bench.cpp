@@ -1,7 +1,8 @@
 // The standard chain (bench/chain_scenes.hpp) in other engines, side by side with ours (built only
 // when Bullet (bullet-float64) or MuJoCo are found; `make bench` installs them).
 //   BM_Appell/n    recursive_accelerations(): our three passes (accelerations only)
-//   BM_AppellForward/n  forward(Recursive): also rows, multipliers and reactions
+//   BM_AppellForward/n  forward_tree(): forward(Recursive) on the joint coordinates, with every
+//                  joint's multipliers and reactions
 //   BM_Bullet/n    btMultiBody::computeAccelerationsArticulatedBodyAlgorithmMultiDof
 //   BM_MuJoCo/n    mj_forward on the same chain built from an XML string
 // Before timing, each engine's joint accelerations are checked against ours: relative
@@ -80,10 +81,11 @@ void BM_AppellForward(benchmark::State& st) {
   const int n = static_cast<int>(st.range(0));
   const Model m = bench::standard_chain(n);
   Data d(m);
-  bench::standard_state(m, d);
-  forward(m, d, Formulation::Recursive);
+  const Eigen::VectorXd x = bench::standard_state(m, d);
+  const auto q = x.head(n), u = x.tail(n);  // joint coordinates, as the other engines take
+  forward_tree(m, d, q, u);
   for (auto _ : st) {
-    forward(m, d, Formulation::Recursive);
+    forward_tree(m, d, q, u);
     benchmark::DoNotOptimize(d.udot.data());
     benchmark::ClobberMemory();
   }

@@ -42,6 +42,28 @@ bool inputs_finite(Data& d) {
   return rows || !not_finite(d, "constraint rows are not finite");
 }
 
+// the same when only the listed constraints' rows were formed
+bool inputs_finite(const Model& m, Data& d, const std::vector<int>& constraints) {
+  if (!d.F.allFinite()) return !not_finite(d, "applied forces are not finite");
+  bool rows = true;
+  for (int c : constraints) {
+    const int n = m.constraints()[c]->rows();
+    const int nt = n * static_cast<int>(m.constraints()[c]->bodies().size());
+    rows = rows && d.b.segment(m.row_offset(c), n).allFinite();
+    for (int k = 0; k < nt; ++k) {
+      const RowTerm& t = d.terms[m.term_offset(c) + k];
+      rows = rows && t.lin.allFinite() && t.ang.allFinite();
+    }
+  }
+  return rows || !not_finite(d, "constraint rows are not finite");
+}
+
+bool outputs_finite(Data& d) {
+  if (d.diagnostics.status == SolveStatus::Ok && (!d.udot.allFinite() || !d.lambda.allFinite()))
+    return !not_finite(d, "accelerations are not finite");
+  return true;
+}
+
 // the solve and what follows it, once kinematics, forces and rows are in d
 SolveStatus solve_and_react(const Model& m, Data& d, Formulation f) {
   if (!inputs_finite(d)) return d.diagnostics.status;
@@ -55,15 +77,12 @@ SolveStatus solve_and_react(const Model& m, Data& d, Formulation f) {
     case Formulation::Sparse:
       solve_sparse(m, d);
       break;
-    case Formulation::Recursive:
-      solve_recursive(m, d);
+    case Formulation::Recursive:  // forward_tree
+    case Formulation::Auto:       // resolved by the callers
       break;
-    case Formulation::Auto:
-      break;  // resolved by the callers
   }
   constraint_reactions(m, d);
-  if (d.diagnostics.status == SolveStatus::Ok && (!d.udot.allFinite() || !d.lambda.allFinite()))
-    not_finite(d, "accelerations are not finite");
+  outputs_finite(d);
   return d.diagnostics.status;
 }
 
@@ -95,9 +114,17 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o) {
 }
 
 SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o) {
-  set_state(m, d, s);
-  if (resolve_formulation(m, o.formulation) == Formulation::Recursive)
-    return forward_tree(m, d, s.q, s.u, o.stabilization);
+  const bool recursive = resolve_formulation(m, o.formulation) == Formulation::Recursive;
+  if (recursive && s.q.size() == m.tree().nq && s.u.size() == m.tree().nu && s.q.allFinite() &&
+      s.u.allFinite()) {
+    // body states once, from the joint coordinates; the maximal state from them
+    d.t = s.t;
+    const SolveStatus status = forward_tree(m, d, s.q, s.u, o.stabilization);
+    maximal_from_bodies(m, d);
+    return status;
+  }
+  set_state(m, d, s);  // throws on a State of the wrong size
+  if (recursive) return forward_tree(m, d, s.q, s.u, o.stabilization);
   return forward(m, d, o);
 }
 
@@ -116,8 +143,15 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
   }
   recursive_kinematics(m, d, q, u);  // body states once, from q and u
   applied_forces(m, d);
-  constraint_rows(m, d, st);
-  return solve_and_react(m, d, Formulation::Recursive);
+  // only the rows beyond the tree: the tree joints hold by construction, and their
+  // multipliers and reactions come from the recursion (solve_recursive)
+  const std::vector<int>& extra = m.tree().extra;
+  constraint_rows(m, d, extra, st);
+  if (!inputs_finite(m, d, extra)) return d.diagnostics.status;
+  solve_recursive(m, d);
+  constraint_reactions(m, d, extra);
+  outputs_finite(d);
+  return d.diagnostics.status;
 }
 
 }  // namespace appell

@@ -53,9 +53,10 @@ const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d);
 void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                           const Eigen::Ref<const Eigen::VectorXd>& u);
 
-// The recursive solve after recursive_kinematics, applied_forces and constraint_rows:
-// passes 2 and 3, extra rows, joint multipliers.  Writes d.udot (maximal), d.lambda (tree
-// joint rows and extra rows), d.diagnostics and the joint u̇.
+// The recursive solve after recursive_kinematics, applied_forces and constraint_rows of
+// the extra rows: passes 2 and 3, extra rows, joint multipliers.  Writes d.udot (maximal),
+// d.lambda (tree joint rows and extra rows), the tree joints' reactions and residuals (0),
+// d.diagnostics and the joint u̇.
 // O(n) for a tree, O(n·m + m³) with m extra rows.  Never allocates after the first call.
 void solve_recursive(const Model& m, Data& d);
 

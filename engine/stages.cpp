@@ -101,21 +101,32 @@ void dense_rows(const Model& m, Data& d) {
   }
 }
 
-void constraint_reactions(const Model& m, Data& d) {
-  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
-    const Constraint& con = *m.constraints()[c];
-    const int nb = static_cast<int>(con.bodies().size());
-    for (int j = 0; j < nb; ++j) {
-      Wrench w;  // Lagrange's prescription [HO21 eq. 15], summed over the rows
-      for (int i = 0; i < con.rows(); ++i) {
-        const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
-        const double lam = d.lambda(m.row_offset(c) + i);
-        w.force += lam * t.lin;
-        if (m.bodies()[con.bodies()[j]].rigid()) w.moment += lam * t.ang;
-      }
-      d.reaction[m.slot_offset(c) + j] = w;
+namespace {
+
+// Lagrange's prescription [HO21 eq. 15] on constraint c's bodies, summed over its rows
+void reactions_of(const Model& m, Data& d, int c) {
+  const Constraint& con = *m.constraints()[c];
+  const int nb = static_cast<int>(con.bodies().size());
+  for (int j = 0; j < nb; ++j) {
+    Wrench w;
+    for (int i = 0; i < con.rows(); ++i) {
+      const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
+      const double lam = d.lambda(m.row_offset(c) + i);
+      w.force += lam * t.lin;
+      if (m.bodies()[con.bodies()[j]].rigid()) w.moment += lam * t.ang;
     }
+    d.reaction[m.slot_offset(c) + j] = w;
   }
+}
+
+}  // namespace
+
+void constraint_reactions(const Model& m, Data& d) {
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) reactions_of(m, d, c);
+}
+
+void constraint_reactions(const Model& m, Data& d, const std::vector<int>& constraints) {
+  for (int c : constraints) reactions_of(m, d, c);
 }
 
 }  // namespace appell

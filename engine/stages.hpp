@@ -23,6 +23,8 @@ void constraint_rows(const Model& m, Data& d, const std::vector<int>& constraint
 void dense_rows(const Model& m, Data& d);
 // Reads d.lambda, d.terms.  Writes d.reaction.  O(terms).
 void constraint_reactions(const Model& m, Data& d);
+// The same for the listed constraints only.  O(their terms).
+void constraint_reactions(const Model& m, Data& d, const std::vector<int>& constraints);
 
 // Generalized mass matrix action y = M x and its inverse (block diagonal: m I, J).  O(n).
 void multiply_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::VectorXd& y);

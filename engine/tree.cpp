@@ -16,6 +16,7 @@ TreeJoint tree_joint(const Joint& j, int c, bool reversed) {
   TreeJoint t;
   t.type = &j.joint_type();
   t.constraint = c;
+  t.reversed = reversed;
   t.parent_body = reversed ? j.child() : j.parent();
   t.body = reversed ? j.parent() : j.child();
   t.frames = j.frames();

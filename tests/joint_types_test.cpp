@@ -130,7 +130,71 @@ TEST_P(EveryJointType, RowsHoldOnTheMotion) {
   }
 }
 
+// The recursion's multipliers and reactions of a tree joint (the type's closed form,
+// JointType::multipliers) equal the pinv formulation's, which solves the canonical rows
+// of every joint together [UK92 eq. 37], with the joint run both ways by the tree: a
+// heavy floating root A, joint 1 from A to B (the tree runs it forward) and joint 2 from C
+// to A (A is reached first: the tree runs it reversed); random q, u and inertias.
+class EveryJointTypeWithRows : public EveryJointType {};
+
+TEST_P(EveryJointTypeWithRows, RecursiveMultipliersAreTheMaximalOnes) {
+  const JointType& type = *GetParam();
+  std::mt19937 rng(29);
+  for (int trial = 0; trial < 10; ++trial) {
+    ModelBuilder mb;
+    mb.gravity = Vec3(0.3, -0.2, -9.81);
+    for (const char* name : {"A", "B", "C"}) {
+      Body b;
+      b.name = name;
+      b.mass = b.name == "A" ? 10.0 : uniform(rng, 0.5, 2.0);  // A: the root
+      b.inertia =
+          Vec3(uniform(rng, 0.5, 1), uniform(rng, 0.5, 1), uniform(rng, 0.5, 1)).asDiagonal();
+      b.position = Vec3::Random();
+      b.orientation = quat_from_rotation_vector(Vec3::Random() * 2);
+      mb.add_body(b);
+    }
+    const auto joint = [&](const char* name, int p, int c) {
+      const Vec3 axis = Vec3::Random().normalized();
+      const Vec3 axis2 = axis.cross(Vec3::Random()).normalized();
+      mb.add_constraint(std::make_shared<Joint>(name, type, p, c, mb.initial_state(p),
+                                                mb.initial_state(c), Vec3::Random(), axis, axis2));
+    };
+    joint("forward", 0, 1);
+    joint("reversed", 2, 0);
+    const Model m = compile(mb);
+    ASSERT_EQ(m.tree().joints.size(), 3u);
+    ASSERT_TRUE(m.tree().joints[2].reversed ^ m.tree().joints[1].reversed);
+    State s = m.initial_state();
+    for (int k = 0; k < s.q.size(); ++k) s.q(k) += uniform(rng, -0.8, 0.8);
+    tree_normalize(m.tree(), s.q);
+    for (int k = 0; k < s.u.size(); ++k) s.u(k) = uniform(rng, -1.5, 1.5);
+    Data dr(m), dp(m);
+    ASSERT_EQ(forward(m, dr, s, {Formulation::Recursive, {}}), SolveStatus::Ok);
+    ASSERT_EQ(forward(m, dp, s, {Formulation::Pinv, {}}), SolveStatus::Ok);
+    const double scale = 1.0 + dp.lambda.lpNorm<Eigen::Infinity>();
+    EXPECT_LT((dr.lambda - dp.lambda).lpNorm<Eigen::Infinity>(), 1e-9 * scale)
+        << "trial " << trial << "\nrecursive " << dr.lambda.transpose() << "\npinv      "
+        << dp.lambda.transpose();
+    for (size_t k = 0; k < dp.reaction.size(); ++k) {
+      EXPECT_LT((dr.reaction[k].force - dp.reaction[k].force).norm(), 1e-9 * scale);
+      EXPECT_LT((dr.reaction[k].moment - dp.reaction[k].moment).norm(), 1e-9 * scale);
+    }
+    // the tree joints hold by construction in joint coordinates
+    EXPECT_EQ(dr.position_residual.lpNorm<Eigen::Infinity>(), 0.0);
+    EXPECT_EQ(dr.velocity_residual.lpNorm<Eigen::Infinity>(), 0.0);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Registered, EveryJointType, ::testing::ValuesIn(joint_types()), type_name);
+
+std::vector<const JointType*> types_with_rows() {
+  std::vector<const JointType*> out;
+  for (const JointType* t : joint_types())
+    if (t->rows() > 0) out.push_back(t);
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(Registered, EveryJointTypeWithRows, ::testing::ValuesIn(types_with_rows()),
+                         type_name);
 
 // A sphere on a planar joint whose anchor is its centre, with gravity in the plane: it
 // falls freely in the plane and keeps turning at its rate, so q̈ = (g_x, g_y, 0) in the

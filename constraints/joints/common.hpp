@@ -62,4 +62,32 @@ inline void turn(JointMotion& m, int k, const Vec3& e) {
   m.S.col(k).tail<3>() = e;
 }
 
+// Closed-form multipliers of the row kernels (JointType::multipliers, kernels.hpp) for a
+// wrench (f, m about the child's anchor) the rows can carry.  point_coincident's lin are
+// the world axes (λ = f), rotation_lock's ang too (λ = m); a plane row's lin is its unit
+// normal n, and the planes of one joint are orthogonal (λ = n · f); the angle rows
+// k = c × n carry the moment: λ solves the normal equations of m = Σ λ_j k_j.    (K1–K4)
+inline void point_multipliers(const Vec3& f, double* l) {
+  l[0] = f.x(), l[1] = f.y(), l[2] = f.z();
+}
+inline double plane_multiplier(const BodyState& P, const Vec3& N, const Vec3& f) {
+  return (P.Q * N).dot(f);
+}
+// k of the angle row between direction Na of P and Cb of C
+inline Vec3 angle_axis(const BodyState& P, const BodyState& C, const Vec3& Na, const Vec3& Cb) {
+  return (C.Q * Cb).cross(P.Q * Na);
+}
+inline void angle_multipliers(const Vec3& k1, const Vec3& k2, const Vec3& m, double* l) {
+  const double a = k1.dot(k1), b = k1.dot(k2), c = k2.dot(k2);
+  const double r1 = k1.dot(m), r2 = k2.dot(m), det = a * c - b * b;
+  l[0] = (c * r1 - b * r2) / det;
+  l[1] = (a * r2 - b * r1) / det;
+}
+// the pair angle(x_P ⊥ z_C), angle(y_P ⊥ z_C) that keeps the axes z aligned
+inline void axis_pair_multipliers(const BodyState& P, const BodyState& C, const JointFrames& fr,
+                                  const Vec3& m, double* l) {
+  const Vec3 c = C.Q * fr.E_C.col(2);
+  angle_multipliers(c.cross(P.Q * fr.E_P.col(0)), c.cross(P.Q * fr.E_P.col(1)), m, l);
+}
+
 }  // namespace appell::joint_math

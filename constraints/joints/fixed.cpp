@@ -26,6 +26,11 @@ class Fixed final : public JointType {
     const int row = point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
     rotation_lock_rows(in, P, C, f.E_P * f.E_C.transpose(), out, row);
   }
+  void multipliers(const BodyState&, const BodyState&, const JointFrames&, const Vec3& f,
+                   const Vec3& m, double* l) const override {
+    joint_math::point_multipliers(f, l);
+    l[3] = m.x(), l[4] = m.y(), l[5] = m.z();
+  }
 };
 
 }  // namespace

@@ -25,6 +25,8 @@ class Particle final : public JointType {
   int rows() const override { return 0; }
   void evaluate_rows(const StateView&, End, End, const JointFrames&,
                      const RowSpan&) const override {}
+  void multipliers(const BodyState&, const BodyState&, const JointFrames&, const Vec3&, const Vec3&,
+                   double*) const override {}
 };
 
 }  // namespace

@@ -33,6 +33,11 @@ class Planar final : public JointType {
     row = angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);
     plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(2), 0.0, out, row);
   }
+  void multipliers(const BodyState& P, const BodyState& C, const JointFrames& fr, const Vec3& f,
+                   const Vec3& m, double* l) const override {
+    joint_math::axis_pair_multipliers(P, C, fr, m, l);
+    l[2] = joint_math::plane_multiplier(P, fr.E_P.col(2), f);
+  }
 };
 
 }  // namespace

@@ -27,6 +27,12 @@ class Prismatic final : public JointType {
     row = plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(0), 0.0, out, row);
     plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(1), 0.0, out, row);
   }
+  void multipliers(const BodyState& P, const BodyState&, const JointFrames& fr, const Vec3& f,
+                   const Vec3& m, double* l) const override {
+    l[0] = m.x(), l[1] = m.y(), l[2] = m.z();
+    l[3] = joint_math::plane_multiplier(P, fr.E_P.col(0), f);
+    l[4] = joint_math::plane_multiplier(P, fr.E_P.col(1), f);
+  }
 };
 
 }  // namespace

@@ -29,6 +29,11 @@ class Revolute final : public JointType {
     row = angle_row(in, P, C, f.E_P.col(0), f.E_C.col(2), 0.0, out, row);
     angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);
   }
+  void multipliers(const BodyState& P, const BodyState& C, const JointFrames& fr, const Vec3& f,
+                   const Vec3& m, double* l) const override {
+    joint_math::point_multipliers(f, l);
+    joint_math::axis_pair_multipliers(P, C, fr, m, l + 3);
+  }
 };
 
 }  // namespace

@@ -34,6 +34,10 @@ class Spherical final : public JointType {
                      const RowSpan& out) const override {
     point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
   }
+  void multipliers(const BodyState&, const BodyState&, const JointFrames&, const Vec3& f,
+                   const Vec3&, double* l) const override {
+    joint_math::point_multipliers(f, l);
+  }
 };
 
 }  // namespace

@@ -47,6 +47,12 @@ class Universal final : public JointType {
     const int row = point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
     angle_row(in, P, C, f.E_P.col(0), f.E_C.col(1), 0.0, out, row);
   }
+  void multipliers(const BodyState& P, const BodyState& C, const JointFrames& fr, const Vec3& f,
+                   const Vec3& m, double* l) const override {
+    joint_math::point_multipliers(f, l);
+    const Vec3 k = joint_math::angle_axis(P, C, fr.E_P.col(0), fr.E_C.col(1));
+    l[3] = k.dot(m) / k.squaredNorm();
+  }
 };
 
 }  // namespace

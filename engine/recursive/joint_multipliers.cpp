@@ -1,39 +1,23 @@
-// Tree joints' multipliers [HO21 §6]: the force through joint i on its subtree is
+// Tree joints' multipliers and reactions [HO21 §6]: the force through joint i on its
+// subtree is
 //   R_i = IA_i a_i + pA_i                                                          (R15)
-// and the joint's canonical rows get the λ_j with A_jᵀ λ_j = R_i on the child (R16).
-#include <Eigen/Cholesky>
-
+// on the tree child at its centre.  Moved to the joint's anchor it is the wrench the joint
+// carries; its type splits it over its canonical rows in closed form (R16,
+// JointType::multipliers), and Lagrange's prescription gives the reactions on the two
+// bodies [HO21 eq. 15]: the wrench on the child, its opposite on the parent.  The
+// canonical rows themselves are never formed (their residuals are zero, b is left zero).
+#include "appell/joint.hpp"
 #include "engine/recursive/workspace.hpp"
 
 namespace appell {
 
 namespace {
 
-// λ of one joint's R rows (R16).  The joint's rows restricted to the child C have full
-// row rank for every joint type (appell/joint_type.hpp), so A_jᵀ λ = (wrenches on P
-// and C) has exactly one solution, and it already solves the child's block
-// A_Cᵀ λ = R_i: (A_C A_Cᵀ) λ = A_C R_i, R × 6, fixed sizes, no heap.
-template <int R>
-void joint_lambda(const Model& m, Data& d, const TreeJoint& t, const SpatialForce& Rc) {
-  const Constraint& con = *m.constraints()[t.constraint];
-  const int nb = static_cast<int>(con.bodies().size());
-  const int j = con.slot(t.body);
-  Eigen::Matrix<double, R, 6> A;
-  const RowTerm* terms = d.terms.data() + m.term_offset(t.constraint);
-  for (int k = 0; k < R; ++k) {
-    const RowTerm& rt = terms[k * nb + j];
-    A.template block<1, 3>(k, 0) = rt.lin.transpose();
-    A.template block<1, 3>(k, 3) = rt.ang.transpose();
-  }
-  // small fixed sizes: Cholesky (LDLT when rows degenerate)
-  const Eigen::Matrix<double, R, R> G = A.lazyProduct(A.transpose());
-  const Eigen::Matrix<double, R, 1> AW = A.lazyProduct(Rc.vec);
-  const Eigen::LLT<Eigen::Matrix<double, R, R>> llt(G);
-  auto lam = d.lambda.segment<R>(m.row_offset(t.constraint));
-  if (llt.info() == Eigen::Success)
-    lam = llt.solve(AW);  // (R16)
-  else
-    lam = G.ldlt().solve(AW);
+const BodyState kRest{};
+
+Wrench at_centre(const Vec3& f, const Vec3& m, const Vec3& x_anchor, const BodyState& s,
+                 bool rigid) {
+  return Wrench{f, rigid ? Vec3(m + (x_anchor - s.x).cross(f)) : Vec3::Zero()};
 }
 
 }  // namespace
@@ -42,24 +26,27 @@ void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, Recursive
   for (int i = 0; i < static_cast<int>(ws.w.size()); ++i) {
     const TreeJoint& t = tree.joints[i];
     if (t.constraint < 0) continue;
+    const Joint& joint = static_cast<const Joint&>(*m.constraints()[t.constraint]);
+    const BodyState& T = d.body[t.body];  // the tree child
+    const BodyState& O = t.parent_body == kWorld ? kRest : d.body[t.parent_body];
+    const BodyState& P = t.reversed ? T : O;  // the joint's own parent and child
+    const BodyState& C = t.reversed ? O : T;
     const TreeBodyWork& w = ws.w[i];
-    const SpatialForce R = w.IA * w.a + w.pA;  // on C, at C's centre         (R15)
-    switch (t.type->rows()) {
-      case 3:
-        joint_lambda<3>(m, d, t, R);
-        break;
-      case 4:
-        joint_lambda<4>(m, d, t, R);
-        break;
-      case 5:
-        joint_lambda<5>(m, d, t, R);
-        break;
-      case 6:
-        joint_lambda<6>(m, d, t, R);
-        break;
-      default:
-        break;
-    }
+    const SpatialForce R = w.IA * w.a + w.pA;         // on T, at its centre (R15)
+    const Vec3 x_B = C.x + C.Q * joint.frames().X_C;  // the child's anchor point
+    Vec3 f = R.force();
+    Vec3 mo = R.moment() - (x_B - T.x).cross(f);  // about x_B
+    if (t.reversed) f = -f, mo = -mo;             // from P onto C
+    const int r0 = m.row_offset(t.constraint);
+    t.type->multipliers(P, C, joint.frames(), f, mo, d.lambda.data() + r0);
+    // the joint holds by construction in joint coordinates: no residuals; b unformed
+    for (int k = r0; k < r0 + t.type->rows(); ++k)
+      d.velocity_residual(k) = d.position_residual(k) = d.b(k) = 0.0;
+    // the reactions [HO21 eq. 15], one slot per body (none for the world)
+    Wrench* r = d.reaction.data() + m.slot_offset(t.constraint);
+    const int sp = joint.parent_slot(), sc = joint.child_slot();
+    if (sc >= 0) r[sc] = at_centre(f, mo, x_B, C, m.bodies()[joint.child()].rigid());
+    if (sp >= 0) r[sp] = at_centre(-f, -mo, x_B, P, m.bodies()[joint.parent()].rigid());
   }
 }
 

@@ -72,6 +72,15 @@ void passes(const Model& m, Data& d, RecursiveWorkspace& ws) {
   if (tree.nrows_extra > 0) solve_extra_rows(m, tree, d, ws);
 }
 
+// The tree joints' rows, formed (for the every-row test; joint_multipliers leaves them
+// unformed).  Allocates.
+void form_tree_rows(const Model& m, Data& d) {
+  std::vector<int> joints;
+  for (const TreeJoint& t : m.tree().joints)
+    if (t.constraint >= 0) joints.push_back(t.constraint);
+  constraint_rows(m, d, joints);
+}
+
 }  // namespace
 
 void solve_recursive(const Model& m, Data& d) {
@@ -85,6 +94,7 @@ void solve_recursive(const Model& m, Data& d) {
     d.diagnostics.status = SolveStatus::Ok;
     d.diagnostics.message.clear();
     d.diagnostics.inconsistent.clear();
+    form_tree_rows(m, d);
     row_responses(m, d, ws.rho);  // every row's, for the shared test
     check_consistency(m, d, ws.rho, d.diagnostics.rank_tolerance);
   }

@@ -69,6 +69,9 @@ struct Data {
   std::vector<Wrench> applied;  // applied wrenches; by applied_forces()         (nbody)
   Eigen::VectorXd F;            // (f, τ − ω×Jω) per body; by applied_forces()   (nu)
 
+  // The rows A u̇ = b.  The recursive formulation forms only the rows beyond its tree: a
+  // tree joint holds by construction in joint coordinates, so its residuals are 0 and its
+  // b is left 0 and its terms unwritten (its λ and reactions are still given).
   std::vector<RowTerm> terms;         // ∂π/∂u per row and body; by constraint_rows()  (nterms)
   Eigen::VectorXd b;                  // acceleration right side; by constraint_rows() (nrows)
   Eigen::VectorXd velocity_residual;  // π; by constraint_rows()                   (nrows)

@@ -4,7 +4,8 @@
 //   kinematics           q, u → body states, world inertias (the recursion: from the
 //                        joint coordinates, once)
 //   applied_forces       gravity and forces → F (with the gyroscopic −ω×Jω)
-//   constraint_rows      rows of A u̇ = b, π, g; Baumgarte if asked
+//   constraint_rows      rows of A u̇ = b, π, g; Baumgarte if asked (the recursion: the
+//                        rows beyond its tree only)
 //   solve                u̇ and λ, by the chosen formulation
 //   constraint_reactions λ → force and moment per constraint per body
 //
@@ -23,13 +24,16 @@ namespace appell {
 // Throws std::invalid_argument when d was not built for m (check()).
 SolveStatus forward(const Model& m, Data& d, Formulation f = Formulation::Auto);
 SolveStatus forward(const Model& m, Data& d, const SolverOptions& o);
-// On a joint-space State (set_state, then the formulation; `recursive` reads s.q, s.u).
+// On a joint-space State (set_state, then the formulation; `recursive` reads s.q, s.u
+// and computes the body states once).
 SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o = {});
 
 // The recursive formulation on the joint coordinates q (tree.nq), u (tree.nu) of the
 // model's spanning tree (appell/tree.hpp) at d.t: body states are computed once from q, u
 // (no maximal coordinates are read or written; d.q, d.u are left as they are).  Writes
-// every other output field of d, and the joint u̇ (joint_accelerations).  O(n) on a tree.
+// every other output field of d, and the joint u̇ (joint_accelerations), except the tree
+// joints' canonical rows, which are never formed: their multipliers and reactions come in
+// closed form from the recursion's joint forces (docs/recursive.md).  O(n) on a tree.
 SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st = {});
 

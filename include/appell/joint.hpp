@@ -42,6 +42,9 @@ class Joint final : public Constraint {
   const JointType& joint_type() const { return *type_; }
   int parent() const { return parent_.body; }
   int child() const { return child_.body; }
+  // the slots of the parent and the child in bodies() (−1 for the world)
+  int parent_slot() const { return parent_.slot; }
+  int child_slot() const { return child_.slot; }
   const JointFrames& frames() const { return frames_; }
   // the anchor in the world at t = 0
   const Vec3& anchor() const { return anchor_; }

@@ -86,6 +86,13 @@ class JointType {
   virtual int rows() const = 0;
   virtual void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
                              const RowSpan& out) const = 0;
+  // The multipliers λ (rows() of them) with which the canonical rows carry, on the
+  // joint's manifold, the force f and the moment m about the child's anchor point from P
+  // onto C (world components): A_Cᵀ λ = (f; m + r_C × f), r_C = Q_C X_C, in closed form.
+  // (f, m) must be a wrench the joint transmits (zero power on its motion subspace), as
+  // the recursion's joint forces are (engine/recursive/joint_multipliers.cpp).
+  virtual void multipliers(const BodyState& P, const BodyState& C, const JointFrames& fr,
+                           const Vec3& f, const Vec3& m, double* lambda) const = 0;
 };
 
 // The registered type called `name`, or nullptr.

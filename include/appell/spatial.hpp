@@ -45,6 +45,8 @@ struct SpatialForce {
   Vec6 vec = Vec6::Zero();
   SpatialForce() = default;
   explicit SpatialForce(const Vec6& v) : vec(v) {}
+  auto force() const { return vec.head<3>(); }
+  auto moment() const { return vec.tail<3>(); }
   SpatialForce& operator+=(const SpatialForce& o) {
     vec += o.vec;
     return *this;
