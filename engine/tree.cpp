@@ -65,6 +65,7 @@ void number_tree(const Model& m, const std::vector<char>& used, TreeModel& tree)
     TreeJoint& t = tree.joints[i];
     t.nq = t.type->nq();
     t.nu = t.type->nu();
+    t.shape = t.type->shape();
     t.q_offset = tree.nq;
     t.u_offset = tree.nu;
     tree.nq += t.nq;

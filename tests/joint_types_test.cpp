@@ -130,11 +130,36 @@ TEST_P(EveryJointType, RowsHoldOnTheMotion) {
   }
 }
 
-// The recursion's multipliers and reactions of a tree joint (the type's closed form,
-// JointType::multipliers) equal the pinv formulation's, which solves the canonical rows
+// The recursion's accelerations, and the multipliers and reactions of a tree joint (the
+// type's closed form, JointType::multipliers), equal the pinv formulation's, which solves the canonical rows
 // of every joint together [UK92 eq. 37], with the joint run both ways by the tree: a
 // heavy floating root A, joint 1 from A to B (the tree runs it forward) and joint 2 from C
 // to A (A is reached first: the tree runs it reversed); random q, u and inertias.
+// A type that declares a shape (JointShape) moves as that shape says: the recursion's
+// kinematics pass trusts the shape and skips motion() for it.
+TEST_P(EveryJointType, DeclaredShapeIsItsMotion) {
+  const JointType& type = *GetParam();
+  if (type.shape() == JointShape::General) return;  // nothing declared
+  ASSERT_EQ(type.nq(), 1);
+  ASSERT_EQ(type.nu(), 1);
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 10; ++trial) {
+    const double q = uniform(rng, -3, 3), u = uniform(rng, -2, 2);
+    JointMotion jm;
+    type.motion(&q, &u, jm);
+    const bool turn = type.shape() == JointShape::Turn;
+    const Mat3 R = turn ? Mat3(Eigen::AngleAxisd(q, Vec3::UnitZ())) : Mat3::Identity();
+    const Vec3 dz = turn ? Vec3::Zero() : Vec3(0, 0, q);
+    Vec6 S;
+    const Vec3 z = Vec3::UnitZ(), zero = Vec3::Zero();
+    S << (turn ? zero : z), (turn ? z : zero);
+    EXPECT_LT((jm.R - R).norm(), 1e-15);
+    EXPECT_LT((jm.d - dz).norm(), 1e-15);
+    EXPECT_LT((jm.S.col(0) - S).norm(), 1e-15);
+    EXPECT_EQ(jm.c.norm(), 0.0);
+  }
+}
+
 class EveryJointTypeWithRows : public EveryJointType {};
 
 TEST_P(EveryJointTypeWithRows, RecursiveMultipliersAreTheMaximalOnes) {
@@ -171,6 +196,9 @@ TEST_P(EveryJointTypeWithRows, RecursiveMultipliersAreTheMaximalOnes) {
     Data dr(m), dp(m);
     ASSERT_EQ(forward(m, dr, s, {Formulation::Recursive, {}}), SolveStatus::Ok);
     ASSERT_EQ(forward(m, dp, s, {Formulation::Pinv, {}}), SolveStatus::Ok);
+    EXPECT_LT((dr.udot - dp.udot).lpNorm<Eigen::Infinity>(),
+              1e-9 * (1.0 + dp.udot.lpNorm<Eigen::Infinity>()))
+        << "trial " << trial;
     const double scale = 1.0 + dp.lambda.lpNorm<Eigen::Infinity>();
     EXPECT_LT((dr.lambda - dp.lambda).lpNorm<Eigen::Infinity>(), 1e-9 * scale)
         << "trial " << trial << "\nrecursive " << dr.lambda.transpose() << "\npinv      "

@@ -13,6 +13,7 @@ class Prismatic final : public JointType {
   int nq() const override { return 1; }
   int nu() const override { return 1; }
   JointSyntax syntax() const override { return {false, 1, true}; }
+  JointShape shape() const override { return JointShape::Slide; }
   void motion(const double* q, const double*, JointMotion& m) const override {
     m.R.setIdentity();
     m.d = Vec3(0, 0, q[0]);

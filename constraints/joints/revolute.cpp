@@ -13,6 +13,7 @@ class Revolute final : public JointType {
   int nq() const override { return 1; }
   int nu() const override { return 1; }
   JointSyntax syntax() const override { return {true, 1, true}; }
+  JointShape shape() const override { return JointShape::Turn; }
   void motion(const double* q, const double*, JointMotion& m) const override {
     m.R = joint_math::rot_z(q[0]);
     m.d.setZero();

@@ -48,6 +48,12 @@ struct JointMotion {
   Vec6 c = Vec6::Zero();          // Ṡ u, (lin; ang)
 };
 
+// A motion the recursion has a specialised kinematics pass for (engine/recursive/), with
+// the products by S's and Ṡu's zeros left out:
+//   Turn   R = rot_z(q), d = 0, S = (0; e_z), Ṡ u = 0   (nq = nu = 1)
+//   Slide  R = I, d = q e_z, S = (e_z; 0), Ṡ u = 0      (nq = nu = 1)
+enum class JointShape { General, Turn, Slide };
+
 // What a scene says to define a joint of this type.
 struct JointSyntax {
   bool anchor = true;  // "anchor": a world point (else the child's centre of mass)
@@ -71,6 +77,8 @@ class JointType {
   // in which the reversed motion R(q)ᵀ is again of this type (the default: the same axes)
   virtual Mat3 reversed_axes(const Mat3& E) const { return E; }
 
+  // General, or the shape motion() has (tests/joint_types_test.cpp checks they agree)
+  virtual JointShape shape() const { return JointShape::General; }
   // R(q), d(q), S(q) and Ṡ u (J1–J3).  q, u: this joint's nq, nu entries.
   virtual void motion(const double* q, const double* u, JointMotion& out) const = 0;
   // the q with R(q) = R, d(q) = d, for R, d this type can reach (the inverse of J1)

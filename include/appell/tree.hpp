@@ -28,11 +28,12 @@ struct Data;
 // One edge of the tree: the joint that carries tree body i.  Constant.
 struct TreeJoint {
   const JointType* type = nullptr;
-  int body = 0;              // model index of the child C
-  int parent = -1;           // tree index of the parent, −1 for the world
-  int parent_body = kWorld;  // model index of the parent P
-  int constraint = -1;       // model constraint index of the joint, −1 for roots
-  bool reversed = false;     // the tree runs the joint from its child to its parent
+  int body = 0;                            // model index of the child C
+  int parent = -1;                         // tree index of the parent, −1 for the world
+  int parent_body = kWorld;                // model index of the parent P
+  int constraint = -1;                     // model constraint index of the joint, −1 for roots
+  bool reversed = false;                   // the tree runs the joint from its child to its parent
+  JointShape shape = JointShape::General;  // type->shape()
   int nq = 0, nu = 0;
   int q_offset = 0, u_offset = 0;
   JointFrames frames;  // P's frame first (swapped when the joint is reversed)
