@@ -154,9 +154,12 @@ bench: deps
 	fi
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
-	./$(BUILD)/formulations_bench --benchmark_format=json --benchmark_out=$(BUILD)/bench.json
+	./$(BUILD)/formulations_bench --benchmark_format=json \
+	  --benchmark_out=$(BUILD)/formulations_bench.json
+	@# the ratio table (appell against Bullet and MuJoCo, a simulate step) in build/bench.json
 	if [ -x ./$(BUILD)/engines_bench ]; then \
-	  ./$(BUILD)/engines_bench --benchmark_format=json --benchmark_out=$(BUILD)/engines_bench.json; \
+	  ./$(BUILD)/engines_bench --benchmark_out_format=json \
+	    --benchmark_out=$(BUILD)/engines_bench.json --ratios_out=$(BUILD)/bench.json; \
 	fi
 
 format:

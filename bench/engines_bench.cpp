@@ -5,6 +5,12 @@
 //                  joint's multipliers and reactions
 //   BM_Bullet/n    btMultiBody::computeAccelerationsArticulatedBodyAlgorithmMultiDof
 //   BM_MuJoCo/n    mj_forward on the same chain built from an XML string
+//   BM_AppellStep/n   one rk4 step (dt 1 ms) through appell::Simulation with a sample every
+//                  step, its traj.csv row built and formatted as `appell simulate` does
+//   BM_AppellCsvRow/n  that row alone: values (SampleRows) and text (format_csv_row)
+//   BM_MuJoCoStep/n  mj_step with integrator RK4, timestep 1 ms
+// n ∈ {1, 10, 100, 1000}.  After the run the ratios of these times are printed per n
+// (bench/bench_ratios.hpp), and written with the times as JSON by --ratios_out=FILE.
 // Before timing, each engine's joint accelerations are checked against ours: relative
 // difference (max norm) under kAgree, reported as the counter max_rel_diff; a mismatch
 // aborts that benchmark with an error.  The chain's mass matrix grows ill-conditioned
@@ -17,6 +23,10 @@
 #include <sstream>
 #include <vector>
 
+#include "appell/number_format.hpp"
+#include "appell/standard_chain.hpp"
+#include "appell/trajectory.hpp"
+#include "bench_ratios.hpp"
 #include "chain_scenes.hpp"
 #include "engine/recursive.hpp"
 
@@ -53,6 +63,11 @@ Eigen::VectorXd appell_qdd(int n) {
 
 double relative_difference(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   return (a - b).lpNorm<Eigen::Infinity>() / std::max(1e-300, b.lpNorm<Eigen::Infinity>());
+}
+
+const std::vector<int> kSizes = {1, 10, 100, 1000};
+void sizes(benchmark::internal::Benchmark* b) {
+  for (int n : kSizes) b->Arg(n);
 }
 
 void set_counters(benchmark::State& st, int n) {
@@ -162,17 +177,7 @@ void BM_Bullet(benchmark::State& st) {
   set_counters(st, n);
   st.counters["max_rel_diff"] = diff;
 }
-BENCHMARK(BM_Bullet)
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(5)
-    ->Arg(10)
-    ->Arg(20)
-    ->Arg(50)
-    ->Arg(100)
-    ->Arg(200)
-    ->Arg(500)
-    ->Arg(1000);
+BENCHMARK(BM_Bullet)->Apply(sizes);
 #endif
 
 #ifdef APPELL_HAVE_MUJOCO
@@ -180,7 +185,7 @@ BENCHMARK(BM_Bullet)
 // next at its innermost body: MuJoCo's XML parser (tinyxml2) refuses nesting deeper than
 // 100 elements per file, and includes are spliced in after parsing.
 constexpr int kChunk = 40;
-std::vector<std::string> mujoco_xml(int n) {
+std::vector<std::string> mujoco_xml(int n, bool rk4) {
   std::vector<std::string> files;
   for (int first = 1; first <= n; first += kChunk) {
     const int last = std::min(n, first + kChunk - 1);
@@ -188,7 +193,8 @@ std::vector<std::string> mujoco_xml(int n) {
     x.precision(17);
     x << "<mujoco>";
     if (first == 1)
-      x << "<option gravity='0 0 -9.81' timestep='0.001'><flag contact='disable'/></option>"
+      x << "<option gravity='0 0 -9.81' timestep='0.001'" << (rk4 ? " integrator='RK4'" : "")
+        << "><flag contact='disable'/></option>"
         << "<worldbody>";
     for (int i = first; i <= last; ++i)
       x << "<body name='l" << i << "' pos='0 0 " << (i == 1 ? 0.0 : -0.2) << "'>"
@@ -208,8 +214,8 @@ struct MuJoCo {
   mjModel* m = nullptr;
   mjData* d = nullptr;
   std::string load_error;
-  explicit MuJoCo(int n) {
-    const std::vector<std::string> files = mujoco_xml(n);
+  explicit MuJoCo(int n, bool rk4 = false) {
+    const std::vector<std::string> files = mujoco_xml(n, rk4);
     auto vfs = std::make_unique<mjVFS>();
     mj_defaultVFS(vfs.get());
     for (size_t k = 0; k < files.size(); ++k) {
@@ -237,21 +243,27 @@ struct MuJoCo {
   }
 };
 
-void BM_MuJoCo(benchmark::State& st) {
-  const int n = static_cast<int>(st.range(0));
-  MuJoCo mj(n);
+// loads the chain and checks its accelerations against ours; false (st skipped) otherwise
+bool mujoco_ready(benchmark::State& st, MuJoCo& mj, int n, double& diff) {
   if (!mj.m) {
     st.SkipWithError(("MuJoCo could not load the chain: " + mj.load_error).c_str());
-    return;
+    return false;
   }
   mj_forward(mj.m, mj.d);
-  const double diff =
-      relative_difference(Eigen::Map<Eigen::VectorXd>(mj.d->qacc, n), appell_qdd(n));
+  diff = relative_difference(Eigen::Map<Eigen::VectorXd>(mj.d->qacc, n), appell_qdd(n));
   if (!(diff < kAgree)) {
     st.SkipWithError(
         ("MuJoCo accelerations differ from appell's: " + std::to_string(diff)).c_str());
-    return;
+    return false;
   }
+  return true;
+}
+
+void BM_MuJoCo(benchmark::State& st) {
+  const int n = static_cast<int>(st.range(0));
+  MuJoCo mj(n);
+  double diff = 0;
+  if (!mujoco_ready(st, mj, n, diff)) return;
   for (auto _ : st) {
     mj_forward(mj.m, mj.d);
     benchmark::DoNotOptimize(mj.d->qacc);
@@ -260,41 +272,109 @@ void BM_MuJoCo(benchmark::State& st) {
   set_counters(st, n);
   st.counters["max_rel_diff"] = diff;
 }
-BENCHMARK(BM_MuJoCo)
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(5)
-    ->Arg(10)
-    ->Arg(20)
-    ->Arg(50)
-    ->Arg(100)
-    ->Arg(200)
-    ->Arg(500)
-    ->Arg(1000);
+BENCHMARK(BM_MuJoCo)->Apply(sizes);
+
+// one step of MuJoCo's RK4 (four evaluations of the model), the state moving on
+void BM_MuJoCoStep(benchmark::State& st) {
+  const int n = static_cast<int>(st.range(0));
+  MuJoCo mj(n, true);
+  double diff = 0;
+  if (!mujoco_ready(st, mj, n, diff)) return;
+  if (mj.m->opt.integrator != mjINT_RK4) {
+    st.SkipWithError("MuJoCo's integrator is not RK4");
+    return;
+  }
+  for (auto _ : st) {
+    mj_step(mj.m, mj.d);
+    benchmark::DoNotOptimize(mj.d->qpos);
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, n);
+  st.counters["max_rel_diff"] = diff;
+}
+BENCHMARK(BM_MuJoCoStep)->Apply(sizes);
 #endif
 
-BENCHMARK(BM_Appell)
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(5)
-    ->Arg(10)
-    ->Arg(20)
-    ->Arg(50)
-    ->Arg(100)
-    ->Arg(200)
-    ->Arg(500)
-    ->Arg(1000);
-BENCHMARK(BM_AppellForward)
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(5)
-    ->Arg(10)
-    ->Arg(20)
-    ->Arg(50)
-    ->Arg(100)
-    ->Arg(200)
-    ->Arg(500)
-    ->Arg(1000);
+BENCHMARK(BM_Appell)->Apply(sizes);
+BENCHMARK(BM_AppellForward)->Apply(sizes);
+
+// the simulation of `appell simulate --integrator rk4 --dt 0.001` on the chain, a sample
+// every step whose traj.csv row is built and formatted (not written)
+SimulationOptions step_options() {
+  SimulationOptions o;
+  o.integrator.method = "rk4";
+  o.integrator.dt = 1e-3;
+  o.integrator.duration = 1e6;  // never reached
+  o.every = 1;
+  return o;
+}
+
+struct CsvWriter {
+  SampleRows rows;
+  std::vector<double> row;
+  CsvRowBuffer text;
+  size_t bytes = 0;
+  explicit CsvWriter(const Model& m) : rows(m) {}
+  void operator()(const Sample& s) {
+    rows.traj(s, row);
+    text.format(row);
+    bytes += text.size();
+  }
+};
+
+void BM_AppellStep(benchmark::State& st) {
+  const int n = static_cast<int>(st.range(0));
+  const Model m = standard_chain(n);
+  Simulation sim(m, step_options());
+  CsvWriter csv(m);
+  const Observer observe = [&csv](const Sample& s) { csv(s); };
+  if (!sim.start(observe)) {
+    st.SkipWithError(sim.result().message.c_str());
+    return;
+  }
+  for (auto _ : st)
+    if (!sim.step(observe)) {
+      st.SkipWithError(sim.result().message.c_str());
+      break;
+    }
+  set_counters(st, n);
+  st.counters["rhs_per_step"] =
+      static_cast<double>(sim.result().rhs_evaluations) / sim.result().steps;
+  st.counters["csv_bytes_per_row"] = static_cast<double>(csv.bytes) / (sim.result().steps + 1);
+}
+BENCHMARK(BM_AppellStep)->Apply(sizes);
+
+// the row of BM_AppellStep alone, on the first sample of that run
+void BM_AppellCsvRow(benchmark::State& st) {
+  const int n = static_cast<int>(st.range(0));
+  const Model m = standard_chain(n);
+  Simulation sim(m, step_options());
+  CsvWriter csv(m);
+  double T = 0, V = 0;
+  if (!sim.start([&](const Sample& s) { T = s.kinetic_energy, V = s.potential_energy; })) {
+    st.SkipWithError(sim.result().message.c_str());
+    return;
+  }
+  const Sample s{0.0, sim.data(), T, V, T + V, 1e-17, 3e-16, 0};
+  for (auto _ : st) {
+    csv(s);
+    benchmark::DoNotOptimize(csv.text.data());
+  }
+  set_counters(st, n);
+}
+BENCHMARK(BM_AppellCsvRow)->Apply(sizes);
 
 }  // namespace
 }  // namespace appell
+
+int main(int argc, char** argv) {
+  using appell::bench::Ratio;
+  const std::vector<Ratio> ratios = {
+      {"accel/bullet_aba", "BM_Appell", "BM_Bullet", 1.0},
+      {"accel/mujoco_forward", "BM_Appell", "BM_MuJoCo", 1.0},
+      {"forward/accel", "BM_AppellForward", "BM_Appell", 1.0},
+      {"step/(4*accel)", "BM_AppellStep", "BM_Appell", 4.0},
+      {"step/mujoco_rk4_step", "BM_AppellStep", "BM_MuJoCoStep", 1.0},
+      {"csv_row/step", "BM_AppellCsvRow", "BM_AppellStep", 1.0}};
+  return appell::bench::run_with_ratios(argc, argv, ratios, appell::kSizes);
+}

@@ -38,19 +38,6 @@ std::string joint_forces_header(const Model& m) {
   return joined(joint_actuator_columns(m));
 }
 
-void write_joint_traj_columns(const Model& m, const Sample& s, std::vector<double>& last,
-                              Csv& out) {
-  std::vector<double> row;
-  append_joint_states(m, s.data, last, row);
-  for (double v : row) out.number(v);
-}
-
-void write_joint_forces_columns(const Model& m, const Sample& s, Csv& out) {
-  std::vector<double> row;
-  append_joint_actuators(m, s.data, row);
-  for (double v : row) out.number(v);
-}
-
 ojson joints_json(const Model& m, const Data& d) {
   ojson out = ojson::object();
   const StateView s = d.view();

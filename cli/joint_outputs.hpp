@@ -27,12 +27,6 @@ namespace appell::cli {
 std::string joint_traj_header(const Model& m);    // ",<j>.q,<j>.qd,..." (may be empty)
 std::string joint_forces_header(const Model& m);  // ",<j>.tau,<j>.power,..." (may be empty)
 
-// the joint columns of one traj.csv row; `last` keeps the previous row's coordinates (angle
-// continuity), empty before the first row
-void write_joint_traj_columns(const Model& m, const Sample& s, std::vector<double>& last, Csv& out);
-// the actuator columns of one forces.csv row
-void write_joint_forces_columns(const Model& m, const Sample& s, Csv& out);
-
 // eval's "joints" object at the evaluated state d (after forward)
 nlohmann::ordered_json joints_json(const Model& m, const Data& d);
 

@@ -88,13 +88,18 @@ std::string OutputFile::writer_path() {
   return temp_.empty() ? path_ : temp_;
 }
 
+void OutputFile::write(const char* data, size_t n) {
+  errno = 0;
+  if (std::fwrite(data, 1, n, f_) != n && !write_errno_) write_errno_ = errno ? errno : EIO;
+}
+
 bool OutputFile::commit() {
   bool ok = true;
   int err = 0;
   if (f_) {
     errno = 0;
     ok = std::fflush(f_) == 0 && !std::ferror(f_);
-    err = ok ? 0 : (errno ? errno : EIO);
+    err = ok ? 0 : (write_errno_ ? write_errno_ : errno ? errno : EIO);
     if (std::fclose(f_) != 0 && ok) {
       ok = false;
       err = errno ? errno : EIO;

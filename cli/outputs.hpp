@@ -3,7 +3,7 @@
 //   traj.csv     t, per body x y z [qw qx qy qz] vx vy vz [wx wy wz] (brackets: rigid
 //                bodies only), energy, violation_position, violation_velocity, then the
 //                joint columns (cli/joint_outputs.hpp); one row per output instant, %.17g
-//                (round-trips every double).
+//                (round-trips every double; appell/number_format.hpp).
 //   forces.csv   t, per constraint, per body it names: <constraint>.<body>.fx fy fz
 //                [mx my mz] — the resultant constraint force on the body and its moment
 //                about the body's centre of mass, world frame (docs/architecture.md); then the
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "appell/model.hpp"
+#include "appell/number_format.hpp"
 #include "appell/simulation.hpp"
 
 namespace appell::cli {
@@ -51,17 +52,21 @@ class OutputFile {
 
  protected:
   std::FILE* f_ = nullptr;
+  // writes n bytes; the first failure's errno is what commit() reports
+  void write(const char* data, size_t n);
 
  private:
+  int write_errno_ = 0;
   std::string path_, temp_, error_;  // temp_ empty: written in place
 };
 
-// a CSV file written row by row
+// a CSV file written row by row, each row formatted into one buffer and written at once
 class Csv : public OutputFile {
  public:
-  void first(double v);
-  void number(double v);
-  void end_row();
+  void row(const std::vector<double>& values);
+
+ private:
+  CsvRowBuffer buffer_;
 };
 
 // The output paths (option, path; empty paths are not written) are distinct from the
@@ -73,23 +78,8 @@ bool check_output_paths(const std::string& scene,
 std::string traj_header(const Model& m);
 std::string forces_header(const Model& m);
 
-// Unit quaternions [w x y z] of the rotation tensors, with the sign chosen continuous in
-// time (q and −q are the same rotation).  Built from Q rather than read from d.q, so that
-// it holds for every state space (joint coordinates have no quaternions).
-class Quaternions {
- public:
-  explicit Quaternions(const Model& m);
-  const Eigen::Vector4d& operator()(const BodyState& b, int i);
-  // the joint coordinates of the last traj.csv row, for continuous angles (joint_outputs.hpp)
-  std::vector<double> joint_coordinates;
-
- private:
-  std::vector<Eigen::Vector4d> last_;
-};
-
-// one traj.csv row of a sample
-void write_traj_row(const Model& m, const Sample& s, Quaternions& quaternions, Csv& out);
-// one forces.csv row of a sample
-void write_forces_row(const Model& m, const Sample& s, Csv& out);
+// The rows' values come from appell::SampleRows (appell/trajectory.hpp): unit quaternions
+// built from Q (so that they hold for every state space) with their sign continuous in time,
+// joint angles continuous in time.
 
 }  // namespace appell::cli

@@ -16,7 +16,7 @@ ojson json_vec(const Vec3& v) {
 }  // namespace
 
 Recorder::Recorder(const Model& m, Csv& traj, Csv& forces)
-    : m_(m), traj_(traj), forces_(forces), quaternions_(m) {}
+    : m_(m), traj_(traj), forces_(forces), rows_(m) {}
 
 void Recorder::observe(const Sample& s) {
   // the running figures
@@ -29,12 +29,16 @@ void Recorder::observe(const Sample& s) {
 
   // the rows; the quaternions' signs follow every sample, written or not
   if (traj_) {
-    write_traj_row(m_, s, quaternions_, traj_);
+    rows_.traj(s, row_);
+    traj_.row(row_);
   } else {
     for (int i = 0; i < m_.nbody(); ++i)
-      if (m_.bodies()[i].rigid()) quaternions_(s.data.body[i], i);
+      if (m_.bodies()[i].rigid()) rows_.quaternion(s.data.body[i], i);
   }
-  if (forces_) write_forces_row(m_, s, forces_);
+  if (forces_) {
+    rows_.forces(s, row_);
+    forces_.row(row_);
+  }
   last_ = s.data.body;
 }
 
@@ -48,7 +52,7 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
     ojson e;
     e["position"] = json_vec(b.x);
     if (rigid) {
-      const Eigen::Vector4d& q = quaternions_(b, i);
+      const Eigen::Vector4d& q = rows_.quaternion(b, i);
       e["quaternion"] = ojson::array({q(0), q(1), q(2), q(3)});
     }
     e["velocity"] = json_vec(b.v);

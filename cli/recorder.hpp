@@ -11,7 +11,8 @@
 //   {name: {position, quaternion, velocity, angular_velocity}}} at the last row
 //   (particles: the last two omitted).
 //
-// The final state is copied per sample and turned into JSON once, at the end.
+// The final state is copied per sample and turned into JSON once, at the end; a row allocates
+// nothing once its buffers have grown.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "appell/simulation.hpp"
+#include "appell/trajectory.hpp"
 #include "cli/outputs.hpp"
 
 namespace appell::cli {
@@ -35,7 +37,8 @@ class Recorder {
   const Model& m_;
   Csv& traj_;
   Csv& forces_;
-  Quaternions quaternions_;
+  SampleRows rows_;
+  std::vector<double> row_;  // one row's values, reused
   double E0_ = 0, E_last_ = 0, max_drift_ = 0, T_max_ = 0, pos_max_ = 0, vel_max_ = 0;
   std::vector<BodyState> last_;  // the body states of the last sample
 };

@@ -20,6 +20,7 @@
 
 #include "appell/model.hpp"
 #include "appell/simulation.hpp"
+#include "appell/trajectory.hpp"
 #include "cli/outputs.hpp"
 
 namespace appell::cli {
@@ -42,7 +43,7 @@ class ReportCollector {
 
  private:
   const Model& m_;
-  Quaternions quaternions_;
+  SampleRows quaternions_;  // its quaternion(): signs continuous in time
   ReportSeries series_;
 };
 

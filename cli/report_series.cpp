@@ -41,7 +41,7 @@ void ReportCollector::observe(const Sample& s) {
     std::vector<double>& p = series_.pose[i];
     p.insert(p.end(), {b.x(0), b.x(1), b.x(2)});
     const Eigen::Vector4d q =
-        m_.bodies()[i].rigid() ? quaternions_(b, i) : Eigen::Vector4d(1, 0, 0, 0);
+        m_.bodies()[i].rigid() ? quaternions_.quaternion(b, i) : Eigen::Vector4d(1, 0, 0, 0);
     p.insert(p.end(), {q(0), q(1), q(2), q(3)});
   }
   series_.energy.push_back(s.energy);

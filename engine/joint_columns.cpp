@@ -55,20 +55,34 @@ std::vector<std::string> joint_actuator_columns(const Model& m) {
   return out;
 }
 
-void append_joint_states(const Model& m, const Data& d, std::vector<double>& last,
-                         std::vector<double>& out) {
-  const bool first = last.empty();
-  size_t at = 0;
+JointColumns::JointColumns(const Model& m) {
   for (const Joint* j : model_joints(m)) {
-    const JointType& t = j->joint_type();
+    Entry e{j, periodic_coordinates(j->joint_type()), {}, {}};
+    for (const ForcePtr& f : m.forces())
+      if (const auto* jf = dynamic_cast<const JointForce*>(f.get()); jf && &jf->joint() == j)
+        e.forces.push_back(jf);
+    for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
+      if (const auto* p = dynamic_cast<const PrescribedJointConstraint*>(m.constraints()[c].get());
+          p && &p->joint() == j)
+        e.prescribed.emplace_back(m.row_offset(c), p->coordinate());
+    joints_.push_back(std::move(e));
+  }
+}
+
+void JointColumns::append_states(const Data& d, std::vector<double>& last,
+                                 std::vector<double>& out) const {
+  const bool first = last.empty();
+  const StateView view = d.view();
+  size_t at = 0;
+  for (const Entry& e : joints_) {
+    const JointType& t = e.joint->joint_type();
     double q[8], u[6];
-    joint_coordinates(*j, d.view(), q, u);
-    const std::vector<char> periodic = periodic_coordinates(t);
+    joint_coordinates(*e.joint, view, q, u);
     for (int k = 0; k < t.nq(); ++k, ++at) {
       // an angle keeps the whole turns of the previous sample: q + 2π round((q_last − q)/2π)
       if (first)
         last.push_back(q[k]);
-      else if (periodic[k])
+      else if (e.periodic[k])
         q[k] += 2.0 * M_PI * std::round((last[at] - q[k]) / (2.0 * M_PI));
       last[at] = q[k];
       out.push_back(q[k]);
@@ -77,18 +91,34 @@ void append_joint_states(const Model& m, const Data& d, std::vector<double>& las
   }
 }
 
-void append_joint_actuators(const Model& m, const Data& d, std::vector<double>& out) {
-  for (const Joint* j : model_joints(m)) {
-    double tau[6], u[6];
-    if (!joint_actuator_force(m, d, *j, tau)) continue;
-    joint_coordinates(*j, d.view(), nullptr, u);
+void JointColumns::append_actuators(const Data& d, std::vector<double>& out) const {
+  const StateView view = d.view();
+  for (const Entry& e : joints_) {
+    if (e.forces.empty() && e.prescribed.empty()) continue;
+    const int nu = e.joint->joint_type().nu();
+    double tau[6] = {}, one[6], u[6];
+    for (const JointForce* f : e.forces) {
+      f->generalized_force(view, one);
+      for (int k = 0; k < nu; ++k) tau[k] += one[k];
+    }
+    for (const auto& [row, k] : e.prescribed) tau[k] += d.lambda(row);  // prescribed.hpp
+    joint_coordinates(*e.joint, view, nullptr, u);
     double power = 0.0;  // τ·u (joint_state.hpp G1)
-    for (int k = 0; k < j->joint_type().nu(); ++k) {
+    for (int k = 0; k < nu; ++k) {
       out.push_back(tau[k]);
       power += tau[k] * u[k];
     }
     out.push_back(power);
   }
+}
+
+void append_joint_states(const Model& m, const Data& d, std::vector<double>& last,
+                         std::vector<double>& out) {
+  JointColumns(m).append_states(d, last, out);
+}
+
+void append_joint_actuators(const Model& m, const Data& d, std::vector<double>& out) {
+  JointColumns(m).append_actuators(d, out);
 }
 
 bool joint_actuator_force(const Model& m, const Data& d, const Joint& j, double* tau) {

@@ -113,8 +113,12 @@ bool Simulation::Impl::start(const State& initial) {
     fail(SimulationStatus::Inconsistent, 0.0, os.str());
     return false;
   }
+  // The tree's joints hold exactly at every joint state (appell/tree.hpp), so with no rows
+  // beyond them there is nothing to project: the dense projection, O(rows³), would only
+  // move u by round-off.
   ProjectionReport rep;
-  const SolveStatus s = project_velocities(m, d, &rep);
+  const SolveStatus s =
+      m.tree().nrows_extra == 0 ? SolveStatus::Ok : project_velocities(m, d, &rep);
   r.initial_velocity_correction = rep.correction;
   if (s != SolveStatus::Ok) {
     fail(status_of(s), 0.0, "initial velocities: " + d.diagnostics.message);

@@ -9,7 +9,7 @@
 
 namespace appell {
 
-Trajectory::Trajectory(const Model& m, bool forces) : m_(&m), forces_(forces) {
+Trajectory::Trajectory(const Model& m, bool forces) : forces_(forces), rows_(m) {
   // the columns of traj.csv
   names_.push_back("t");
   for (const Body& b : m.bodies()) {
@@ -36,6 +36,17 @@ Trajectory::Trajectory(const Model& m, bool forces) : m_(&m), forces_(forces) {
     const std::vector<std::string> actuators = joint_actuator_columns(m);
     names_.insert(names_.end(), actuators.begin(), actuators.end());
   }
+}
+
+void Trajectory::record(const Sample& s) {
+  rows_.traj(s, row_);
+  values_.insert(values_.end(), row_.begin(), row_.end());
+  if (!forces_) return;
+  rows_.forces(s, row_);
+  values_.insert(values_.end(), row_.begin() + 1, row_.end());  // t is in the traj part
+}
+
+SampleRows::SampleRows(const Model& m) : m_(&m), joints_(m) {
   // the reference sign of each quaternion: the body's initial orientation
   for (const Body& b : m.bodies()) {
     const Quat q0 = b.orientation.normalized();
@@ -43,41 +54,51 @@ Trajectory::Trajectory(const Model& m, bool forces) : m_(&m), forces_(forces) {
   }
 }
 
-void Trajectory::record(const Sample& s) {
+const Eigen::Vector4d& SampleRows::quaternion(const BodyState& b, int i) {
+  // q and −q are the same rotation: keep the one nearer the previous sample's
+  const Quat q(b.Q);
+  Eigen::Vector4d v(q.w(), q.x(), q.y(), q.z());
+  v.normalize();
+  if (v.dot(last_q_[i]) < 0) v = -v;
+  last_q_[i] = v;
+  return last_q_[i];
+}
+
+void SampleRows::traj(const Sample& s, std::vector<double>& out) {
   const Model& m = *m_;
-  values_.push_back(s.t);
+  out.clear();
+  out.push_back(s.t);
   for (int i = 0; i < m.nbody(); ++i) {
     const BodyState& b = s.data.body[i];
     const bool rigid = m.bodies()[i].rigid();
-    for (int k = 0; k < 3; ++k) values_.push_back(b.x(k));
+    out.insert(out.end(), b.x.data(), b.x.data() + 3);
     if (rigid) {
-      // q and −q are the same rotation: keep the one nearer the previous sample's
-      const Quat q(b.Q);
-      Eigen::Vector4d v(q.w(), q.x(), q.y(), q.z());
-      v.normalize();
-      if (v.dot(last_q_[i]) < 0) v = -v;
-      last_q_[i] = v;
-      for (int k = 0; k < 4; ++k) values_.push_back(v(k));
+      const Eigen::Vector4d& q = quaternion(b, i);
+      out.insert(out.end(), q.data(), q.data() + 4);
     }
-    for (int k = 0; k < 3; ++k) values_.push_back(b.v(k));
-    if (rigid)
-      for (int k = 0; k < 3; ++k) values_.push_back(b.w(k));
+    out.insert(out.end(), b.v.data(), b.v.data() + 3);
+    if (rigid) out.insert(out.end(), b.w.data(), b.w.data() + 3);
   }
-  values_.push_back(s.energy);
-  values_.push_back(s.violation_position);
-  values_.push_back(s.violation_velocity);
-  append_joint_states(m, s.data, last_joint_q_, values_);
-  if (!forces_) return;
+  out.push_back(s.energy);
+  out.push_back(s.violation_position);
+  out.push_back(s.violation_velocity);
+  joints_.append_states(s.data, last_joint_q_, out);
+}
+
+void SampleRows::forces(const Sample& s, std::vector<double>& out) const {
+  const Model& m = *m_;
+  out.clear();
+  out.push_back(s.t);
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const Constraint& con = *m.constraints()[c];
     for (size_t j = 0; j < con.bodies().size(); ++j) {
       const Wrench& w = s.data.reaction[m.slot_offset(c) + j];
-      for (int k = 0; k < 3; ++k) values_.push_back(w.force(k));
+      out.insert(out.end(), w.force.data(), w.force.data() + 3);
       if (m.bodies()[con.bodies()[j]].rigid())
-        for (int k = 0; k < 3; ++k) values_.push_back(w.moment(k));
+        out.insert(out.end(), w.moment.data(), w.moment.data() + 3);
     }
   }
-  append_joint_actuators(m, s.data, values_);
+  joints_.append_actuators(s.data, out);
 }
 
 int Trajectory::find(const std::string& name) const {

@@ -11,10 +11,13 @@
 //                      constraint) <j>.tau (or .tau0 ...), the actuator's generalized force,
 //                      and <j>.power = τ·u, the rate at which it works (joint_state.hpp G1).
 //
-// Cost: O(1) per joint and sample, plus a scan of the forces and constraints per joint.
+// Cost: JointColumns finds each joint's forces and prescribed constraints once; a sample then
+// costs O(1) per joint and allocates nothing once `out` has grown.  The free functions build a
+// JointColumns per call (a scan of the forces and constraints per joint).
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "appell/data.hpp"
@@ -22,6 +25,28 @@
 #include "appell/model.hpp"
 
 namespace appell {
+
+class JointForce;
+class PrescribedJointConstraint;
+
+// The joint columns of one model, resolved once: for every joint its periodic coordinates,
+// and for every actuated one the joint forces and prescribed-motion rows that drive it.
+class JointColumns {
+ public:
+  explicit JointColumns(const Model& m);
+  // as append_joint_states / append_joint_actuators below
+  void append_states(const Data& d, std::vector<double>& last, std::vector<double>& out) const;
+  void append_actuators(const Data& d, std::vector<double>& out) const;
+
+ private:
+  struct Entry {
+    const Joint* joint;
+    std::vector<char> periodic;                   // per coordinate: an angle
+    std::vector<const JointForce*> forces;        // the joint forces on it
+    std::vector<std::pair<int, int>> prescribed;  // (row, coordinate) of its prescribed rows
+  };
+  std::vector<Entry> joints_;
+};
 
 // the model's joints, in constraint order
 std::vector<const Joint*> model_joints(const Model& m);

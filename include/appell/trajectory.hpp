@@ -14,6 +14,9 @@
 // the body and its moment about the centre of mass, world frame) and per actuated joint
 // <j>.tau and <j>.power — forces.csv's columns after t.
 //
+// SampleRows gives the same values one row at a time, for writers that keep no samples
+// (`appell simulate` formats each row into traj.csv and forces.csv, appell/number_format.hpp).
+//
 // Next to it, RunSummary keeps the figures of summary.json for one run without keeping
 // the samples: energy drift, largest violations, the final body states.
 #pragma once
@@ -21,9 +24,32 @@
 #include <string>
 #include <vector>
 
+#include "appell/joint_columns.hpp"
 #include "appell/simulation.hpp"
 
 namespace appell {
+
+// The values of one traj.csv row and one forces.csv row of a sample (t first in each), with
+// the quaternions' signs and the joint angles continued from the previous sample given to
+// traj().  Built once per run; a row costs O(bodies + constraint slots + joints) and
+// allocates nothing once the output vector has grown.
+class SampleRows {
+ public:
+  explicit SampleRows(const Model& m);
+  // traj.csv's values of s, replacing out's contents
+  void traj(const Sample& s, std::vector<double>& out);
+  // forces.csv's values of s, replacing out's contents
+  void forces(const Sample& s, std::vector<double>& out) const;
+  // the unit quaternion [w x y z] of rigid body i in state b, its sign the one nearer the
+  // previous call's for that body (traj() calls it for every rigid body)
+  const Eigen::Vector4d& quaternion(const BodyState& b, int i);
+
+ private:
+  const Model* m_;
+  JointColumns joints_;
+  std::vector<Eigen::Vector4d> last_q_;  // the last quaternion per body, for its sign
+  std::vector<double> last_joint_q_;     // the last joint coordinates, for angle continuity
+};
 
 class Trajectory {
  public:
@@ -44,13 +70,12 @@ class Trajectory {
   std::vector<double> column(const std::string& name) const;
 
  private:
-  const Model* m_;
   bool forces_;
   std::vector<std::string> names_;
   std::vector<double> values_;
   size_t traj_cols_ = 0;
-  std::vector<Eigen::Vector4d> last_q_;  // the last quaternion per body, for its sign
-  std::vector<double> last_joint_q_;     // the last joint coordinates, for angle continuity
+  SampleRows rows_;
+  std::vector<double> row_;  // one row's values, reused
 };
 
 // The figures of one run that summary.json reports, updated sample by sample.
