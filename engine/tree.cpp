@@ -71,7 +71,8 @@ void number_tree(const Model& m, const std::vector<char>& used, TreeModel& tree)
     tree.nq += t.nq;
     tree.nu += t.nu;
     if (t.parent >= 0) tree.children[t.parent].push_back(i);
-    if (t.constraint >= 0) tree.ntree_rows += m.constraints()[t.constraint]->rows();
+    if (t.constraint >= 0) t.rows = m.constraints()[t.constraint]->rows();
+    tree.ntree_rows += t.rows;
   }
   for (int c = 0; c < nc; ++c)
     if (!used[c]) {

@@ -40,7 +40,7 @@ void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, Recursive
     const int r0 = m.row_offset(t.constraint);
     t.type->multipliers(P, C, joint.frames(), f, mo, d.lambda.data() + r0);
     // the joint holds by construction in joint coordinates: no residuals; b unformed
-    for (int k = r0; k < r0 + t.type->rows(); ++k)
+    for (int k = r0; k < r0 + t.rows; ++k)
       d.velocity_residual(k) = d.position_residual(k) = d.b(k) = 0.0;
     // the reactions [HO21 eq. 15], one slot per body (none for the world)
     Wrench* r = d.reaction.data() + m.slot_offset(t.constraint);

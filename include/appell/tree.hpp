@@ -35,6 +35,7 @@ struct TreeJoint {
   bool reversed = false;                   // the tree runs the joint from its child to its parent
   JointShape shape = JointShape::General;  // type->shape()
   int nq = 0, nu = 0;
+  int rows = 0;  // the joint's canonical rows (0 for roots)
   int q_offset = 0, u_offset = 0;
   JointFrames frames;  // P's frame first (swapped when the joint is reversed)
 };
