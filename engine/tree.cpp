@@ -65,6 +65,10 @@ void number_tree(const Model& m, const std::vector<char>& used, TreeModel& tree)
     TreeJoint& t = tree.joints[i];
     t.nq = t.type->nq();
     t.nu = t.type->nu();
+    if (t.nu != 0 && t.nu != 1 && t.nu != 2 && t.nu != 3 && t.nu != 6)  // workspace.hpp
+      throw std::invalid_argument(std::string("compile(): joint type '") + t.type->name() +
+                                  "' has " + std::to_string(t.nu) +
+                                  " quasi-velocities; the recursion takes 0, 1, 2, 3 or 6");
     t.shape = t.type->shape();
     t.q_offset = tree.nq;
     t.u_offset = tree.nu;

@@ -66,14 +66,19 @@ void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws) {
   for (int i = 0; i < n; ++i) ws.w[i].pA = -ws.w[i].f;
   for (int i = n - 1; i >= 0; --i) {
     TreeBodyWork& w = ws.w[i];
-    Mat6 Ia = w.IA;
-    SpatialForce pa = w.pA;
-    // project the articulated inertia and the bias onto the joint             (R7–R9)
-    dispatch(tree.joints[i].nu, [&](auto K) {
-      constexpr int k = decltype(K)::value;
-      project_inertia<k>(tree, ws, i, Ia);
-      pa = project_bias<k>(tree, ws, i, false);
-    });
+    Mat6 Ia;
+    SpatialForce pa;
+    const int nu = tree.joints[i].nu;
+    if (nu == 0) {  // a weld passes both on as they are
+      Ia = w.IA;
+      pa = w.pA;
+    } else {  // project the articulated inertia and the bias onto the joint    (R7–R9)
+      dispatch(nu, [&](auto K) {
+        constexpr int k = decltype(K)::value;
+        project_inertia<k>(tree, ws, i, Ia);
+        pa = project_bias<k>(tree, ws, i, false);
+      });
+    }
     w.Iac = Ia * w.c;
     pa += w.Iac;  // (R8)
     // hand the condensed inertia and bias to the parent                       (R4, R5)

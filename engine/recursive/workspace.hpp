@@ -75,9 +75,12 @@ inline JointBlocks<K> blocks(const TreeModel& tree, RecursiveWorkspace& ws, int 
 }
 
 // fn(std::integral_constant<int, nu>) for the joint sizes that occur; nothing for nu = 0
+// (build_tree admits no other size)
 template <typename Fn>
 inline void dispatch(int nu, Fn&& fn) {
   switch (nu) {
+    case 0:
+      break;
     case 1:
       fn(std::integral_constant<int, 1>{});
       break;
@@ -91,7 +94,7 @@ inline void dispatch(int nu, Fn&& fn) {
       fn(std::integral_constant<int, 6>{});
       break;
     default:
-      break;
+      __builtin_unreachable();
   }
 }
 
