@@ -98,8 +98,9 @@ test-asan: deps
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  ctest -j $(JOBS) --output-on-failure
 
-# the threads test alone (tests/threads_test.cpp: one Model, 4 threads, bit for bit with
-# serial runs) with the library under ThreadSanitizer; nothing else is built
+# the threaded tests alone (tests/threads_test.cpp: one Model, 4 threads, bit for bit with
+# serial runs; tests/sample_writer_test.cpp: the program's writer thread) with the library
+# under ThreadSanitizer; nothing else is built
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPPELL_TSAN=ON \
 	      -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null

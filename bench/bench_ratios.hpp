@@ -1,7 +1,8 @@
 // The ratio table of engines_bench: a console reporter that also keeps every benchmark's CPU
 // time per iteration, and after the run prints, per chain length n, the ratios between
 // benchmarks of that run (README, Benchmarks), and writes them with the raw times as JSON
-// when asked (--ratios_out=FILE).
+// when asked (--ratios_out=FILE).  A benchmark whose iteration is a whole run of many steps
+// (counter steps_per_iteration, bench/simulate_command.cpp) is kept as wall time per step.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -21,10 +22,17 @@ class CollectingReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs)
-      if (!r.error_occurred && r.run_type == Run::RT_Iteration && r.iterations > 0)
-        ns_[r.benchmark_name()] = 1e9 * r.cpu_accumulated_time / static_cast<double>(r.iterations);
+      if (!r.error_occurred && r.run_type == Run::RT_Iteration && r.iterations > 0) {
+        const auto steps = r.counters.find("steps_per_iteration");
+        std::string name = r.benchmark_name();  // "BM_X/n", without "/real_time"
+        if (const size_t at = name.find("/real_time"); at != std::string::npos) name.erase(at);
+        ns_[name] = steps == r.counters.end()
+                        ? 1e9 * r.cpu_accumulated_time / static_cast<double>(r.iterations)
+                        : 1e9 * r.real_accumulated_time / static_cast<double>(r.iterations) /
+                              steps->second.value;
+      }
   }
-  // CPU ns per iteration of "BM_X/n", or 0 when it did not run
+  // CPU ns per iteration of "BM_X/n" (wall ns per step for whole runs), or 0 when it did not run
   double ns(const std::string& name, int n) const {
     const auto it = ns_.find(name + "/" + std::to_string(n));
     return it == ns_.end() ? 0.0 : it->second;
@@ -100,7 +108,9 @@ inline int run_with_ratios(int argc, char** argv, const std::vector<Ratio>& rati
   print_ratio_table(table, ratios);
   if (out.empty()) return 0;
   nlohmann::ordered_json doc;
-  doc["unit"] = "CPU nanoseconds per iteration; ratios of times from this one run";
+  doc["unit"] =
+      "CPU nanoseconds per iteration (BM_SimulateCommand*: wall nanoseconds per step); ratios "
+      "of times from this one run";
   doc["ratios"] = table;
   doc["cpu_ns"] = rep.all();
   std::ofstream f(out);

@@ -9,6 +9,8 @@
 //                  step, its traj.csv row built and formatted as `appell simulate` does
 //   BM_AppellCsvRow/n  that row alone: values (SampleRows) and text (format_csv_row)
 //   BM_MuJoCoStep/n  mj_step with integrator RK4, timestep 1 ms
+//   BM_SimulateCommand/n  the whole `appell simulate` program per step, wall time, n ∈ {10, 100}
+//                  (bench/simulate_command.cpp; BM_SimulateCommandNoOutput without traj.csv)
 // n ∈ {1, 10, 100, 1000}.  After the run the ratios of these times are printed per n
 // (bench/bench_ratios.hpp), and written with the times as JSON by --ratios_out=FILE.
 // Before timing, each engine's joint accelerations are checked against ours: relative
@@ -375,6 +377,10 @@ int main(int argc, char** argv) {
       {"forward/accel", "BM_AppellForward", "BM_Appell", 1.0},
       {"step/(4*accel)", "BM_AppellStep", "BM_Appell", 4.0},
       {"step/mujoco_rk4_step", "BM_AppellStep", "BM_MuJoCoStep", 1.0},
-      {"csv_row/step", "BM_AppellCsvRow", "BM_AppellStep", 1.0}};
+      {"csv_row/step", "BM_AppellCsvRow", "BM_AppellStep", 1.0},
+      {"command/mujoco_rk4_step", "BM_SimulateCommand", "BM_MuJoCoStep", 1.0},
+      {"command/(4*accel)", "BM_SimulateCommand", "BM_Appell", 4.0},
+      {"no_output/(4*accel)", "BM_SimulateCommandNoOutput", "BM_Appell", 4.0},
+      {"command/no_output", "BM_SimulateCommand", "BM_SimulateCommandNoOutput", 1.0}};
   return appell::bench::run_with_ratios(argc, argv, ratios, appell::kSizes);
 }

@@ -71,6 +71,8 @@ bool OutputFile::open(const std::string& path) {
     discard();
     return false;
   }
+  buffer_.resize(kBuffer);
+  std::setvbuf(f_, buffer_.data(), _IOFBF, buffer_.size());
   return true;
 }
 

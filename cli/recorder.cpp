@@ -15,8 +15,8 @@ ojson json_vec(const Vec3& v) {
 
 }  // namespace
 
-Recorder::Recorder(const Model& m, Csv& traj, Csv& forces)
-    : m_(m), traj_(traj), forces_(forces), rows_(m) {}
+Recorder::Recorder(const Model& m, Csv& traj, Csv& forces, bool threaded)
+    : m_(m), traj_(static_cast<bool>(traj)), writer_(m, traj, forces, threaded), rows_(m) {}
 
 void Recorder::observe(const Sample& s) {
   // the running figures
@@ -28,23 +28,18 @@ void Recorder::observe(const Sample& s) {
   vel_max_ = std::max(vel_max_, s.violation_velocity);
 
   // the rows; the quaternions' signs follow every sample, written or not
-  if (traj_) {
-    rows_.traj(s, row_);
-    traj_.row(row_);
-  } else {
+  writer_.observe(s);
+  if (!traj_)
     for (int i = 0; i < m_.nbody(); ++i)
       if (m_.bodies()[i].rigid()) rows_.quaternion(s.data.body[i], i);
-  }
-  if (forces_) {
-    rows_.forces(s, row_);
-    forces_.row(row_);
-  }
   last_ = s.data.body;
 }
 
 ojson Recorder::summary(const std::string& formulation, const std::string& integrator,
                         const SimulationResult& r) {
   // the final state, from the last sample
+  finish();
+  SampleRows& rows = traj_ ? writer_.rows() : rows_;
   ojson final_bodies = ojson::object();
   for (int i = 0; i < static_cast<int>(last_.size()); ++i) {
     const BodyState& b = last_[i];
@@ -52,7 +47,7 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
     ojson e;
     e["position"] = json_vec(b.x);
     if (rigid) {
-      const Eigen::Vector4d& q = rows_.quaternion(b, i);
+      const Eigen::Vector4d& q = rows.quaternion(b, i);
       e["quaternion"] = ojson::array({q(0), q(1), q(2), q(3)});
     }
     e["velocity"] = json_vec(b.v);

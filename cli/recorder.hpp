@@ -11,8 +11,9 @@
 //   {name: {position, quaternion, velocity, angular_velocity}}} at the last row
 //   (particles: the last two omitted).
 //
-// The final state is copied per sample and turned into JSON once, at the end; a row allocates
-// nothing once its buffers have grown.
+// The rows go through a SampleWriter (cli/sample_writer.hpp), on a writer thread when asked;
+// the final state is copied per sample and turned into JSON once, at the end; a sample
+// allocates nothing once the buffers have grown.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,23 +23,27 @@
 #include "appell/simulation.hpp"
 #include "appell/trajectory.hpp"
 #include "cli/outputs.hpp"
+#include "cli/sample_writer.hpp"
 
 namespace appell::cli {
 
 class Recorder {
  public:
-  // traj and forces may be closed (not written)
-  Recorder(const Model& m, Csv& traj, Csv& forces);
+  // traj and forces may be closed (not written); `threaded`: rows written on a thread
+  Recorder(const Model& m, Csv& traj, Csv& forces, bool threaded);
   void observe(const Sample& s);
+  // a row could not be written: the run may stop
+  bool write_failed() const { return writer_.failed(); }
+  // every row observed written (the files may be committed); summary() calls it
+  void finish() { writer_.finish(); }
   nlohmann::ordered_json summary(const std::string& formulation, const std::string& integrator,
                                  const SimulationResult& r);
 
  private:
   const Model& m_;
-  Csv& traj_;
-  Csv& forces_;
-  SampleRows rows_;
-  std::vector<double> row_;  // one row's values, reused
+  const bool traj_;
+  SampleWriter writer_;
+  SampleRows rows_;  // the quaternion signs when traj.csv is not written (else the writer's)
   double E0_ = 0, E_last_ = 0, max_drift_ = 0, T_max_ = 0, pos_max_ = 0, vel_max_ = 0;
   std::vector<BodyState> last_;  // the body states of the last sample
 };

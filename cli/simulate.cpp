@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "appell/forward.hpp"
 #include "appell/simulation.hpp"
@@ -119,8 +120,10 @@ int run_simulate(const SimulateOptions& o) {
   if (traj) traj.text(traj_header(m));
   if (forces) forces.text(forces_header(m));
 
-  // the run, observed by the recorder; it stops early when an output cannot be written
-  Recorder recorder(m, traj, forces);
+  // the run, observed by the recorder; rows are written on a thread of their own when a
+  // second core can take them (cli/sample_writer.hpp); the run stops early when an output
+  // cannot be written
+  Recorder recorder(m, traj, forces, std::thread::hardware_concurrency() > 1);
   std::optional<ReportCollector> report;
   if (!o.report.empty()) report.emplace(m);
   const Observer observe = [&](const Sample& s) {
@@ -128,8 +131,9 @@ int run_simulate(const SimulateOptions& o) {
     if (report) report->observe(s);
   };
   if (sim->start(observe))
-    while (!traj.failed() && !forces.failed() && sim->step(observe)) {
+    while (!recorder.write_failed() && sim->step(observe)) {
     }
+  recorder.finish();
   progress.finish();
   const SimulationResult& r = sim->result();
 

@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <appell/appell.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "printed_csv.hpp"
 
 namespace {
 
@@ -144,6 +147,33 @@ TEST(SimulateCli, NumericalFailureExits3AndKeepsRows) {
   const auto t = lines(slurp(traj));
   EXPECT_GT(t.size(), 3u);
   EXPECT_EQ(t[0], "t,p.x,p.y,p.z,p.vx,p.vy,p.vz,energy,violation_position,violation_velocity");
+}
+
+// A run that fails after thousands of rows keeps every row computed until then, in order,
+// through the writer thread's batches (cli/sample_writer.hpp): a force 1/(2 − t) is
+// infinite at t = 2, which the step from 1.999 evaluates, so 2000 rows (t = 0 .. 1.999) are
+// kept.  Both files are, byte for byte, what printf("%.17g") prints for the same run kept in
+// memory.
+TEST(SimulateCli, ALongFailingRunKeepsEveryRowInOrder) {
+  const std::string scene = write("cli_pole.json", R"json({"gravity": [-9.81, 0, 0],
+    "bodies": [{"name": "p", "type": "particle", "mass": 1, "position": [0, 0, -1.1]}],
+    "forces": [{"type": "expression", "body": "p", "vector": ["0", "0", "1 / (2 - t)"]}],
+    "constraints": [{"name": "wall", "type": "point_on_plane", "body": "p", "point": [0, 0, -1.1],
+                     "normal": [1, 0, 0]}],
+    "integrator": {"method": "rk4", "duration": 10, "dt": 0.001}})json");
+  const std::string traj = dir() + "pole.csv", forces = dir() + "pole_forces.csv";
+  const CliRun r = run(scene + " --quiet --out " + traj + " --forces " + forces);
+  EXPECT_EQ(r.status, 3) << r.err;
+
+  const appell::Model m = appell::load_model(scene);
+  appell::Trajectory tr(m);
+  const auto result = appell::simulate(
+      m, appell::SimulationOptions::from_settings(appell::load_scene(scene).settings),
+      [&](const appell::Sample& s) { tr.record(s); });
+  EXPECT_EQ(result.status, appell::SimulationStatus::NotFinite);
+  EXPECT_EQ(tr.rows(), 2000u);
+  EXPECT_TRUE(slurp(traj) == appell::testing::printed_csv(tr, false));
+  EXPECT_TRUE(slurp(forces) == appell::testing::printed_csv(tr, true));
 }
 
 TEST(SimulateCli, UsageErrorsExit2) {

@@ -48,6 +48,23 @@ def test_simulate_csv_equals_cli_byte_for_byte(name, tmp_path):
     assert (tmp_path / "py_forces.csv").read_text() == (tmp_path / "cli_forces.csv").read_text()
 
 
+def test_a_long_simulate_csv_equals_to_csv_byte_for_byte(tmp_path):
+    # 3001 rows, a sample every step: the program writes them on its writer thread in
+    # batches that cycle its ring many times; the module formats them itself
+    scene = json.loads((EXAMPLES / "joint_actuators.json").read_text())
+    scene["output"] = {"every": 1}
+    path = tmp_path / "arm.json"
+    path.write_text(json.dumps(scene))
+    run_cli("simulate", path, "--quiet", "--out", tmp_path / "cli.csv",
+            "--forces", tmp_path / "cli_forces.csv")
+    r = appell.simulate(appell.load_model(path))
+    assert r.ok and len(r.t) == 3001
+    r.to_csv(tmp_path / "py.csv")
+    r.to_csv(tmp_path / "py_forces.csv", forces=True)
+    assert (tmp_path / "py.csv").read_text() == (tmp_path / "cli.csv").read_text()
+    assert (tmp_path / "py_forces.csv").read_text() == (tmp_path / "cli_forces.csv").read_text()
+
+
 def test_joint_columns_against_the_body_states_and_the_prescribed_motion():
     r = appell.simulate(appell.load_model(EXAMPLES / "joint_actuators.json"), duration=0.5)
     assert r.ok and set(r.joints) == {"shoulder", "elbow"}
