@@ -69,6 +69,7 @@ void SampleWriter::publish(bool wait_for_room) {
 
 void SampleWriter::finish() {
   if (!thread_.joinable()) return;
+  threaded_ = false;
   if (batches_[produced_ % kBatches].size > 0) publish(false);
   {
     std::lock_guard<std::mutex> lock(mutex_);

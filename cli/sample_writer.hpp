@@ -45,7 +45,7 @@ class SampleWriter {
   // a write has failed (the run may stop)
   bool failed() const { return failed_.load(std::memory_order_relaxed); }
   // Writes every queued row and joins the thread; idempotent.  The files may then be
-  // committed.
+  // committed (a sample observed later is written at once).
   void finish();
   // the rows' running state (the quaternion signs of the last sample); only after finish()
   SampleRows& rows() { return rows_; }
@@ -74,7 +74,8 @@ class SampleWriter {
 
   Csv& traj_;
   Csv& forces_;
-  const bool write_traj_, write_forces_, threaded_;
+  const bool write_traj_, write_forces_;
+  bool threaded_;            // until finish(): later samples are written at once
   SampleRows rows_;          // writer side
   std::vector<double> row_;  // writer side: one row's values
   Data data_;                // writer side: the Data a copied sample is read from
