@@ -33,29 +33,35 @@ bool not_finite(Data& d, const char* what) {
   return true;
 }
 
+bool terms_finite(const RowTerm* t, size_t n) {
+  bool ok = true;
+  for (size_t k = 0; k < n; ++k) ok = ok && t[k].lin.allFinite() && t[k].ang.allFinite();
+  return ok;
+}
+
 // Forces and rows are finite before the solve: a non-finite input is named as such, never
-// mistaken for inconsistent rows (an infinite force makes every residual NaN).
-bool inputs_finite(Data& d) {
+// mistaken for inconsistent rows (an infinite force makes every residual NaN).  `rows`:
+// whether the rows that were formed are finite.
+bool inputs_finite(Data& d, bool rows) {
   if (!d.F.allFinite()) return !not_finite(d, "applied forces are not finite");
-  bool rows = d.b.allFinite();
-  for (const RowTerm& t : d.terms) rows = rows && t.lin.allFinite() && t.ang.allFinite();
   return rows || !not_finite(d, "constraint rows are not finite");
 }
 
-// the same when only the listed constraints' rows were formed
+// every row formed
+bool inputs_finite(Data& d) {
+  return inputs_finite(d, d.b.allFinite() && terms_finite(d.terms.data(), d.terms.size()));
+}
+
+// only the listed constraints' rows formed
 bool inputs_finite(const Model& m, Data& d, const std::vector<int>& constraints) {
-  if (!d.F.allFinite()) return !not_finite(d, "applied forces are not finite");
   bool rows = true;
   for (int c : constraints) {
     const int n = m.constraints()[c]->rows();
-    const int nt = n * static_cast<int>(m.constraints()[c]->bodies().size());
-    rows = rows && d.b.segment(m.row_offset(c), n).allFinite();
-    for (int k = 0; k < nt; ++k) {
-      const RowTerm& t = d.terms[m.term_offset(c) + k];
-      rows = rows && t.lin.allFinite() && t.ang.allFinite();
-    }
+    const size_t nt = static_cast<size_t>(n) * m.constraints()[c]->bodies().size();
+    rows = rows && d.b.segment(m.row_offset(c), n).allFinite() &&
+           terms_finite(d.terms.data() + m.term_offset(c), nt);
   }
-  return rows || !not_finite(d, "constraint rows are not finite");
+  return inputs_finite(d, rows);
 }
 
 bool outputs_finite(Data& d) {

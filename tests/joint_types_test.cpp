@@ -131,8 +131,8 @@ TEST_P(EveryJointType, RowsHoldOnTheMotion) {
 }
 
 // The recursion's accelerations, and the multipliers and reactions of a tree joint (the
-// type's closed form, JointType::multipliers), equal the pinv formulation's, which solves the canonical rows
-// of every joint together [UK92 eq. 37], with the joint run both ways by the tree: a
+// type's closed form, JointType::multipliers), equal the pinv formulation's, which solves the
+// canonical rows of every joint together [UK92 eq. 37], with the joint run both ways by the tree: a
 // heavy floating root A, joint 1 from A to B (the tree runs it forward) and joint 2 from C
 // to A (A is reached first: the tree runs it reversed); random q, u and inertias.
 // A type that declares a shape (JointShape) moves as that shape says: the recursion's
