@@ -20,6 +20,8 @@ const char* simulation_status_name(SimulationStatus s) {
       return "inconsistent";
     case SimulationStatus::StepUnderflow:
       return "step size underflow";
+    case SimulationStatus::Stiff:
+      return "stiff";
   }
   return "?";
 }

@@ -53,6 +53,25 @@ inline double min_step(double t) {
 constexpr double kTinyStep = 1e-7;
 constexpr long kMaxTinySteps = 10000;
 
+// Stiffness.  Steps just above kTinyStep × dt can still number millions (a Baumgarte gain
+// of 1e9 holds dopri5 near 3e-9 s).  After kStiffSteps accepted steps in a row shorter than
+// kSlowStep × dt, the fastest rate ρ of the equations, the spectral radius of ∂ẋ/∂x, is
+// estimated by power iteration on finite differences of ẋ (kPowerIterations evaluations).
+// An explicit Runge–Kutta step is limited by stability to h ρ ≲ 3 (dopri5's region reaches
+// 3.3 on the negative real axis, 2.8 for rk4), by accuracy to h ρ well below 1 for
+// a mode it must follow: h ρ > kStiffProduct means the steps are held down by a mode that
+// decays or turns faster than the run can resolve, i.e. stiffness.  The run stops then if
+// reaching T at that step would take more than kStiffBudget further steps.
+constexpr double kSlowStep = 1e-4;
+constexpr long kStiffSteps = 500;
+constexpr int kPowerIterations = 8;
+constexpr double kStiffProduct = 1.0;
+constexpr double kStiffBudget = 1e6;
+
+// A step across a singular position without projection (Simulation::Impl::on_branch)
+constexpr double kViolationJump = 10.0;
+constexpr double kViolationFloor = 1e-7;
+
 }  // namespace simulation_detail
 
 struct Simulation::Impl {
@@ -112,6 +131,19 @@ struct Simulation::Impl {
   // After an accepted step: unit quaternions (see the header), then the projection.
   bool accept(Vector& xi, double t);
 
+  // Without projection, a singular position (rank_policy.hpp, item 4) cannot be followed:
+  // the motion may turn onto another branch of the manifold.  Two signs that one was
+  // reached, checked on d just evaluated at (t, x) on the trajectory: the rank of the rows
+  // is not what it was at t = 0 (a step landed inside the window σ < τ), or the position
+  // violation grew in one step by more than kViolationJump times any earlier step's growth,
+  // to above kViolationFloor (a fixed or large step went across the window: elsewhere the
+  // violation only grows by the integration error, smoothly).  False (and r filled) then.
+  bool on_branch(double t);
+  int rank0 = -1;          // the rank at t = 0
+  double violation = 0.0;  // the position violation at the last check
+  double growth = 0.0;     // the largest growth of the violation between two checks so far
+  long checks = 0;         // checks made (the first step's growth has nothing to compare to)
+
   bool due(long k, long K) const { return k % o.every == 0 || k == K; }
 
   // ---- the run's state between steps ------------------------------------------------------
@@ -128,6 +160,7 @@ struct Simulation::Impl {
   bool running = false;
   Failure last;   // the last failing right-hand side among rejected trial steps
   long tiny = 0;  // accepted adaptive steps in a row shorter than kTinyStep × dt
+  long slow = 0;  // accepted adaptive steps in a row shorter than kSlowStep × dt
 
   double T() const { return o.integrator.duration; }
   double instant(long i) const { return i >= K ? T() : static_cast<double>(i) * o.integrator.dt; }
@@ -151,6 +184,13 @@ struct Simulation::Impl {
 
   // dopri5: free steps; output instants from the stepper's continuous extension
   bool step_dopri5();
+
+  // After an accepted adaptive step of size h_step to (t, x) with ẋ = dxdt: counts slow
+  // steps and, every kStiffSteps of them, tests for stiffness (see kSlowStep).  False (and r
+  // filled) when the run is stiff; d is left evaluated at (t, x) either way.
+  bool not_stiff(double h_step);
+  // ρ, the spectral radius of ∂ẋ/∂x at (t, x) with ẋ(x) = f0, by power iteration
+  double fastest_rate(const Vector& f0);
 };
 
 }  // namespace appell

@@ -51,8 +51,45 @@ bool Simulation::Impl::evaluate(const Vector& xi, double t, Vector& xdot, Purpos
   } else {
     rhs_as(xi, xdot, t, purpose == Purpose::StepAndSample);
   }
-  if (rhs_failure.happened) fail(rhs_failure);
-  return !rhs_failure.happened;
+  if (rhs_failure.happened) {
+    fail(rhs_failure);
+    return false;
+  }
+  return on_branch(t);
+}
+
+bool Simulation::Impl::on_branch(double t) {
+  if (projection || rank0 < 0 || m.tree().nrows_extra == 0) return true;
+  // max |g| over the holonomic rows: in joint space those beyond the tree (the tree's hold
+  // by construction and are not evaluated), else all
+  double g = 0.0;
+  const auto add = [&](int c) {
+    const Constraint& con = *m.constraints()[c];
+    for (int i = 0; i < con.rows(); ++i)
+      if (con.holonomic(i)) g = std::max(g, std::abs(d.position_residual(m.row_offset(c) + i)));
+  };
+  if (ss->formulation() == Formulation::Recursive)
+    for (int c : m.tree().extra) add(c);
+  else
+    for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) add(c);
+  const double before = violation, step = g - violation, largest = growth;
+  violation = g;
+  if (std::isfinite(step)) growth = std::max(growth, step);
+  ++checks;
+  std::ostringstream os;
+  if (d.diagnostics.rank != rank0) {
+    os << "the rank of the constraints changed from " << rank0 << " to " << d.diagnostics.rank
+       << " (of " << m.nrows() << " rows)";
+  } else if (checks > 2 && g > kViolationFloor && step > kViolationJump * largest) {
+    os << "the constraint violation jumped from " << before << " to " << g
+       << " in one step (at most " << largest << " a step before)";
+  } else {
+    return true;
+  }
+  os << ": the mechanism reached a singular position, where without projection the motion "
+        "can leave its branch";
+  fail(SimulationStatus::Inconsistent, t, os.str());
+  return false;
 }
 
 // A sample is checked before anyone sees it: every number an observer may write (body
@@ -113,12 +150,8 @@ bool Simulation::Impl::start(const State& initial) {
     fail(SimulationStatus::Inconsistent, 0.0, os.str());
     return false;
   }
-  // The tree's joints hold exactly at every joint state (appell/tree.hpp), so with no rows
-  // beyond them there is nothing to project: the dense projection, O(rows³), would only
-  // move u by round-off.
   ProjectionReport rep;
-  const SolveStatus s =
-      m.tree().nrows_extra == 0 ? SolveStatus::Ok : project_velocities(m, d, &rep);
+  const SolveStatus s = project_velocities(m, d, &rep);  // nothing to do for a tree alone
   r.initial_velocity_correction = rep.correction;
   if (s != SolveStatus::Ok) {
     fail(status_of(s), 0.0, "initial velocities: " + d.diagnostics.message);
@@ -152,8 +185,12 @@ bool Simulation::Impl::start(const State& initial) {
   tiny = 0;
 
   // ẋ at t = 0: the first stage of the first step, and the Data of the first sample
-  if (!evaluate(x, t, dxdt, K == 0 ? Purpose::Sample : Purpose::StepAndSample) || !emit(t))
-    return false;
+  rank0 = -1;
+  if (!evaluate(x, t, dxdt, K == 0 ? Purpose::Sample : Purpose::StepAndSample)) return false;
+  rank0 = d.diagnostics.rank;
+  violation = growth = 0.0;
+  checks = 0;
+  if (!on_branch(t) || !emit(t)) return false;
   running = K > 0;
   return true;
 }

@@ -90,7 +90,8 @@ bool Simulation::Impl::step_rkf78() {
     const bool sample = reached && due(k + 1, K);
     if (!evaluate(x, t, dxdt, sample ? Purpose::StepAndSample : Purpose::Step)) return false;
     if (reached) ++k;
-    return !sample || emit(t);
+    if (sample && !emit(t)) return false;
+    return not_stiff(h_attempt);
   }
 }
 
@@ -106,6 +107,8 @@ bool Simulation::Impl::step_dopri5() {
     if (trial == Trial::Rejected) continue;
     if (h_attempt < h_before) h = std::max(h, h_before);
     const double t_new = (h_attempt == T() - t) ? T() : t_try;
+    // d holds the last stage, the derivative at (t_new, x_new) carried to the next step
+    if (!on_branch(t_new)) return false;
     // the output instants in (t, t_new], interpolated
     while (k < K && instant(k + 1) <= t_new) {
       const double tk = instant(++k);
@@ -122,8 +125,58 @@ bool Simulation::Impl::step_dopri5() {
     if (!accept(x, t)) return false;
     // the projection moved x: the carried (FSAL) derivative is stale
     if (projection && k < K && !evaluate(x, t, dxdt, Purpose::Step)) return false;
-    return true;
+    return k >= K || not_stiff(h_attempt);
   }
+}
+
+bool Simulation::Impl::not_stiff(double h_step) {
+  slow = h_step < kSlowStep * o.integrator.dt ? slow + 1 : 0;
+  if (slow < kStiffSteps) return true;
+  slow = 0;
+  const double rho = fastest_rate(dxdt);
+  const Vector f0 = dxdt;
+  // d back at (t, x), as after any step
+  if (!evaluate(x, t, dxdt, Purpose::Step)) return false;
+  const double remaining = (T() - t) / h_step;
+  if (!(h_step * rho > kStiffProduct) || !(remaining > kStiffBudget)) return true;
+  std::ostringstream os;
+  os.precision(3);
+  os << "the equations are stiff: their fastest mode decays or turns at a rate of about " << rho
+     << " 1/s, which holds " << o.integrator.method << " to steps of " << h_step
+     << " s by stability (" << remaining << " more steps to reach t = " << T() << ")";
+  if (o.stabilization.type == Stabilization::Type::Baumgarte)
+    os << "; lower the Baumgarte gains (alpha " << o.stabilization.alpha << ", beta "
+       << o.stabilization.beta << ") or use \"stabilization\": {\"type\": \"projection\"}";
+  fail(SimulationStatus::Stiff, t, os.str());
+  return false;
+}
+
+// Power iteration on J v ≈ (f(x + δ v) − f(x)) / δ.  The start vector has a component along
+// every coordinate (signs and sizes from a fixed sequence), so it is never orthogonal to the
+// fastest mode by accident; eight products give ρ to a few per cent when that mode is well
+// separated, and a lower bound otherwise, which is all the test needs.
+double Simulation::Impl::fastest_rate(const Vector& f0) {
+  Vector v(x.size()), xp(x.size()), fp(x.size());
+  unsigned s = 12345u;  // a fixed linear congruential sequence: the same run gives the same ρ
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    s = 1664525u * s + 1013904223u;
+    v(i) = (static_cast<double>(s >> 8) / 16777216.0 - 0.5) * (1.0 + std::abs(x(i)));
+  }
+  const double scale = 1.0 + x.cwiseAbs().maxCoeff();
+  double rho = 0.0;
+  for (int it = 0; it < kPowerIterations; ++it) {
+    const double nv = v.norm();
+    if (!(nv > 0) || !std::isfinite(nv)) break;
+    const double delta = 1e-7 * scale / nv;
+    xp = x + delta * v;
+    ss->normalize(xp);  // stay on the quaternions' unit sphere, as the integrator does
+    const SolveStatus st = ss->rate(xp, t, d, fp);
+    ++r.rhs_evaluations;
+    if (st != SolveStatus::Ok || !fp.allFinite()) break;
+    v = (fp - f0) / delta;
+    rho = v.norm() / nv;
+  }
+  return rho;
 }
 
 }  // namespace appell

@@ -75,9 +75,8 @@ std::vector<double> joint_values(const Node& n, const JointType& type, bool rate
   }
   const int qo = quaternion_offset(type);
   if (!rates && qo >= 0) {
-    const double norm = std::sqrt(v[qo] * v[qo] + v[qo + 1] * v[qo + 1] + v[qo + 2] * v[qo + 2] +
-                                  v[qo + 3] * v[qo + 3]);
-    if (!(norm > 1e-12)) n.fail("the quaternion [w, x, y, z] must be nonzero");
+    const double norm = Eigen::Map<const Eigen::Vector4d>(v.data() + qo).stableNorm();
+    if (!(norm > 0)) n.fail("the quaternion [w, x, y, z] must be nonzero");
     type.normalize(v.data());
   }
   return v;

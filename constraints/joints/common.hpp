@@ -46,9 +46,15 @@ inline void quat_rate(const double* q, const double* w, double* out) {
   const Quat r = Quat(0.0, w[0], w[1], w[2]) * Quat(q[0], q[1], q[2], q[3]);
   out[0] = 0.5 * r.w(), out[1] = 0.5 * r.x(), out[2] = 0.5 * r.y(), out[3] = 0.5 * r.z();
 }
+// |q|, without overflow or underflow for any finite q ([1e154]*4 squares to infinity)
+inline double quat_norm(const double* q) {
+  const double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  if (std::isnormal(n2) && n2 < 1e300) return std::sqrt(n2);  // the usual case
+  return Eigen::Map<const Eigen::Vector4d>(q).stableNorm();
+}
 inline void quat_normalize(double* q) {
-  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (n > 0)
+  const double n = quat_norm(q);
+  if (n > 0 && std::isfinite(n))
     for (int k = 0; k < 4; ++k) q[k] /= n;
 }
 

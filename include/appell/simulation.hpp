@@ -98,6 +98,7 @@ enum class SimulationStatus {
   NotFinite,      // the state or the accelerations stopped being finite
   Inconsistent,   // constraints inconsistent, a projection failed, or initial violation
   StepUnderflow,  // the adaptive step size fell below round-off
+  Stiff,          // adaptive steps held down by stability, not accuracy, far too many to go on
 };
 const char* simulation_status_name(SimulationStatus s);
 
