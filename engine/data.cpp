@@ -28,7 +28,6 @@ Data::Data(const Model& m)
       b(m.nrows()),
       velocity_residual(m.nrows()),
       position_residual(m.nrows()),
-      A(m.nrows(), m.nu()),
       udot(m.nu()),
       lambda(m.nrows()),
       reaction(m.nslots()),
@@ -45,13 +44,11 @@ Data::Data(const Model& m)
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (Eigen::VectorXd* v : {&F, &b, &velocity_residual, &position_residual, &udot, &lambda})
     v->setConstant(nan);
-  A.setConstant(nan);
 #else
   F.setZero();
   b.setZero();
   velocity_residual.setZero();
   position_residual.setZero();
-  A.setZero();
   udot.setZero();
   lambda.setZero();
 #endif

@@ -2,6 +2,8 @@
 #include "appell/joint_columns.hpp"
 
 #include <cmath>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "appell/joint_forces.hpp"
 #include "appell/joint_state.hpp"
@@ -16,15 +18,16 @@ void names(const std::string& joint, const char* what, int n, std::vector<std::s
   for (int k = 0; k < n; ++k) out.push_back(joint + "." + what + (n == 1 ? "" : std::to_string(k)));
 }
 
-bool actuated(const Model& m, const Joint& j) {
+// the joints that have a force or a prescribed motion, in one pass over the model (a pass
+// per joint made a 10,000-link chain's columns cost 10⁸ casts)
+std::unordered_set<const Joint*> actuated_joints(const Model& m) {
+  std::unordered_set<const Joint*> out;
   for (const ForcePtr& f : m.forces())
-    if (const auto* jf = dynamic_cast<const JointForce*>(f.get()); jf && &jf->joint() == &j)
-      return true;
+    if (const auto* jf = dynamic_cast<const JointForce*>(f.get())) out.insert(&jf->joint());
   for (const ConstraintPtr& c : m.constraints())
-    if (const auto* p = dynamic_cast<const PrescribedJointConstraint*>(c.get());
-        p && &p->joint() == &j)
-      return true;
-  return false;
+    if (const auto* p = dynamic_cast<const PrescribedJointConstraint*>(c.get()))
+      out.insert(&p->joint());
+  return out;
 }
 
 }  // namespace
@@ -47,8 +50,9 @@ std::vector<std::string> joint_state_columns(const Model& m) {
 
 std::vector<std::string> joint_actuator_columns(const Model& m) {
   std::vector<std::string> out;
+  const std::unordered_set<const Joint*> actuated = actuated_joints(m);
   for (const Joint* j : model_joints(m))
-    if (actuated(m, *j)) {
+    if (actuated.count(j)) {
       names(j->name(), "tau", j->joint_type().nu(), out);
       out.push_back(j->name() + ".power");
     }
@@ -56,17 +60,20 @@ std::vector<std::string> joint_actuator_columns(const Model& m) {
 }
 
 JointColumns::JointColumns(const Model& m) {
+  std::unordered_map<const Joint*, size_t> entry;
   for (const Joint* j : model_joints(m)) {
-    Entry e{j, periodic_coordinates(j->joint_type()), {}, {}};
-    for (const ForcePtr& f : m.forces())
-      if (const auto* jf = dynamic_cast<const JointForce*>(f.get()); jf && &jf->joint() == j)
-        e.forces.push_back(jf);
-    for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
-      if (const auto* p = dynamic_cast<const PrescribedJointConstraint*>(m.constraints()[c].get());
-          p && &p->joint() == j)
-        e.prescribed.emplace_back(m.row_offset(c), p->coordinate());
-    joints_.push_back(std::move(e));
+    entry[j] = joints_.size();
+    joints_.push_back(Entry{j, periodic_coordinates(j->joint_type()), {}, {}});
   }
+  // the forces and prescribed rows of each joint, in model order, in one pass
+  for (const ForcePtr& f : m.forces())
+    if (const auto* jf = dynamic_cast<const JointForce*>(f.get()))
+      if (const auto it = entry.find(&jf->joint()); it != entry.end())
+        joints_[it->second].forces.push_back(jf);
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
+    if (const auto* p = dynamic_cast<const PrescribedJointConstraint*>(m.constraints()[c].get()))
+      if (const auto it = entry.find(&p->joint()); it != entry.end())
+        joints_[it->second].prescribed.emplace_back(m.row_offset(c), p->coordinate());
 }
 
 void JointColumns::append_states(const Data& d, std::vector<double>& last,

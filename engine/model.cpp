@@ -21,6 +21,7 @@ int ModelBuilder::add_body(const Body& body) {
   }
   bodies_.push_back(body);
   bodies_.back().orientation.normalize();
+  body_names_.emplace(body.name, nbody() - 1);
   return nbody() - 1;
 }
 
@@ -31,10 +32,9 @@ void ModelBuilder::add_constraint(ConstraintPtr c) {
       throw std::invalid_argument("Model::add_constraint(): constraint '" + c->name() +
                                   "' names body " + std::to_string(b) + ", model has " +
                                   std::to_string(nbody()));
-  for (const ConstraintPtr& other : constraints_)
-    if (other->name() == c->name())
-      throw std::invalid_argument("Model::add_constraint(): duplicate constraint name '" +
-                                  c->name() + "'");
+  if (!constraint_names_.insert(c->name()).second)
+    throw std::invalid_argument("Model::add_constraint(): duplicate constraint name '" + c->name() +
+                                "'");
   constraints_.push_back(std::move(c));
 }
 
@@ -45,11 +45,10 @@ void ModelBuilder::add_force(ForcePtr f) {
 
 namespace {
 
-int index_of(const std::vector<Body>& bodies, const std::string& name) {
+int index_of(const std::unordered_map<std::string, int>& names, const std::string& name) {
   if (name == "world") return kWorld;
-  for (size_t i = 0; i < bodies.size(); ++i)
-    if (bodies[i].name == name) return static_cast<int>(i);
-  return -2;
+  const auto it = names.find(name);
+  return it == names.end() ? -2 : it->second;
 }
 
 BodyState state_of(const std::vector<Body>& bodies, int b) {
@@ -66,13 +65,13 @@ BodyState state_of(const std::vector<Body>& bodies, int b) {
 }  // namespace
 
 int ModelBuilder::body_index(const std::string& name) const {
-  return index_of(bodies_, name);
+  return index_of(body_names_, name);
 }
 BodyState ModelBuilder::initial_state(int b) const {
   return state_of(bodies_, b);
 }
 int Model::body_index(const std::string& name) const {
-  return index_of(bodies_, name);
+  return index_of(body_names_, name);
 }
 BodyState Model::initial_body_state(int b) const {
   return state_of(bodies_, b);
@@ -83,6 +82,7 @@ Model compile(const ModelBuilder& b) {
   m.name_ = b.name;
   m.gravity_ = b.gravity;
   m.bodies_ = b.bodies();
+  for (int i = 0; i < m.nbody(); ++i) m.body_names_.emplace(m.bodies_[i].name, i);
   m.constraints_ = b.constraints();
   m.forces_ = b.forces();
   // maximal coordinates, body after body

@@ -84,7 +84,7 @@ void constraint_rows(const Model& m, Data& d, const std::vector<int>& constraint
 }
 
 void dense_rows(const Model& m, Data& d) {
-  d.A.setZero();
+  d.A.setZero(m.nrows(), m.nu());  // sized here, once: only dense formulations need it
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const Constraint& con = *m.constraints()[c];
     const int nb = static_cast<int>(con.bodies().size());

@@ -74,6 +74,11 @@ TEST(Model, LayoutOfCoordinatesAndRows) {
   EXPECT_EQ(d.q.segment<3>(7), Vec3(0, 0, -2));
   EXPECT_EQ(d.u.segment<3>(6), Vec3(1, 2, 3));
   EXPECT_EQ(d.reaction.size(), 5u);
+  // the dense A is made by the first dense evaluation only
+  EXPECT_EQ(d.A.size(), 0);
+  kinematics(mc, d);
+  constraint_rows(mc, d);
+  dense_rows(mc, d);
   EXPECT_EQ(d.A.rows(), 12);
   EXPECT_EQ(d.A.cols(), 15);
 }

@@ -76,7 +76,7 @@ struct Data {
   Eigen::VectorXd b;                  // acceleration right side; by constraint_rows() (nrows)
   Eigen::VectorXd velocity_residual;  // π; by constraint_rows()                   (nrows)
   Eigen::VectorXd position_residual;  // g (0 for nonholonomic rows)               (nrows)
-  Eigen::MatrixXd A;                  // dense A; by dense_rows()                      (nrows × nu)
+  Eigen::MatrixXd A;  // dense A; by dense_rows(), sized by its first call (nrows × nu)
 
   Eigen::VectorXd udot;          // accelerations; by forward()                   (nu)
   Eigen::VectorXd lambda;        // minimum-norm multipliers; by forward()        (nrows)

@@ -21,6 +21,8 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "appell/constraint.hpp"
@@ -63,6 +65,8 @@ class ModelBuilder {
   std::vector<Body> bodies_;
   std::vector<ConstraintPtr> constraints_;
   std::vector<ForcePtr> forces_;
+  std::unordered_map<std::string, int> body_names_;   // name → index in bodies_
+  std::unordered_set<std::string> constraint_names_;  // names in constraints_
 };
 
 class Model {
@@ -103,6 +107,7 @@ class Model {
   std::vector<Body> bodies_;
   std::vector<ConstraintPtr> constraints_;
   std::vector<ForcePtr> forces_;
+  std::unordered_map<std::string, int> body_names_;  // name → index in bodies_
   std::vector<int> q_offset_, u_offset_, row_offset_, term_offset_, slot_offset_;
   int nq_ = 0, nu_ = 0, nrows_ = 0, nterms_ = 0, nslots_ = 0;
   size_t scratch_size_ = 0;
