@@ -4,7 +4,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "appell/joint_columns.hpp"
 #include "appell/scene.hpp"
 
 namespace appell::cli {
@@ -17,6 +19,7 @@ bool wants_table(Output o);  // Table, or Auto with stdout a terminal
 struct EvalOptions {
   std::string scene;
   std::string formulation;  // empty: the scene's choice
+  std::string joint_frame;  // parent | child (appell/joint_columns.hpp); empty: parent
   Output output = Output::Auto;
 };
 
@@ -27,14 +30,18 @@ struct SimulateOptions {
   std::optional<double> dt, duration;
   std::string out, summary, forces;  // empty: not written (summary: stdout)
   std::string report;                // HTML report (cli/report.hpp); empty: none
+  std::string joint_frame;           // parent | child; empty: parent
   bool quiet = false;
 };
 
 struct InverseOptions {
   std::string scene;
-  std::string q, qd, qdd;  // comma-separated; empty: the scene's state (qdd: zero)
-  std::string actuated;    // comma-separated tree joint names; empty: all
-  double t = 0.0;
+  // comma lists (cli/inverse.cpp): positional or name=value items; not given: the scene's
+  // state (qdd: zero)
+  std::optional<std::string> q, qd, qdd;
+  std::optional<std::string> actuated;  // tree joint names; not given: all
+  std::optional<std::string> t;         // a number; not given: 0
+  std::string joint_frame;              // parent | child; empty: parent
 };
 
 int run_check(const std::string& scene, Output output = Output::Auto);
@@ -47,6 +54,22 @@ bool load_or_report(const std::string& scene, Scene& out);
 // Parses --formulation (empty: Auto, i.e. the scene's choice); prints a usage error and
 // returns false.  Called before the scene is loaded: usage errors come first.
 bool formulation_or_report(const std::string& name, Formulation& out);
+
+// --joint-frame (empty: parent); prints a usage error and returns false.
+bool joint_frame_or_report(const std::string& name, JointFrame& out);
+
+// The comma lists of the command line (--q, --actuated, ...), strictly: items are trimmed
+// of spaces; an empty item (",," or a trailing comma) is an error naming its position.
+struct ListItem {
+  std::string text;
+  int position;  // 1-based
+};
+bool list_or_report(const std::string& option, const std::string& text, std::vector<ListItem>& out);
+// A finite decimal number ("2", "-0.5", "1e-3"; not "nan", "inf", "0x10", "1e999", "").
+bool parse_number(const std::string& text, double& out);
+// parse_number, else prints "error: <option>: [<where>: ]expected a finite number (got <text>)"
+bool number_or_report(const std::string& option, const std::string& where, const std::string& text,
+                      double& out);
 
 // Flushes standard output: `status` when everything printed was written, else an error
 // line naming the reason and 2 (`appell eval > /dev/full` must not succeed).

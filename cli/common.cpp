@@ -1,5 +1,8 @@
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -28,6 +31,76 @@ bool formulation_or_report(const std::string& name, Formulation& out) {
   if (parse_formulation(name, out)) return true;
   std::cerr << "error: --formulation: unknown formulation '" << name
             << "'; expected auto, recursive, gibbs-appell, pinv or sparse\n";
+  return false;
+}
+
+bool joint_frame_or_report(const std::string& name, JointFrame& out) {
+  if (name.empty()) {
+    out = JointFrame::Parent;
+    return true;
+  }
+  if (parse_joint_frame(name, out)) return true;
+  std::cerr << "error: --joint-frame: unknown frame '" << name
+            << "'; expected parent (the parent joint frame: the world for a floating base) or "
+               "child (the child's joint frame: the body frame for a floating base)\n";
+  return false;
+}
+
+namespace {
+
+std::string trimmed(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+}  // namespace
+
+bool list_or_report(const std::string& option, const std::string& text,
+                    std::vector<ListItem>& out) {
+  out.clear();
+  size_t from = 0;
+  for (int position = 1;; ++position) {
+    const size_t comma = text.find(',', from);
+    const std::string item =
+        trimmed(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (item.empty()) {
+      std::cerr << "error: " << option << ": item " << position << " is empty (in '" << text
+                << "')\n";
+      return false;
+    }
+    out.push_back({item, position});
+    if (comma == std::string::npos) return true;
+    from = comma + 1;
+  }
+}
+
+bool parse_number(const std::string& text, double& out) {
+  // [+-] digits [. digits] [e [+-] digits], at least one digit before the exponent
+  size_t k = 0, digits = 0;
+  const auto run = [&] {
+    size_t n = 0;
+    while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k, ++n;
+    return n;
+  };
+  if (k < text.size() && (text[k] == '+' || text[k] == '-')) ++k;
+  digits += run();
+  if (k < text.size() && text[k] == '.') ++k, digits += run();
+  if (digits == 0) return false;
+  if (k < text.size() && (text[k] == 'e' || text[k] == 'E')) {
+    ++k;
+    if (k < text.size() && (text[k] == '+' || text[k] == '-')) ++k;
+    if (run() == 0) return false;
+  }
+  if (k != text.size()) return false;
+  out = std::strtod(text.c_str(), nullptr);
+  return std::isfinite(out);
+}
+
+bool number_or_report(const std::string& option, const std::string& where, const std::string& text,
+                      double& out) {
+  if (parse_number(text, out)) return true;
+  std::cerr << "error: " << option << ": " << (where.empty() ? "" : where + ": ")
+            << "expected a finite number (got " << (text.empty() ? "nothing" : text) << ")\n";
   return false;
 }
 

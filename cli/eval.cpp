@@ -39,7 +39,10 @@ static bool evaluate_t0(const std::string& scene, const Model& m, Data& d,
 int run_eval(const EvalOptions& o) {
   Scene scene;
   Formulation f;
-  if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, scene)) return 2;
+  JointFrame frame;
+  if (!formulation_or_report(o.formulation, f) || !joint_frame_or_report(o.joint_frame, frame) ||
+      !load_or_report(o.scene, scene))
+    return 2;
   const Model m = compile(scene);
   SolverOptions solver = scene.settings.solver;
   if (f != Formulation::Auto) solver.formulation = f;
@@ -53,6 +56,7 @@ int run_eval(const EvalOptions& o) {
   out["constraint_rows"] = m.nrows();
   out["constraint_rank"] = d.diagnostics.rank;
   out["dof"] = m.nu() - d.diagnostics.rank;
+  out["joint_frame"] = joint_frame_name(frame);
   ojson bodies = ojson::object();
   for (int i = 0; i < m.nbody(); ++i) {
     const Body& b = m.bodies()[i];
@@ -81,7 +85,7 @@ int run_eval(const EvalOptions& o) {
     cons[con.name()] = e;
   }
   out["constraints"] = cons;
-  out["joints"] = joints_json(m, d);
+  out["joints"] = joints_json(m, d, frame);
   if (!finite_numbers(out)) {
     std::cerr << "error: " << o.scene
               << ": at t = 0: the accelerations or constraint forces are not finite\n";
@@ -131,17 +135,18 @@ int run_check(const std::string& scene, Output output) {
   std::cout << "scene: " << m.name() << "\n";
   std::cout << "bodies: " << m.nbody() << "\n";
   for (const Body& b : m.bodies())
-    std::cout << "  " << std::left << std::setw(16) << b.name << std::setw(10)
-              << (b.rigid() ? "rigid" : "particle") << "mass " << b.mass << "\n";
+    std::cout << "  " << padded(b.name, 16) << padded(b.rigid() ? "rigid" : "particle", 10)
+              << "mass " << b.mass << "\n";
   std::cout << "constraints: " << m.constraints().size() << " (" << m.nrows() << " rows)\n";
   for (const ConstraintPtr& c : m.constraints()) {
-    std::cout << "  " << std::left << std::setw(16) << c->name() << std::setw(16) << c->type()
-              << c->rows() << (c->rows() == 1 ? " row " : " rows") << "  [";
+    std::cout << "  " << padded(c->name(), 16) << padded(c->type(), 16) << c->rows()
+              << (c->rows() == 1 ? " row " : " rows") << "  [";
     for (size_t j = 0; j < c->bodies().size(); ++j)
       std::cout << (j ? ", " : "") << m.bodies()[c->bodies()[j]].name;
     std::cout << "]" << joint_properties(*c) << "\n";
   }
   std::cout << "forces: " << m.forces().size() << "\n";
+  std::cout << base_line(m) << "\n";
   // the same count in the words of joint space (tree) and of maximal coordinates
   const TreeModel& tree = m.tree();
   const int dof = m.nu() - d.diagnostics.rank;

@@ -38,7 +38,7 @@ std::string joint_forces_header(const Model& m) {
   return joined(joint_actuator_columns(m));
 }
 
-ojson joints_json(const Model& m, const Data& d) {
+ojson joints_json(const Model& m, const Data& d, JointFrame frame) {
   ojson out = ojson::object();
   const StateView s = d.view();
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
@@ -64,17 +64,29 @@ ojson joints_json(const Model& m, const Data& d) {
     const Wrench& w = d.reaction[m.slot_offset(c) + j->slot(child ? j->child() : j->parent())];
     const double sign = child ? 1.0 : -1.0;  // the world as child: the parent's opposite
     const Vec3 r = child ? fs.r_C : fs.r_P;
+    Vec3 f = sign * (fs.F.transpose() * w.force);
+    Vec3 n = sign * (fs.F.transpose() * (w.moment - r.cross(w.force)));
+    joint_actuator_force(m, d, *j, tau);
+    const bool dependent = frame_dependent(t);
+    if (dependent && frame == JointFrame::Child) {  // joint_columns.hpp (F1), (F2)
+      joint_acceleration_to_child(t, q, u, udot);
+      joint_vector_to_child(t, q, u);
+      joint_vector_to_child(t, q, tau);
+      const double zero[6] = {0, 0, 0, 0, 0, 0};
+      JointMotion jm;
+      t.motion(q, zero, jm);
+      f = jm.R.transpose() * f;
+      n = jm.R.transpose() * n;
+    }
     ojson e;
     e["q"] = array(q, t.nq());
     e["qd"] = array(u, t.nu());
     e["qdd"] = array(udot, t.nu());
     ojson force;
-    force["reaction"] = {
-        {"force", vec(sign * (fs.F.transpose() * w.force))},
-        {"moment", vec(sign * (fs.F.transpose() * (w.moment - r.cross(w.force))))}};
-    joint_actuator_force(m, d, *j, tau);
+    force["reaction"] = {{"force", vec(f)}, {"moment", vec(n)}};
     force["actuator"] = array(tau, t.nu());
     e["force"] = force;
+    if (dependent) e["frame"] = joint_frame_name(frame);
     out[j->name()] = e;
   }
   return out;

@@ -11,7 +11,10 @@
 //                generalized force, and <j>.power = τ·u, the rate at which it works.
 //   eval         joints: {name: {q, qd, qdd, force: {reaction: {force, moment}, actuator}}}
 //                with the reaction of the joint on its child at the anchor, in the parent
-//                joint frame F = Q_P E_P, and the actuator's generalized force.
+//                joint frame F = Q_P E_P, and the actuator's generalized force.  A free or
+//                spherical joint also says its "frame": with JointFrame::Child its qd, qdd,
+//                reaction and actuator are in the child joint frame G = F R(q) instead
+//                (appell/joint_columns.hpp, F1 and F2).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "appell/data.hpp"
+#include "appell/joint_columns.hpp"
 #include "appell/simulation.hpp"
 #include "cli/outputs.hpp"
 
@@ -28,6 +32,7 @@ std::string joint_traj_header(const Model& m);    // ",<j>.q,<j>.qd,..." (may be
 std::string joint_forces_header(const Model& m);  // ",<j>.tau,<j>.power,..." (may be empty)
 
 // eval's "joints" object at the evaluated state d (after forward)
-nlohmann::ordered_json joints_json(const Model& m, const Data& d);
+nlohmann::ordered_json joints_json(const Model& m, const Data& d,
+                                   JointFrame frame = JointFrame::Parent);
 
 }  // namespace appell::cli

@@ -16,6 +16,14 @@ static void add_output_flags(CLI::App* cmd, appell::cli::Output& output) {
       ->excludes(json);
 }
 
+// --joint-frame: the frame of free and spherical joints' rates and forces
+static void add_joint_frame(CLI::App* cmd, std::string& frame) {
+  cmd->add_option("--joint-frame", frame,
+                  "free and spherical joints' rates, accelerations and forces in the parent "
+                  "joint frame (parent, the default: the world for a floating base) or the "
+                  "child's (child: the body frame, as Pinocchio)");
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"appell: equations of motion of constrained multibody systems (Gauss's principle)"};
   app.set_version_flag("--version", std::string("appell ") + APPELL_VERSION);
@@ -33,6 +41,7 @@ int main(int argc, char** argv) {
   ev->add_option("--formulation", eval.formulation,
                  "auto | recursive | gibbs-appell | pinv | sparse");
   add_output_flags(ev, eval.output);
+  add_joint_frame(ev, eval.joint_frame);
 
   appell::cli::SimulateOptions sim;
   CLI::App* simulate =
@@ -48,6 +57,7 @@ int main(int argc, char** argv) {
   simulate->add_option("--forces", sim.forces, "constraint forces CSV");
   simulate->add_option("--report", sim.report, "HTML report: 3D animation and plots");
   simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
+  add_joint_frame(simulate, sim.joint_frame);
 
   appell::cli::ReportOptions report;
   CLI::App* rep = app.add_subcommand(
@@ -62,10 +72,13 @@ int main(int argc, char** argv) {
   CLI::App* inverse =
       app.add_subcommand("inverse", "inverse dynamics: joint forces for a motion, JSON on stdout");
   inverse->add_option("SCENE", inv.scene, "scene file (JSON)")->required();
-  inverse->add_option("--q", inv.q, "joint coordinates, comma-separated (default: the scene's)");
-  inverse->add_option("--qd", inv.qd, "joint rates, comma-separated (default: the scene's)");
-  inverse->add_option("--qdd", inv.qdd, "joint accelerations, comma-separated (default: 0)");
+  inverse->add_option("--q", inv.q,
+                      "joint coordinates: every one in tree order (0.3,-1.2) or by joint "
+                      "(elbow=-1.2; several values: base=0,0,1,1,0,0,0); default: the scene's");
+  inverse->add_option("--qd", inv.qd, "joint rates, as --q (default: the scene's)");
+  inverse->add_option("--qdd", inv.qdd, "joint accelerations, as --q (default: 0)");
   inverse->add_option("--t", inv.t, "time, s (default 0)");
+  add_joint_frame(inverse, inv.joint_frame);
   inverse->add_option("--actuated", inv.actuated,
                       "actuated joints, comma-separated (default: every tree joint)");
 

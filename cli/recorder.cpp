@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "appell/joint_state.hpp"
+
 namespace appell::cli {
 
 using ojson = nlohmann::ordered_json;
@@ -15,8 +17,12 @@ ojson json_vec(const Vec3& v) {
 
 }  // namespace
 
-Recorder::Recorder(const Model& m, Csv& traj, Csv& forces, bool threaded)
-    : m_(m), traj_(static_cast<bool>(traj)), writer_(m, traj, forces, threaded), rows_(m) {}
+Recorder::Recorder(const Model& m, Csv& traj, Csv& forces, bool threaded, JointFrame frame)
+    : m_(m),
+      traj_(static_cast<bool>(traj)),
+      frame_(frame),
+      writer_(m, traj, forces, threaded, frame),
+      rows_(m, frame) {}
 
 void Recorder::observe(const Sample& s) {
   // the running figures
@@ -27,11 +33,9 @@ void Recorder::observe(const Sample& s) {
   pos_max_ = std::max(pos_max_, s.violation_position);
   vel_max_ = std::max(vel_max_, s.violation_velocity);
 
-  // the rows; the quaternions' signs follow every sample, written or not
+  // the rows; the quaternions' signs and the joint angles follow every sample, written or not
   writer_.observe(s);
-  if (!traj_)
-    for (int i = 0; i < m_.nbody(); ++i)
-      if (m_.bodies()[i].rigid()) rows_.quaternion(s.data.body[i], i);
+  if (!traj_) rows_.traj(s, row_);
   last_ = s.data.body;
 }
 
@@ -54,6 +58,23 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
     if (rigid) e["angular_velocity"] = json_vec(b.w);
     final_bodies[m_.bodies()[i].name] = e;
   }
+  // the joints, as traj.csv's last row has them (angles continuous in time)
+  ojson final_joints = ojson::object();
+  const std::vector<double>& joint_q = rows.joint_coordinates();
+  size_t at = 0;
+  for (const Joint* j : last_.empty() ? std::vector<const Joint*>{} : model_joints(m_)) {
+    const JointType& t = j->joint_type();
+    double q[8], u[6];
+    joint_coordinates(*j, StateView{last_.data(), r.t}, q, u);
+    if (frame_ == JointFrame::Child) joint_vector_to_child(t, q, u);  // joint_columns.hpp (F1)
+    if (joint_q.size() >= at + t.nq()) std::copy_n(joint_q.data() + at, t.nq(), q);
+    at += t.nq();
+    ojson e;
+    e["q"] = ojson(std::vector<double>(q, q + t.nq()));
+    e["qd"] = ojson(std::vector<double>(u, u + t.nu()));
+    if (frame_dependent(t)) e["frame"] = joint_frame_name(frame_);
+    final_joints[j->name()] = e;
+  }
 
   const double scale = std::max(std::abs(E0_), T_max_);
   ojson summary;
@@ -69,7 +90,7 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
                        {"max_rel_drift", scale > 0 ? max_drift_ / scale : 0.0}};
   summary["constraint_violation"] = {{"position_max", pos_max_}, {"velocity_max", vel_max_}};
   summary["initial_velocity_correction"] = r.initial_velocity_correction;
-  summary["final_state"] = {{"bodies", final_bodies}};
+  summary["final_state"] = {{"bodies", final_bodies}, {"joints", final_joints}};
   return summary;
 }
 

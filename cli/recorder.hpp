@@ -7,9 +7,11 @@
 //   max_abs_drift, max_rel_drift (relative to max(|initial|, the largest kinetic energy
 //   reached): the potential's zero is arbitrary, so |initial| alone can be 0)},
 //   constraint_violation {position_max, velocity_max} over the rows,
-//   initial_velocity_correction (‖Δu‖_M, see appell/simulation.hpp), final_state {bodies:
-//   {name: {position, quaternion, velocity, angular_velocity}}} at the last row
-//   (particles: the last two omitted).
+//   initial_velocity_correction (‖Δu‖_M, see appell/simulation.hpp),
+//   final_state {bodies: {name: {position, quaternion, velocity, angular_velocity}}
+//   (particles: the quaternion and angular velocity omitted), joints: {name: {q, qd}} (as
+//   traj.csv's joint columns, appell/joint_columns.hpp; free and spherical joints also
+//   say their "frame")} at the last row.
 //
 // The rows go through a SampleWriter (cli/sample_writer.hpp), on a writer thread when asked;
 // the final state is copied per sample and turned into JSON once, at the end; a sample
@@ -30,7 +32,9 @@ namespace appell::cli {
 class Recorder {
  public:
   // traj and forces may be closed (not written); `threaded`: rows written on a thread
-  Recorder(const Model& m, Csv& traj, Csv& forces, bool threaded);
+  // frame: that of free and spherical joints' rates (appell/joint_columns.hpp)
+  Recorder(const Model& m, Csv& traj, Csv& forces, bool threaded,
+           JointFrame frame = JointFrame::Parent);
   void observe(const Sample& s);
   // a row could not be written: the run may stop
   bool write_failed() const { return writer_.failed(); }
@@ -42,8 +46,11 @@ class Recorder {
  private:
   const Model& m_;
   const bool traj_;
+  const JointFrame frame_;
   SampleWriter writer_;
-  SampleRows rows_;  // the quaternion signs when traj.csv is not written (else the writer's)
+  // the quaternion signs and joint angles when traj.csv is not written (else the writer's)
+  SampleRows rows_;
+  std::vector<double> row_;  // rows_'s scratch
   double E0_ = 0, E_last_ = 0, max_drift_ = 0, T_max_ = 0, pos_max_ = 0, vel_max_ = 0;
   std::vector<BodyState> last_;  // the body states of the last sample
 };

@@ -6,13 +6,13 @@
 
 namespace appell::cli {
 
-SampleWriter::SampleWriter(const Model& m, Csv& traj, Csv& forces, bool threaded)
+SampleWriter::SampleWriter(const Model& m, Csv& traj, Csv& forces, bool threaded, JointFrame frame)
     : traj_(traj),
       forces_(forces),
       write_traj_(static_cast<bool>(traj)),
       write_forces_(static_cast<bool>(forces)),
       threaded_(threaded && (write_traj_ || write_forces_)),
-      rows_(m),
+      rows_(m, frame),
       data_(m) {
   if (!threaded_) return;
   // as many samples per batch as about kBatchBytes of their numbers hold

@@ -35,7 +35,8 @@ class SampleWriter {
  public:
   // traj and forces may be closed (not written); both must outlive the writer, and between
   // construction and finish() only the writer touches them
-  SampleWriter(const Model& m, Csv& traj, Csv& forces, bool threaded);
+  SampleWriter(const Model& m, Csv& traj, Csv& forces, bool threaded,
+               JointFrame frame = JointFrame::Parent);
   ~SampleWriter();  // finish()
   SampleWriter(const SampleWriter&) = delete;
   SampleWriter& operator=(const SampleWriter&) = delete;

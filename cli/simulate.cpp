@@ -87,7 +87,10 @@ bool commit_all(std::initializer_list<OutputFile*> files) {
 int run_simulate(const SimulateOptions& o) {
   Scene scene;
   Formulation f;
-  if (!formulation_or_report(o.formulation, f) || !load_or_report(o.scene, scene)) return 2;
+  JointFrame frame;
+  if (!formulation_or_report(o.formulation, f) || !joint_frame_or_report(o.joint_frame, frame) ||
+      !load_or_report(o.scene, scene))
+    return 2;
   const Model m = compile(scene);
   SimulationOptions so = SimulationOptions::from_settings(scene.settings);
   if (f != Formulation::Auto) so.formulation = f;
@@ -123,7 +126,7 @@ int run_simulate(const SimulateOptions& o) {
   // the run, observed by the recorder; rows are written on a thread of their own when a
   // second core can take them (cli/sample_writer.hpp); the run stops early when an output
   // cannot be written
-  Recorder recorder(m, traj, forces, std::thread::hardware_concurrency() > 1);
+  Recorder recorder(m, traj, forces, std::thread::hardware_concurrency() > 1, frame);
   std::optional<ReportCollector> report;
   if (!o.report.empty()) report.emplace(m);
   const Observer observe = [&](const Sample& s) {

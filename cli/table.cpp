@@ -21,6 +21,43 @@ size_t width(const std::string& s) {
 
 }  // namespace
 
+std::string padded(const std::string& s, size_t w) {
+  const size_t n = width(s);
+  return s + std::string(n + 2 > w ? 2 : w - n, ' ');
+}
+
+std::vector<Base> scene_bases(const Model& m) {
+  std::vector<Base> out;
+  for (const TreeJoint& t : m.tree().joints) {
+    if (t.parent >= 0 || !m.bodies()[t.body].rigid()) continue;
+    Base b;
+    b.body = m.bodies()[t.body].name;
+    b.type = t.type->name();
+    if (t.constraint >= 0) b.joint = m.constraints()[t.constraint]->name();
+    b.floating = t.constraint < 0 || t.nu == 6;
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::string base_line(const Model& m) {
+  const std::vector<Base> bases = scene_bases(m);
+  if (bases.empty()) return "base: none (no rigid body)";
+  std::string s = bases.size() == 1 ? "base: " : "bases: ";
+  for (size_t k = 0; k < bases.size(); ++k) {
+    const Base& b = bases[k];
+    s += k ? "; " : "";
+    if (!b.floating)
+      s += "fixed (joint '" + b.joint + "', " + b.type + ", holds body '" + b.body +
+           "' to the world)";
+    else if (b.joint.empty())
+      s += "floating (body '" + b.body + "', no joint to the world)";
+    else
+      s += "floating (body '" + b.body + "' on " + b.type + " joint '" + b.joint + "')";
+  }
+  return s;
+}
+
 bool wants_table(Output o) {
   return o == Output::Table || (o == Output::Auto && isatty(fileno(stdout)));
 }
@@ -83,6 +120,12 @@ ojson check_json(const Model& m, int rank) {
         {{"name", c->name()}, {"type", c->type()}, {"rows", c->rows()}, {"bodies", names}});
   }
   j["forces"] = m.forces().size();
+  j["bases"] = ojson::array();
+  for (const Base& b : scene_bases(m))
+    j["bases"].push_back({{"body", b.body},
+                          {"joint", b.joint.empty() ? ojson(nullptr) : ojson(b.joint)},
+                          {"type", b.type},
+                          {"base", b.floating ? "floating" : "fixed"}});
   j["coordinates"] = m.nu();
   j["constraint_rows"] = m.nrows();
   j["constraint_rank"] = rank;
@@ -105,7 +148,8 @@ void print_check_table(std::ostream& out, const Model& m, int rank) {
     cons.row({brief(c["name"]), brief(c["type"]), brief(c["rows"]), names});
   }
   cons.print(out);
-  out << "\nforces " << m.forces().size() << " · coordinates " << m.nu() << " · constraint rank "
+  out << "\n" << base_line(m) << "\n";
+  out << "forces " << m.forces().size() << " · coordinates " << m.nu() << " · constraint rank "
       << rank << " · degrees of freedom " << m.nu() - rank << "\n";
 }
 
@@ -125,6 +169,18 @@ void print_eval_table(std::ostream& out, const ojson& e) {
       forces.row(
           {cname, bname, brief(w["force"]), w.contains("moment") ? brief(w["moment"]) : "—"});
   forces.print(out);
+  if (!e.contains("joints") || e["joints"].empty()) return;
+  // the joints in their own coordinates (cli/joint_outputs.hpp)
+  out << "\n";
+  Table joints({"joint", "q", "qd", "qdd", "reaction force (N)", "reaction moment (N m)",
+                "actuator (N or N m)"});
+  for (const auto& [name, j] : e["joints"].items()) {
+    const ojson& f = j["force"];
+    joints.row({j.contains("frame") ? name + " (" + brief(j["frame"]) + " frame)" : name,
+                brief(j["q"]), brief(j["qd"]), brief(j["qdd"]), brief(f["reaction"]["force"]),
+                brief(f["reaction"]["moment"]), brief(f["actuator"])});
+  }
+  joints.print(out);
 }
 
 }  // namespace appell::cli

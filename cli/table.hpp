@@ -22,6 +22,21 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// s padded with spaces to `width` display columns, and always by two at least (a name
+// longer than the column never touches the next one)
+std::string padded(const std::string& s, size_t width);
+
+// How each tree of the scene holds to the world: "fixed" (a joint to the world that is not
+// free) or "floating" (a free joint to the world, or none: the tree's root floats).
+struct Base {
+  std::string body, joint, type;  // joint: empty when the root has no joint to the world
+  bool floating = false;
+};
+std::vector<Base> scene_bases(const Model& m);
+// "base: fixed (joint 'j1' to the world)", "base: floating (body 'b' on free joint 'root')",
+// "bases: ...; ..." for several trees
+std::string base_line(const Model& m);
+
 // a number or a vector of numbers, to 4 significant digits ("[0, -9.81, 0]")
 std::string brief(const nlohmann::ordered_json& v);
 

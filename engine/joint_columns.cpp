@@ -30,7 +30,83 @@ std::unordered_set<const Joint*> actuated_joints(const Model& m) {
   return out;
 }
 
+// R(q) of a frame-dependent type
+Mat3 rotation(const JointType& t, const double* q) {
+  const double zero[6] = {0, 0, 0, 0, 0, 0};
+  JointMotion jm;
+  t.motion(q, zero, jm);
+  return jm.R;
+}
+
+// v ← diag(M, M) v (free: linear, then angular part) or M v (spherical)
+void rotate(const JointType& t, const Mat3& M, double* v) {
+  if (t.nu() == 6) {
+    Eigen::Map<Vec3> lin(v);
+    lin = M * Vec3(lin);
+  }
+  Eigen::Map<Vec3> ang(v + t.nu() - 3);
+  ang = M * Vec3(ang);
+}
+
 }  // namespace
+
+const char* joint_frame_name(JointFrame f) {
+  return f == JointFrame::Child ? "child" : "parent";
+}
+
+bool parse_joint_frame(const std::string& name, JointFrame& out) {
+  if (name == "parent")
+    out = JointFrame::Parent;
+  else if (name == "child")
+    out = JointFrame::Child;
+  else
+    return false;
+  return true;
+}
+
+bool frame_dependent(const JointType& t) {
+  if (t.nu() != 6 && t.nu() != 3) return false;
+  double q[8];
+  t.neutral(q);
+  const double zero[6] = {0, 0, 0, 0, 0, 0};
+  JointMotion jm;
+  t.motion(q, zero, jm);
+  Eigen::Matrix<double, 6, 6> S = Eigen::Matrix<double, 6, 6>::Zero();
+  S.leftCols(t.nu()) = jm.S.leftCols(t.nu());
+  Eigen::Matrix<double, 6, 6> expected = Eigen::Matrix<double, 6, 6>::Zero();
+  if (t.nu() == 6)
+    expected.setIdentity();
+  else
+    expected.block<3, 3>(3, 0).setIdentity();
+  return S == expected;
+}
+
+void joint_vector_to_child(const JointType& t, const double* q, double* v) {
+  if (frame_dependent(t)) rotate(t, rotation(t, q).transpose(), v);
+}
+
+void joint_vector_to_parent(const JointType& t, const double* q, double* v) {
+  if (frame_dependent(t)) rotate(t, rotation(t, q), v);
+}
+
+void joint_acceleration_to_child(const JointType& t, const double* q, const double* u,
+                                 double* udot) {
+  if (!frame_dependent(t)) return;
+  const Mat3 Rt = rotation(t, q).transpose();
+  rotate(t, Rt, udot);  // (Rᵀ d̈; Rᵀ ω̇)
+  if (t.nu() != 6) return;
+  const Vec3 v_G = Rt * Vec3(u[0], u[1], u[2]), w_G = Rt * Vec3(u[3], u[4], u[5]);
+  Eigen::Map<Vec3>(udot) -= w_G.cross(v_G);  // (F2)
+}
+
+void joint_acceleration_to_parent(const JointType& t, const double* q, const double* u_G,
+                                  double* udot_G) {
+  if (!frame_dependent(t)) return;
+  if (t.nu() == 6)
+    Eigen::Map<Vec3>(udot_G) +=
+        Vec3(u_G[3], u_G[4], u_G[5]).cross(Vec3(u_G[0], u_G[1], u_G[2]));  // (F2) inverted
+  rotate(t, rotation(t, q), udot_G);
+}
 
 std::vector<const Joint*> model_joints(const Model& m) {
   std::vector<const Joint*> out;
@@ -59,11 +135,12 @@ std::vector<std::string> joint_actuator_columns(const Model& m) {
   return out;
 }
 
-JointColumns::JointColumns(const Model& m) {
+JointColumns::JointColumns(const Model& m, JointFrame frame) {
   std::unordered_map<const Joint*, size_t> entry;
   for (const Joint* j : model_joints(m)) {
     entry[j] = joints_.size();
-    joints_.push_back(Entry{j, periodic_coordinates(j->joint_type()), {}, {}});
+    const bool rotate = frame == JointFrame::Child && frame_dependent(j->joint_type());
+    joints_.push_back(Entry{j, rotate, periodic_coordinates(j->joint_type()), {}, {}});
   }
   // the forces and prescribed rows of each joint, in model order, in one pass
   for (const ForcePtr& f : m.forces())
@@ -85,6 +162,7 @@ void JointColumns::append_states(const Data& d, std::vector<double>& last,
     const JointType& t = e.joint->joint_type();
     double q[8], u[6];
     joint_coordinates(*e.joint, view, q, u);
+    if (e.rotate) joint_vector_to_child(t, q, u);  // (F1)
     for (int k = 0; k < t.nq(); ++k, ++at) {
       // an angle keeps the whole turns of the previous sample: q + 2π round((q_last − q)/2π)
       if (first)
@@ -109,7 +187,12 @@ void JointColumns::append_actuators(const Data& d, std::vector<double>& out) con
       for (int k = 0; k < nu; ++k) tau[k] += one[k];
     }
     for (const auto& [row, k] : e.prescribed) tau[k] += d.lambda(row);  // prescribed.hpp
-    joint_coordinates(*e.joint, view, nullptr, u);
+    double q[8];
+    joint_coordinates(*e.joint, view, q, u);
+    if (e.rotate) {  // (F1): the power is the same in either frame
+      joint_vector_to_child(e.joint->joint_type(), q, tau);
+      joint_vector_to_child(e.joint->joint_type(), q, u);
+    }
     double power = 0.0;  // τ·u (joint_state.hpp G1)
     for (int k = 0; k < nu; ++k) {
       out.push_back(tau[k]);

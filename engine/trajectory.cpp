@@ -46,7 +46,7 @@ void Trajectory::record(const Sample& s) {
   values_.insert(values_.end(), row_.begin() + 1, row_.end());  // t is in the traj part
 }
 
-SampleRows::SampleRows(const Model& m) : m_(&m), joints_(m) {
+SampleRows::SampleRows(const Model& m, JointFrame frame) : m_(&m), joints_(m, frame) {
   // the reference sign of each quaternion: the body's initial orientation
   for (const Body& b : m.bodies()) {
     const Quat q0 = b.orientation.normalized();

@@ -88,14 +88,16 @@ TEST(InverseCli, UsageErrorsAreLocated) {
   auto r = run_cli("inverse " + scene + " --q 0.1");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err,
-            "error: --q: expected 2 comma-separated finite numbers (the tree's 2 joint "
-            "coordinates), got '0.1'\n");
+            "error: --q: expected 2 values, the tree's joint coordinates in tree order "
+            "(shoulder, elbow), got 1\n");
   EXPECT_EQ(r.out, "");
   r = run_cli("inverse " + scene + " --qdd 1,nan");
   EXPECT_EQ(r.status, 2);
   r = run_cli("inverse " + scene + " --actuated wrist");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "error: --actuated: 'wrist' is not a joint of the scene's spanning tree\n");
+  EXPECT_EQ(r.err,
+            "error: --actuated: 'wrist' is not a joint of the scene's spanning tree (its joints: "
+            "shoulder, elbow)\n");
   const std::string bad =
       write_temp("inverse_bad.json",
                  arm_scene("", R"j({"type": "pd", "joint": "elbow", "kp": -1, "target": 0})j"));

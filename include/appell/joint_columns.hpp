@@ -11,6 +11,17 @@
 //                      constraint) <j>.tau (or .tau0 ...), the actuator's generalized force,
 //                      and <j>.power = τ·u, the rate at which it works (joint_state.hpp G1).
 //
+// Frames.  A free joint's u = (ḋ, ω_rel) and a spherical joint's u = ω_rel are in the
+// parent joint frame F = Q_P E_P (appell/joint_type.hpp), the world for a floating base.
+// JointFrame::Child expresses them, and their rates and generalized forces, in the child
+// joint frame G = F R(q) instead (the body's own frame for a floating base, as Pinocchio's
+// free-flyer and spherical joints and MuJoCo's ball joint do; MuJoCo's free joint keeps its
+// linear part in the world).  With B = diag(R, R) (free) or R (spherical):
+//   u_G = Bᵀ u,   τ_G = Bᵀ τ   (so τ_G·u_G = τ·u: the power is the same)                (F1)
+//   u̇_G = d/dt u_G = (Rᵀ d̈ − ω_G × v_G; Rᵀ ω̇)  (free),  Rᵀ ω̇  (spherical)             (F2)
+// with (v_G; ω_G) = u_G (Ṙ = [ω] R, so d/dt Rᵀ x = Rᵀ ẋ − ω_G × Rᵀ x, and ω_G × ω_G = 0).
+// q is the same in both (the quaternion of R).  Other joint types are unchanged.
+//
 // Cost: JointColumns finds each joint's forces and prescribed constraints once; a sample then
 // costs O(1) per joint and allocates nothing once `out` has grown.  The free functions build a
 // JointColumns per call (a scan of the forces and constraints per joint).
@@ -29,11 +40,27 @@ namespace appell {
 class JointForce;
 class PrescribedJointConstraint;
 
+// the frame of free and spherical joints' rates, accelerations and forces (above)
+enum class JointFrame { Parent, Child };
+const char* joint_frame_name(JointFrame f);  // "parent", "child"
+bool parse_joint_frame(const std::string& name, JointFrame& out);
+
+// a type whose rates JointFrame changes: S = I₆ (free) or S = (0; I₃) (spherical)
+bool frame_dependent(const JointType& t);
+// (F1) at q: rates or generalized forces v (nu) from F to G, or back; no-op for other types
+void joint_vector_to_child(const JointType& t, const double* q, double* v);
+void joint_vector_to_parent(const JointType& t, const double* q, double* v);
+// (F2) at q: u̇ (nu) in F to u̇_G, u the rates in F; or back, u_G the rates in G
+void joint_acceleration_to_child(const JointType& t, const double* q, const double* u,
+                                 double* udot);
+void joint_acceleration_to_parent(const JointType& t, const double* q, const double* u_G,
+                                  double* udot_G);
+
 // The joint columns of one model, resolved once: for every joint its periodic coordinates,
 // and for every actuated one the joint forces and prescribed-motion rows that drive it.
 class JointColumns {
  public:
-  explicit JointColumns(const Model& m);
+  explicit JointColumns(const Model& m, JointFrame frame = JointFrame::Parent);
   // as append_joint_states / append_joint_actuators below
   void append_states(const Data& d, std::vector<double>& last, std::vector<double>& out) const;
   void append_actuators(const Data& d, std::vector<double>& out) const;
@@ -41,6 +68,7 @@ class JointColumns {
  private:
   struct Entry {
     const Joint* joint;
+    bool rotate;                                  // frame Child and a frame-dependent type
     std::vector<char> periodic;                   // per coordinate: an angle
     std::vector<const JointForce*> forces;        // the joint forces on it
     std::vector<std::pair<int, int>> prescribed;  // (row, coordinate) of its prescribed rows
@@ -56,8 +84,8 @@ std::vector<std::string> joint_state_columns(const Model& m);
 // the names of the actuator columns (may be empty)
 std::vector<std::string> joint_actuator_columns(const Model& m);
 
-// Appends the state columns at d to out.  `last` keeps the previous sample's coordinates
-// (angle continuity): empty before the first sample, updated here.
+// Appends the state columns at d to out (rates in the parent frame).  `last` keeps the previous
+// sample's coordinates (angle continuity): empty before the first sample, updated here.
 void append_joint_states(const Model& m, const Data& d, std::vector<double>& last,
                          std::vector<double>& out);
 // Appends the actuator columns at d (after forward: it reads the multipliers) to out.

@@ -35,7 +35,8 @@ namespace appell {
 // allocates nothing once the output vector has grown.
 class SampleRows {
  public:
-  explicit SampleRows(const Model& m);
+  // frame: that of free and spherical joints' rates and forces (appell/joint_columns.hpp)
+  explicit SampleRows(const Model& m, JointFrame frame = JointFrame::Parent);
   // traj.csv's values of s, replacing out's contents
   void traj(const Sample& s, std::vector<double>& out);
   // forces.csv's values of s, replacing out's contents
@@ -43,6 +44,8 @@ class SampleRows {
   // the unit quaternion [w x y z] of rigid body i in state b, its sign the one nearer the
   // previous call's for that body (traj() calls it for every rigid body)
   const Eigen::Vector4d& quaternion(const BodyState& b, int i);
+  // the joint coordinates of the last traj() row (the joints' q columns), empty before it
+  const std::vector<double>& joint_coordinates() const { return last_joint_q_; }
 
  private:
   const Model* m_;
