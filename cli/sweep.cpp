@@ -2,9 +2,13 @@
 //
 // Every --set names a value of the scene by its JSON Pointer and gives its values
 // (appell/overrides.hpp: a:b:n, v1,v2,... or one JSON value); the runs are the cartesian
-// product of the sets, the last --set varying fastest.  Every scene is loaded before any
-// run starts, so a bad pointer or value is reported (exit 2, with its pointer) before any
-// output.  Rows, one per run, in run order:
+// product of the sets, the last --set varying fastest (at most kMaxSetValues runs).  The
+// first run's scene is loaded before any run starts; every other run's scene is loaded
+// and compiled by the worker that takes it, so memory does not grow with the number of
+// runs.  A bad pointer or value is reported (exit 2, with its pointer) and nothing is
+// written: the rows go to a temporary beside --out, renamed onto it when complete (a
+// device or a pipe is written in place); --out may not be the scene.  Every write and the
+// close are checked (exit 2 with the reason).  Rows, one per run, in run order:
 //
 //   run, one column per --set (its pointer; the value as JSON), status, t, steps,
 //   rhs_evaluations, energy_initial, energy_final, max_abs_energy_drift,
@@ -12,18 +16,25 @@
 //
 // A run that fails numerically keeps its row (its status and the time reached; the
 // figures empty when it stopped before its first sample) and is reported on stderr; the
-// exit status is then 3.
+// exit status is then 3.  A run that completed with figures that are not finite has
+// failed too, by the rule of `appell simulate` (appell/trajectory.hpp check_figures()).
+// Worker threads that cannot start leave the runs to those that did (a note on stderr).
 #include "cli/sweep.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
 #include "appell/overrides.hpp"
 #include "appell/sweep.hpp"
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 
 namespace appell::cli {
 
@@ -37,8 +48,8 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
       ->required();
   c->add_option("--out", o.out, "summary CSV (default: stdout)");
   c->add_option("--formulation", o.formulation, "auto | recursive | gibbs-appell | pinv | sparse");
-  c->add_option("--threads", o.threads, "worker threads (default: every core)")
-      ->check(CLI::NonNegativeNumber);
+  c->add_option("--threads", o.threads,
+                "worker threads, 1 to " + std::to_string(kMaxThreads) + " (default: every core)");
   c->add_flag("--quiet", o.quiet, "no progress bar");
   return c;
 }
@@ -62,20 +73,71 @@ std::vector<Axis> parse_axes(const std::vector<std::string>& sets) {
   return axes;
 }
 
-// the cartesian product, the last axis varying fastest
-std::vector<std::vector<Override>> product(const std::vector<Axis>& axes) {
-  std::vector<std::vector<Override>> runs{{}};
+// the number of runs of the cartesian product, at most kMaxSetValues
+size_t run_count(const std::vector<Axis>& axes) {
+  size_t n = 1;
   for (const Axis& a : axes) {
-    std::vector<std::vector<Override>> next;
-    for (const auto& r : runs)
-      for (const std::string& v : a.values) {
-        next.push_back(r);
-        next.back().push_back({a.pointer, v});
-      }
-    runs = std::move(next);
+    n *= a.values.size();  // each factor ≤ kMaxSetValues, n ≤ kMaxSetValues before: no overflow
+    if (n > static_cast<size_t>(kMaxSetValues))
+      throw SceneError(
+          "--set", a.pointer,
+          "the sets make more than " + std::to_string(kMaxSetValues) + " runs; split the sweep");
   }
-  return runs;
+  return n;
 }
+
+// the overrides of run i of the cartesian product, the last axis varying fastest
+std::vector<Override> overrides_of(const std::vector<Axis>& axes, size_t i) {
+  std::vector<Override> set(axes.size());
+  for (size_t k = axes.size(); k-- > 0;) {
+    const size_t n = axes[k].values.size();
+    set[k] = {axes[k].pointer, axes[k].values[i % n]};
+    i /= n;
+  }
+  return set;
+}
+
+// --threads: empty (every core) or a whole number 1..kMaxThreads; else prints why
+bool threads_or_report(const std::string& text, int& threads) {
+  threads = 0;
+  if (text.empty()) return true;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (!std::isspace(static_cast<unsigned char>(text[0])) && *end == '\0' && errno == 0 && v >= 1 &&
+      v <= kMaxThreads) {
+    threads = static_cast<int>(v);
+    return true;
+  }
+  std::cerr << "error: --threads: expected a whole number from 1 to " << kMaxThreads << " (got "
+            << text << ")\n";
+  return false;
+}
+
+// --out must not be the scene (the same device and inode)
+bool out_is_not_scene(const std::string& out, const std::string& scene) {
+  struct stat a, b;
+  if (out.empty() || ::stat(out.c_str(), &a) != 0 || ::stat(scene.c_str(), &b) != 0 ||
+      a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+    return true;
+  std::cerr << "error: --out: '" << out << "' is the scene file; it is not overwritten\n";
+  return false;
+}
+
+// the rows: to --out through a temporary (cli/outputs.hpp), or to stdout
+class Rows : public OutputFile {
+ public:
+  explicit Rows(bool to_stdout) : stdout_(to_stdout) {}
+  void put(const std::string& s) {
+    if (stdout_)
+      std::fwrite(s.data(), 1, s.size(), stdout);  // checked by finish_stdout()
+    else
+      write(s.data(), s.size());
+  }
+
+ private:
+  bool stdout_;
+};
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -84,41 +146,45 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-void write_header(std::FILE* f, const std::vector<Axis>& axes, const Model& m) {
-  std::fprintf(f, "run");
-  for (const Axis& a : axes) std::fprintf(f, ",%s", csv_field(a.pointer).c_str());
-  std::fprintf(f,
-               ",status,t,steps,rhs_evaluations,energy_initial,energy_final,"
-               "max_abs_energy_drift,violation_position_max,violation_velocity_max");
-  for (const Body& b : m.bodies())
-    for (const char* c : {"x", "y", "z", "vx", "vy", "vz"})
-      std::fprintf(f, ",%s", csv_field(b.name + "." + c).c_str());
-  std::fprintf(f, "\n");
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
-// a run stopped before its first sample (refused at t = 0) has empty figures
-void write_row(std::FILE* f, size_t i, const std::vector<Override>& set, const SweepOutcome& o,
-               int nbody) {
-  std::fprintf(f, "%zu", i);
-  for (const Override& v : set) std::fprintf(f, ",%s", csv_field(v.value).c_str());
-  const SimulationResult& r = o.result;
+std::string header(const std::vector<Axis>& axes, const Model& m) {
+  std::string h = "run";
+  for (const Axis& a : axes) h += "," + csv_field(a.pointer);
+  h += ",status,t,steps,rhs_evaluations,energy_initial,energy_final,"
+       "max_abs_energy_drift,violation_position_max,violation_velocity_max";
+  for (const Body& b : m.bodies())
+    for (const char* c : {"x", "y", "z", "vx", "vy", "vz"}) h += "," + csv_field(b.name + "." + c);
+  return h + "\n";
+}
+
+// a run stopped before its first sample (refused at t = 0) has empty figures, as has a
+// body the run's model does not have
+std::string row(size_t i, const std::vector<Override>& set, const SweepOutcome& o, int nbody) {
+  std::string r = std::to_string(i);
+  for (const Override& v : set) r += "," + csv_field(v.value);
+  const SimulationResult& res = o.result;
   const RunSummary& s = o.summary;
-  std::fprintf(f, ",%s,%.17g,%ld,%ld", simulation_status_name(r.status), r.t, r.steps,
-               r.rhs_evaluations);
+  r += std::string(",") + simulation_status_name(res.status) + "," + number(res.t) + "," +
+       std::to_string(res.steps) + "," + std::to_string(res.rhs_evaluations);
   const bool sampled = s.samples > 0;
   for (double v : {s.energy_initial, s.energy_final, s.max_abs_energy_drift,
                    s.violation_position_max, s.violation_velocity_max})
-    sampled ? std::fprintf(f, ",%.17g", v) : std::fprintf(f, ",");
+    r += sampled ? "," + number(v) : ",";
   for (int b = 0; b < nbody; ++b)
     for (int k = 0; k < 6; ++k) {
-      if (!sampled) {
-        std::fprintf(f, ",");
+      if (!sampled || b >= static_cast<int>(s.final_bodies.size())) {
+        r += ",";
         continue;
       }
       const BodyState& x = s.final_bodies[b];
-      std::fprintf(f, ",%.17g", k < 3 ? x.x(k) : x.v(k - 3));
+      r += "," + number(k < 3 ? x.x(k) : x.v(k - 3));
     }
-  std::fprintf(f, "\n");
+  return r + "\n";
 }
 
 bool draw_progress(size_t done, size_t total) {
@@ -133,54 +199,73 @@ bool draw_progress(size_t done, size_t total) {
 
 int run_sweep(const SweepOptions& o) {
   Formulation f;
-  if (!formulation_or_report(o.formulation, f)) return 2;
-  // every scene of the product, loaded before anything runs
-  std::vector<std::vector<Override>> sets;
-  std::vector<SweepRun> runs;
+  int threads = 0;
+  if (!formulation_or_report(o.formulation, f) || !threads_or_report(o.threads, threads)) return 2;
+  // the sets and the first run's scene (for the header), before anything runs
+  std::vector<Axis> axes;
+  size_t count = 0;
+  std::string text;
+  std::shared_ptr<const Model> first;
+  const auto make_run = [&](size_t i) {
+    const Scene scene = load_scene_with_overrides(text, o.scene, overrides_of(axes, i));
+    SimulationOptions so = SimulationOptions::from_settings(scene.settings);
+    if (f != Formulation::Auto) so.formulation = f;
+    return SweepRun{std::make_shared<const Model>(compile(scene)), std::nullopt, so};
+  };
   try {
-    sets = product(parse_axes(o.set));
-    const std::string text = read_scene_text(o.scene);
-    for (const auto& set : sets) {
-      const Scene scene = load_scene_with_overrides(text, o.scene, set);
-      SimulationOptions so = SimulationOptions::from_settings(scene.settings);
-      if (f != Formulation::Auto) so.formulation = f;
-      runs.push_back({std::make_shared<const Model>(compile(scene)), std::nullopt, so});
-    }
+    axes = parse_axes(o.set);
+    count = run_count(axes);
+    text = read_scene_text(o.scene);
+    first = make_run(0).model;
   } catch (const SceneError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
-
-  std::FILE* out = o.out.empty() ? stdout : std::fopen(o.out.c_str(), "w");
-  if (!out) {
-    std::cerr << "error: --out: cannot write '" << o.out << "'\n";
+  if (!out_is_not_scene(o.out, o.scene)) return 2;
+  Rows out(o.out.empty());
+  if (!o.out.empty() && !out.open(o.out)) {
+    std::cerr << "error: --out: " << out.error() << "\n";
     return 2;
   }
+
+  // the runs, each scene loaded by the worker that takes it
   appell::SweepOptions so;
-  so.threads = o.threads;
+  so.threads = threads;
   const bool bar = !o.quiet && isatty(fileno(stderr));
   if (bar) so.progress = draw_progress;
+  so.fewer_threads = [&](int started, int wanted, const std::string& why) {
+    std::fprintf(stderr, "note: %d of %d worker threads could start (%s); the runs go on %s\n",
+                 started, wanted, why.c_str(), started > 0 ? "on those" : "on the main thread");
+  };
   std::vector<SweepOutcome> outcomes;
   try {
-    outcomes = sweep(runs, so);
+    outcomes = sweep(count, make_run, so);
+  } catch (const SceneError& e) {
+    if (bar) std::fprintf(stderr, "\r\033[K");
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
   } catch (const std::invalid_argument& e) {
-    if (out != stdout) std::fclose(out);
+    if (bar) std::fprintf(stderr, "\r\033[K");
     std::cerr << "error: " << o.scene << ": " << e.what() << "\n";
     return 2;
   }
   if (bar) std::fprintf(stderr, "\r\033[K");
 
   // the rows, then what failed
-  write_header(out, parse_axes(o.set), *runs[0].model);
+  out.put(header(axes, *first));
+  for (size_t i = 0; i < outcomes.size(); ++i)
+    out.put(row(i, overrides_of(axes, i), outcomes[i], first->nbody()));
+  if (!o.out.empty() && !out.commit()) {
+    std::cerr << "error: --out: " << out.error() << "\n";
+    return 2;
+  }
   int failed = 0;
   for (size_t i = 0; i < outcomes.size(); ++i) {
-    write_row(out, i, sets[i], outcomes[i], runs[i].model->nbody());
     if (outcomes[i].result.ok()) continue;
     ++failed;
     std::fprintf(stderr, "error: %s: run %zu: at t = %.9g: %s\n", o.scene.c_str(), i,
                  outcomes[i].result.t, outcomes[i].result.message.c_str());
   }
-  if (out != stdout) std::fclose(out);
   return failed ? 3 : 0;
 }
 

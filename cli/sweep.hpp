@@ -8,12 +8,15 @@
 
 namespace appell::cli {
 
+// the most worker threads --threads takes
+constexpr int kMaxThreads = 1024;
+
 struct SweepOptions {
   std::string scene;
   std::vector<std::string> set;  // POINTER=VALUES, in order
   std::string out;               // the summary CSV (empty: stdout)
   std::string formulation;       // empty: the scene's choice
-  int threads = 0;               // 0: every core
+  std::string threads;           // empty: every core; else a whole number 1..kMaxThreads
   bool quiet = false;
 };
 

@@ -1,6 +1,7 @@
 #include "appell/model.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "appell/inertia.hpp"
@@ -92,7 +93,17 @@ Model compile(const ModelBuilder& b) {
     m.nq_ += body.nq();
     m.nu_ += body.nu();
   }
-  // rows, terms and reaction slots, constraint after constraint
+  // rows, terms and reaction slots, constraint after constraint; their sums are ints
+  long long rows = 0, terms = 0;
+  for (const ConstraintPtr& c : m.constraints_) {
+    rows += c->rows();
+    terms += static_cast<long long>(c->rows()) * static_cast<long long>(c->bodies().size());
+    if (rows > std::numeric_limits<int>::max() || terms > std::numeric_limits<int>::max())
+      throw std::invalid_argument("compile(): the constraints have more than " +
+                                  std::to_string(std::numeric_limits<int>::max()) +
+                                  " rows (or rows × bodies) in all, at constraint '" + c->name() +
+                                  "'");
+  }
   for (const ConstraintPtr& c : m.constraints_) {
     const int nb = static_cast<int>(c->bodies().size());
     m.row_offset_.push_back(m.nrows_);

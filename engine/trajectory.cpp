@@ -124,4 +124,19 @@ void RunSummary::record(const Sample& s) {
   ++samples;
 }
 
+bool RunSummary::finite() const {
+  for (double v : {energy_initial, energy_final, max_abs_energy_drift, violation_position_max,
+                   violation_velocity_max})
+    if (!std::isfinite(v)) return false;
+  for (const BodyState& b : final_bodies)
+    if (!b.x.allFinite() || !b.v.allFinite() || !b.w.allFinite() || !b.Q.allFinite()) return false;
+  return true;
+}
+
+void check_figures(const RunSummary& s, SimulationResult& r) {
+  if (!r.ok() || s.finite()) return;
+  r.status = SimulationStatus::NotFinite;
+  r.message = "the summary's figures are not finite";
+}
+
 }  // namespace appell

@@ -1,6 +1,8 @@
 // Scenes with values replaced by JSON Pointer (appell/overrides.hpp).
 #include "appell/overrides.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -119,13 +121,30 @@ std::vector<std::string> parse_set_values(const std::string& ptr, const std::str
   };
   if (values.empty()) throw bad("no value");
   if (values.find(':') != std::string::npos && values.find_first_of("[{\"") == std::string::npos) {
-    // a:b:n, evenly spaced, the ends exact
+    // a:b:n, evenly spaced, the ends exact; each part a whole token, checked in full
+    const size_t c1 = values.find(':'), c2 = values.find(':', c1 + 1);
+    const auto number = [](const std::string& t, double& v) {
+      char* end = nullptr;
+      v = std::strtod(t.c_str(), &end);
+      return !t.empty() && !std::isspace(static_cast<unsigned char>(t[0])) && *end == '\0' &&
+             std::isfinite(v);
+    };
     double a = 0, b = 0;
-    int n = 0;
-    char tail = 0;
-    if (std::sscanf(values.c_str(), "%lf:%lf:%d%c", &a, &b, &n, &tail) != 3 || n < 1 ||
-        !std::isfinite(a) || !std::isfinite(b))
+    if (c2 == std::string::npos || values.find(':', c2 + 1) != std::string::npos ||
+        !number(values.substr(0, c1), a) || !number(values.substr(c1 + 1, c2 - c1 - 1), b))
       throw bad("'" + values + "' is not a range a:b:n with finite a, b and n >= 1");
+    const std::string count = values.substr(c2 + 1);
+    char* end = nullptr;
+    errno = 0;
+    const long long parsed = std::strtoll(count.c_str(), &end, 10);
+    if (count.empty() || !(std::isdigit(static_cast<unsigned char>(count[0])) || count[0] == '-') ||
+        *end != '\0')
+      throw bad("'" + values + "': the count '" + count + "' is not a whole number");
+    if (errno == ERANGE || parsed < 1 || parsed > kMaxSetValues)
+      throw SceneError("--set", ptr,
+                       "'" + values + "': count " + count + " out of range (1.." +
+                           std::to_string(kMaxSetValues) + ")");
+    const int n = static_cast<int>(parsed);
     std::vector<std::string> out;
     for (int k = 0; k < n; ++k)
       out.push_back(format(k == 0 ? a : k == n - 1 ? b : a + (b - a) * k / (n - 1.0)));

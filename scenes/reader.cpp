@@ -103,14 +103,20 @@ std::string Node::string() const {
   return j_->get<std::string>();
 }
 
-std::string Node::name(const char* what) const {
-  const std::string s = string();
-  if (s.empty()) fail(std::string(what) + " name must not be empty");
+std::string name_problem(const std::string& s, const char* what) {
+  if (s.empty()) return std::string(what) + " name must not be empty";
   for (unsigned char c : s)
     if (c < 0x20 || c == 0x7f || c == ',' || c == '"')
-      fail(std::string(what) + " name '" + s +
-           "' contains a comma, a double quote or a control character; names become CSV "
-           "column names and may not");
+      return std::string(what) + " name '" + s +
+             "' contains a comma, a double quote or a control character; names become CSV "
+             "column names and may not";
+  return "";
+}
+
+std::string Node::name(const char* what) const {
+  const std::string s = string();
+  const std::string why = name_problem(s, what);
+  if (!why.empty()) fail(why);
   return s;
 }
 

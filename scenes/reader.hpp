@@ -50,6 +50,9 @@ class Node {
 };
 
 std::string type_name(const nlohmann::json& j);
+// why `name` cannot name a body or constraint (`what`), as Node::name() says it; empty
+// when it can (the Python ModelBuilder applies the same rule)
+std::string name_problem(const std::string& name, const char* what);
 std::string format_vec(const Vec3& v);
 
 }  // namespace appell

@@ -32,8 +32,11 @@ Scene load_scene_with_overrides(const std::string& text, const std::string& file
 // The text of a scene file; throws SceneError when it cannot be read.
 std::string read_scene_text(const std::string& path);
 
+// The most values one a:b:n range gives (and the most runs `appell sweep` makes).
+constexpr long long kMaxSetValues = 1000000;
+
 // The values of one `--set POINTER=VALUES` of the command line, as JSON texts:
-//   a:b:n        n numbers evenly spaced from a to b (n ≥ 1; n = 1 gives a)
+//   a:b:n        n numbers evenly spaced from a to b (1 ≤ n ≤ kMaxSetValues; n = 1 gives a)
 //   v1,v2,...    each one JSON value, or a string when it is not JSON (pinv, rk4)
 //   (arrays, objects and strings may contain commas: [0,1,0],[0,2,0] is two values)
 // Throws SceneError (file "--set", the pointer) when VALUES says none of these.

@@ -92,6 +92,14 @@ struct RunSummary {
   long samples = 0;
 
   void record(const Sample& s);
+  // every figure and final body state is finite (finite samples can still give an
+  // infinite drift: 1e308 − (−1e308))
+  bool finite() const;
 };
+
+// The rule of `appell simulate`, `appell sweep` and the Python module: a run that
+// completed but whose summary is not finite failed.  Sets r to NotFinite, with the
+// message "the summary's figures are not finite", when r completed and s is not finite.
+void check_figures(const RunSummary& s, SimulationResult& r);
 
 }  // namespace appell

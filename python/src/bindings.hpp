@@ -40,6 +40,12 @@ void bind_sweep(py::module_& m);
 // formulation, integrator, duration, dt, rtol, atol, every, stabilization; throws
 // std::invalid_argument naming an unknown keyword or a bad value
 SimulationOptions make_options(const PyModel& m, const py::dict& kwargs);
+// a State of the model's sizes is one it can start from: q and u finite, no quaternion
+// zero; else throws std::invalid_argument naming the joint
+void check_state(const Model& m, const State& s);
+// `name` when a scene could use it for a `what` (body, constraint): the scene loader's
+// rule (scenes/reader.hpp name_problem()); else throws std::invalid_argument
+const std::string& checked_name(const std::string& name, const char* function, const char* what);
 // a body of the model by name or index ("world" or −1 for the ground)
 int body_ref(const ModelBuilder& b, const py::object& ref);
 // a (rows × 3) array of Vec3s, and body states as numpy arrays (nbody × 3, nbody × 3 × 3)

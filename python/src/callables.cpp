@@ -125,7 +125,8 @@ void bind_callables(py::module_& m) {
         for (const py::object& o : bodies) idx.push_back(body_ref(b, o));
         const int n = b.nbody();
         b.add_constraint(std::make_shared<CallableConstraint>(
-            name, idx, rows, holonomic, [fn, n, rows](const StateView& s, const RowSpan& out) {
+            checked_name(name, "add_callable_constraint()", "constraint"), idx, rows, holonomic,
+            [fn, n, rows](const StateView& s, const RowSpan& out) {
               python_rows(fn, n, rows, s, out);
             }));
       },

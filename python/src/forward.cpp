@@ -41,7 +41,10 @@ const char* status_name(SolveStatus s) {
 // constraints in the mass metric; then the formulation
 SolveStatus evaluate(const Model& m, Data& d, const std::optional<State>& s,
                      const SolverOptions& o) {
-  if (s) return forward(m, d, *s, o);
+  if (s) {
+    check_state(m, *s);
+    return forward(m, d, *s, o);
+  }
   set_state(m, d, m.initial_state());
   kinematics(m, d);
   const SolveStatus st = project_velocities(m, d);

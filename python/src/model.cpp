@@ -8,6 +8,7 @@
 #include <Eigen/Geometry>
 
 #include "python/src/bindings.hpp"
+#include "scenes/reader.hpp"
 
 namespace appell::python {
 
@@ -25,10 +26,43 @@ int body_ref(const ModelBuilder& b, const py::object& ref) {
   return i;
 }
 
+const std::string& checked_name(const std::string& name, const char* function, const char* what) {
+  const std::string why = name_problem(name, what);
+  if (!why.empty()) throw std::invalid_argument(std::string(function) + ": " + why);
+  return name;
+}
+
+void check_state(const Model& m, const State& s) {
+  const TreeModel& tree = m.tree();
+  // wrong sizes: the library's functions name them (forward(): x has ..., expected ...)
+  if (s.q.size() != tree.nq || s.u.size() != tree.nu) return;
+  for (const TreeJoint& j : tree.joints) {
+    const std::string who = j.constraint >= 0
+                                ? "joint '" + m.constraints()[j.constraint]->name() + "'"
+                                : "the free joint of body '" + m.bodies()[j.body].name + "'";
+    if (!s.q.segment(j.q_offset, j.nq).allFinite() || !s.u.segment(j.u_offset, j.nu).allFinite())
+      throw std::invalid_argument("State: the coordinates of " + who + " are not finite");
+    // the entries normalize() rescales (a quaternion's) must not all be zero: ones are
+    // rescaled where the type keeps a unit quaternion
+    Eigen::VectorXd ones = Eigen::VectorXd::Ones(j.nq);
+    j.type->normalize(ones.data());
+    bool rescaled = false, zero = true;
+    for (int k = 0; k < j.nq; ++k)
+      if (ones(k) != 1.0) {
+        rescaled = true;
+        zero = zero && s.q(j.q_offset + k) == 0.0;
+      }
+    if (rescaled && zero)
+      throw std::invalid_argument("State: the quaternion of " + who +
+                                  " is zero; expected a nonzero [w x y z]");
+  }
+}
+
 namespace {
 
 std::string default_name(const ModelBuilder& b, const std::optional<std::string>& name) {
-  return name ? *name : "constraint" + std::to_string(b.constraints().size());
+  return name ? checked_name(*name, "add_constraint()", "constraint")
+              : "constraint" + std::to_string(b.constraints().size());
 }
 
 Mat3 inertia_of(const py::object& inertia) {
@@ -46,7 +80,7 @@ int add_body(ModelBuilder& b, const std::string& name, double mass, const std::s
     throw std::invalid_argument("add_body(): type must be 'rigid' or 'particle', got '" + type +
                                 "'");
   Body body;
-  body.name = name;
+  body.name = checked_name(name, "add_body()", "body");
   body.type = type == "rigid" ? BodyType::Rigid : BodyType::Particle;
   body.mass = mass;
   body.inertia = body.rigid() ? inertia_of(inertia) : Mat3::Zero();
@@ -99,6 +133,10 @@ void bind_builder(py::module_& m) {
              const py::object& child, const V& anchor, const V& axis, const V& axis2,
              const std::optional<std::string>& name) {
             const int p = body_ref(b, parent), c = body_ref(b, child);
+            if (p == c)
+              throw std::invalid_argument(
+                  "add_joint(): the two bodies must differ (both are '" +
+                  (p == kWorld ? std::string("world") : b.bodies()[p].name) + "')");
             b.add_constraint(std::make_shared<Joint>(default_name(b, name), joint_type(type), p, c,
                                                      b.initial_state(p), b.initial_state(c), anchor,
                                                      axis.normalized(), axis2.normalized()));

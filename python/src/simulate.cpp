@@ -118,6 +118,7 @@ py::dict sample_of(const Model& m, const Sample& s) {
 py::tuple simulate(const std::shared_ptr<PyModel>& pm, const std::optional<State>& state,
                    const py::object& observer, bool forces, const py::dict& kw) {
   const Model& m = *pm->model;
+  if (state) check_state(m, *state);
   SimulationOptions o = make_options(*pm, kw);
   // Ctrl-C: the GIL, briefly, about ten times a second
   using Clock = std::chrono::steady_clock;
@@ -142,6 +143,7 @@ py::tuple simulate(const std::shared_ptr<PyModel>& pm, const std::optional<State
       observer(sample_of(m, s));
     });
   }
+  check_figures(summary, r);  // as `appell simulate` and sweeps judge a run
   py::dict info = info_of(r, summary, sim);
   info["traj_columns"] = tr.traj_columns();
   return py::make_tuple(tr.columns(), as_array(tr.values(), tr.rows(), tr.cols()), info);

@@ -1,7 +1,8 @@
 // Sweeps in Python: many runs on the C++ thread pool (appell/sweep.hpp), the GIL released
 // while they run; `progress(done, total)` is called on the calling thread, with the GIL,
 // about ten times a second (appell/__init__.py draws a bar with it), and Ctrl-C cancels
-// the runs not yet started.
+// the runs not yet started.  When worker threads cannot start the runs go on on those that
+// did (or on the calling thread) with a RuntimeWarning; the interpreter never aborts.
 #include <limits>
 #include <thread>
 
@@ -45,8 +46,10 @@ py::list run_sweep(const std::vector<std::shared_ptr<PyModel>>& models,
     throw std::invalid_argument("sweep(): models, states and options differ in length");
   std::vector<SweepRun> runs;
   runs.reserve(models.size());
-  for (size_t i = 0; i < models.size(); ++i)
+  for (size_t i = 0; i < models.size(); ++i) {
+    if (states[i]) check_state(*models[i]->model, *states[i]);
     runs.push_back({models[i]->model, states[i], make_options(*models[i], options[i])});
+  }
   SweepOptions so;
   so.threads = threads;
   so.record = record;
@@ -56,6 +59,16 @@ py::list run_sweep(const std::vector<std::shared_ptr<PyModel>>& models,
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     if (!progress.is_none()) progress(done, total);
     return true;
+  };
+  // threads that cannot start (a process or memory limit): the runs go on on the others,
+  // with a RuntimeWarning
+  so.fewer_threads = [](int started, int wanted, const std::string& why) {
+    py::gil_scoped_acquire gil;
+    const std::string note = "sweep(): " + std::to_string(started) + " of " +
+                             std::to_string(wanted) + " worker threads could start (" + why +
+                             "); the runs go on " +
+                             (started > 0 ? "on those" : "on the calling thread");
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, note.c_str(), 1) != 0) throw py::error_already_set();
   };
   std::vector<SweepOutcome> out;
   {
