@@ -1,7 +1,6 @@
 #include "scenes/joint_space.hpp"
 
 #include <cmath>
-#include <functional>
 
 #include "appell/joint.hpp"
 #include "appell/tree.hpp"
@@ -233,27 +232,37 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
           "com is the centre of mass in a link frame, for a body placed by a joint with an origin; "
           "a body with a world position has its centre of mass at that position");
 
-  // parents before children: depth first, a cycle is an error
+  // parents before children, a cycle is an error: for each joint, up its chain of
+  // unplaced ancestors, then down placing them (a loop, not recursion, so that a chain of
+  // 10,000 links needs no deeper stack than a short one)
   std::vector<BodyState> ref(bodies.size());
   for (size_t b = 0; b < bodies.size(); ++b) ref[b] = state_of(bodies[b].body);
   std::vector<char> mark(bodies.size(), 0);  // 0 not yet, 1 in progress, 2 placed
+  std::vector<int> chain;
   Placements out;
-  std::function<void(int)> place = [&](int c) {
-    if (mark[c] == 2) return;
-    const Pending& j = pending[placer[c]];
-    if (mark[c] == 1)
-      j.joint["bodies"].fail("the joints with an origin form a cycle through body '" +
-                             bodies[c].body.name + "'; a loop needs one joint with an anchor");
-    mark[c] = 1;
-    if (j.parent != kWorld && placer[j.parent] >= 0) place(j.parent);
-    const JointPlacement pl = reference_placement(j, bodies, ref);
-    ref[c] = pl.child0;
-    const BodyState parent = j.parent == kWorld ? BodyState{} : state_of(bodies[j.parent].body);
-    initial_state(j, pl, bodies[c], parent);
-    out[placement_key(j.joint)] = pl;
-    mark[c] = 2;
-  };
-  for (const Pending& j : pending) place(j.child);
+  for (const Pending& first : pending) {
+    chain.clear();
+    for (int c = first.child; mark[c] != 2;) {
+      const Pending& j = pending[placer[c]];
+      if (mark[c] == 1)
+        j.joint["bodies"].fail("the joints with an origin form a cycle through body '" +
+                               bodies[c].body.name + "'; a loop needs one joint with an anchor");
+      mark[c] = 1;
+      chain.push_back(c);
+      if (j.parent == kWorld || placer[j.parent] < 0) break;
+      c = j.parent;
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const int c = *it;
+      const Pending& j = pending[placer[c]];
+      const JointPlacement pl = reference_placement(j, bodies, ref);
+      ref[c] = pl.child0;
+      const BodyState parent = j.parent == kWorld ? BodyState{} : state_of(bodies[j.parent].body);
+      initial_state(j, pl, bodies[c], parent);
+      out[placement_key(j.joint)] = pl;
+      mark[c] = 2;
+    }
+  }
   return out;
 }
 

@@ -103,14 +103,21 @@ std::string Node::string() const {
   return j_->get<std::string>();
 }
 
+std::string name_defect(const std::string& s) {
+  if (s.empty()) return "is empty";
+  if (!valid_utf8(s)) return "is not valid UTF-8";
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f || c == ',' || c == '"')
+      return "contains a comma, a double quote or a control character; names become CSV "
+             "column names and may not";
+  return "";
+}
+
 std::string Node::name(const char* what) const {
   const std::string s = string();
   if (s.empty()) fail(std::string(what) + " name must not be empty");
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f || c == ',' || c == '"')
-      fail(std::string(what) + " name '" + s +
-           "' contains a comma, a double quote or a control character; names become CSV "
-           "column names and may not");
+  const std::string defect = name_defect(s);
+  if (!defect.empty()) fail(std::string(what) + " name '" + s + "' " + defect);
   return s;
 }
 

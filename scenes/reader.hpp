@@ -50,6 +50,12 @@ class Node {
 };
 
 std::string type_name(const nlohmann::json& j);
+
+// Why `s` cannot name a body, a joint or a constraint, as the end of a sentence ("is
+// empty", "contains a comma, ..."), or "" when it can.  Names become CSV column names and
+// keys of JSON output, and appear in one-line messages: valid UTF-8 without a comma, a
+// double quote or a control character.  The URDF loader applies the same rule.
+std::string name_defect(const std::string& s);
 std::string format_vec(const Vec3& v);
 
 }  // namespace appell
