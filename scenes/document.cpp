@@ -31,17 +31,32 @@ std::string pointer_token(const std::string& key) {
 
 namespace {
 
-// the length of the valid UTF-8 sequence at s[i], or 0
+// the length of the valid UTF-8 sequence at s[i], or 0.  RFC 3629 §4: no overlong forms,
+// no surrogates, nothing above U+10FFFF (what nlohmann::json's dump() insists on)
 size_t utf8_length(const std::string& s, size_t i) {
   const unsigned char c = s[i];
-  const size_t n = c < 0x80           ? 1
-                   : (c >> 5) == 0x6  ? 2
-                   : (c >> 4) == 0xe  ? 3
-                   : (c >> 3) == 0x1e ? 4
-                                      : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (c < 0x80) {
+    return 1;
+  } else if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const unsigned char b = s[i + k];
+    if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) return 0;
+  }
   return n;
 }
 
@@ -76,33 +91,9 @@ std::string printable(const std::string& s) {
 }
 
 bool valid_utf8(const std::string& s) {
-  // RFC 3629 §4: no overlong forms, no surrogates, nothing above U+10FFFF (what
-  // nlohmann::json's dump() insists on)
-  const auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
   for (size_t i = 0; i < s.size();) {
-    const unsigned char c = byte(i);
-    size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
-    if (c < 0x80) {
-      n = 1;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-      n = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 3;
-      if (c == 0xe0) lo = 0xa0;
-      if (c == 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 4;
-      if (c == 0xf0) lo = 0x90;
-      if (c == 0xf4) hi = 0x8f;
-    } else {
-      return false;
-    }
-    if (i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      const unsigned char b = byte(i + k);
-      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) return false;
-    }
+    const size_t n = utf8_length(s, i);
+    if (n == 0) return false;
     i += n;
   }
   return true;
