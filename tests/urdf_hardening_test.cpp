@@ -432,6 +432,15 @@ TEST(UrdfHardening, TheBaseIsStated) {
   const Scene s = load_scene(own);
   EXPECT_TRUE(s.robot.floating);
   EXPECT_EQ(describe(s.robot), "floating: the URDF's floating joint 'float'");
+  // a fixed base with every link welded to the root moves nothing, and says what to do
+  const std::string welded =
+      write("welded.urdf", "<robot name=\"r\">" + link("torso") + link("a") +
+                               joint("j", "torso", "a", "fixed") + "</robot>");
+  EXPECT_EQ(load_error(welded),
+            welded +
+                ": nothing moves: every link is welded to the root link 'torso', which a fixed "
+                "base makes the world (to float the robot, include it in a scene with \"base\": "
+                "\"floating\")");
   EXPECT_EQ(
       describe(load_scene(write("plain.json",
                                 R"({"bodies": [{"name": "p", "type": "particle", "mass": 1}]})"))
