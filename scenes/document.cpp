@@ -1,5 +1,10 @@
 #include "scenes/document.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -26,17 +31,32 @@ std::string pointer_token(const std::string& key) {
 
 namespace {
 
-// the length of the valid UTF-8 sequence at s[i], or 0
+// the length of the valid UTF-8 sequence at s[i], or 0.  RFC 3629 §4: no overlong forms,
+// no surrogates, nothing above U+10FFFF (what nlohmann::json's dump() insists on)
 size_t utf8_length(const std::string& s, size_t i) {
   const unsigned char c = s[i];
-  const size_t n = c < 0x80           ? 1
-                   : (c >> 5) == 0x6  ? 2
-                   : (c >> 4) == 0xe  ? 3
-                   : (c >> 3) == 0x1e ? 4
-                                      : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (c < 0x80) {
+    return 1;
+  } else if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const unsigned char b = s[i + k];
+    if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) return 0;
+  }
   return n;
 }
 
@@ -70,22 +90,55 @@ std::string printable(const std::string& s) {
   return out;
 }
 
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+namespace {
+
+// closes a file descriptor when the read ends, however it ends
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
 std::string read_scene_text(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
-  if (!f) throw SceneError(path, "", "cannot open the file");
-  // a bounded read: one byte more than the limit tells that the file is too large
+  // O_NONBLOCK: opening a FIFO that has no writer returns at once instead of waiting
+  const Descriptor f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (f.fd < 0) throw SceneError(path, "", "cannot open the file");
+  struct stat st;
+  if (::fstat(f.fd, &st) != 0) throw SceneError(path, "", "cannot read the file");
+  if (S_ISDIR(st.st_mode)) throw SceneError(path, "", "is a directory, not a file");
+  if (!S_ISREG(st.st_mode))
+    throw SceneError(path, "",
+                     "not a regular file (a device, a pipe or a socket); scenes and URDFs are "
+                     "read from files");
+  const auto too_large = [&] {
+    return SceneError(path, "",
+                      "the file is larger than the limit of " +
+                          std::to_string(SceneLimits::kMaxBytes >> 20) + " MiB for a scene");
+  };
+  if (static_cast<unsigned long long>(st.st_size) > SceneLimits::kMaxBytes) throw too_large();
+  // a bounded read all the same (the file may grow): one byte more than the limit tells
   std::string text;
   char buf[1 << 16];
   while (text.size() <= SceneLimits::kMaxBytes) {
-    const size_t n = std::fread(buf, 1, sizeof buf, f.get());
-    text.append(buf, n);
-    if (n < sizeof buf) break;
+    const ssize_t n = ::read(f.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw SceneError(path, "", "cannot read the file");
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
   }
-  if (std::ferror(f.get())) throw SceneError(path, "", "cannot read the file");
-  if (text.size() > SceneLimits::kMaxBytes)
-    throw SceneError(path, "",
-                     "the file is larger than the limit of " +
-                         std::to_string(SceneLimits::kMaxBytes >> 20) + " MiB for a scene");
+  if (text.size() > SceneLimits::kMaxBytes) throw too_large();
   return text;
 }
 

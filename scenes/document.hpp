@@ -28,8 +28,13 @@ std::string pointer_token(const std::string& key);
 // one line: "\n", "\t", "\u0001".
 std::string printable(const std::string& s);
 
-// The whole file, or a SceneError (cannot open, cannot read, larger than kMaxBytes).  The
-// read stops at kMaxBytes + 1 bytes, so /dev/zero ends quickly.
+// True when s is valid UTF-8 (what JSON output and the JSON parser require).
+bool valid_utf8(const std::string& s);
+
+// The whole file, or a SceneError naming `path` (cannot open, cannot read, larger than
+// kMaxBytes, not a regular file).  Scenes and URDFs are read from regular files only: a
+// directory, a device (/dev/zero), a FIFO or a socket is refused before any read (a FIFO
+// without a writer would block).  The read stops at kMaxBytes + 1 bytes in any case.
 std::string read_scene_text(const std::string& path);
 
 // The document, or a SceneError at the pointer of the offending value: a syntax error

@@ -1,7 +1,7 @@
 #include "scenes/joint_space.hpp"
 
 #include <cmath>
-#include <functional>
+#include <unordered_map>
 
 #include "appell/joint.hpp"
 #include "appell/tree.hpp"
@@ -96,8 +96,9 @@ struct Pending {
 
 // the body named at n; `via` receives the frame of a merged link in its body (else the
 // identity), and is null where a merged link cannot stand (a joint's child)
-int resolve(const Node& n, const std::vector<SceneBody>& bodies, const Aliases& aliases,
-            Alias* via) {
+using BodyIndex = std::unordered_map<std::string, int>;  // name → index in bodies
+
+int resolve(const Node& n, const BodyIndex& bodies, const Aliases& aliases, Alias* via) {
   std::string name = n.string();
   const auto a = aliases.find(name);
   if (a != aliases.end()) {
@@ -108,8 +109,8 @@ int resolve(const Node& n, const std::vector<SceneBody>& bodies, const Aliases& 
     name = a->second.body;
   }
   if (name == "world") return kWorld;
-  for (size_t i = 0; i < bodies.size(); ++i)
-    if (bodies[i].body.name == name) return static_cast<int>(i);
+  const auto b = bodies.find(name);
+  if (b != bodies.end()) return b->second;
   n.fail("unknown body '" + name + "'; expected a body name or 'world'");
 }
 
@@ -127,7 +128,7 @@ void read_axes(const Node& n, Pending& p) {
 }
 
 // the joint at n, which has an "origin"
-Pending pending_joint(const Node& n, const std::vector<SceneBody>& bodies, const Aliases& aliases) {
+Pending pending_joint(const Node& n, const BodyIndex& bodies, const Aliases& aliases) {
   const std::string type = n["type"].string();
   const JointType* jt = find_joint_type(type);
   if (!jt) n["origin"].fail("only joints place a body; '" + type + "' is not a joint type");
@@ -208,11 +209,14 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
                         const Aliases& aliases) {
   std::vector<Pending> pending;
   std::vector<int> placer(bodies.size(), -1);
+  BodyIndex index;  // names looked up in O(1): a chain of 10,000 links has 20,000 of them
+  for (size_t i = 0; i < bodies.size(); ++i)
+    index.emplace(bodies[i].body.name, static_cast<int>(i));
   for (const Node& list : constraint_lists)
     for (size_t i = 0; i < list.size(); ++i) {
       const Node n = list.at(i);
       if (!n.json().is_object() || !n.has("origin")) continue;
-      Pending p = pending_joint(n, bodies, aliases);
+      Pending p = pending_joint(n, index, aliases);
       if (placer[p.child] >= 0)
         n["origin"].fail("body '" + bodies[p.child].body.name +
                          "' is already placed by the joint at " +
@@ -232,27 +236,37 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
           "com is the centre of mass in a link frame, for a body placed by a joint with an origin; "
           "a body with a world position has its centre of mass at that position");
 
-  // parents before children: depth first, a cycle is an error
+  // parents before children, a cycle is an error: for each joint, up its chain of
+  // unplaced ancestors, then down placing them (a loop, not recursion, so that a chain of
+  // 10,000 links needs no deeper stack than a short one)
   std::vector<BodyState> ref(bodies.size());
   for (size_t b = 0; b < bodies.size(); ++b) ref[b] = state_of(bodies[b].body);
   std::vector<char> mark(bodies.size(), 0);  // 0 not yet, 1 in progress, 2 placed
+  std::vector<int> chain;
   Placements out;
-  std::function<void(int)> place = [&](int c) {
-    if (mark[c] == 2) return;
-    const Pending& j = pending[placer[c]];
-    if (mark[c] == 1)
-      j.joint["bodies"].fail("the joints with an origin form a cycle through body '" +
-                             bodies[c].body.name + "'; a loop needs one joint with an anchor");
-    mark[c] = 1;
-    if (j.parent != kWorld && placer[j.parent] >= 0) place(j.parent);
-    const JointPlacement pl = reference_placement(j, bodies, ref);
-    ref[c] = pl.child0;
-    const BodyState parent = j.parent == kWorld ? BodyState{} : state_of(bodies[j.parent].body);
-    initial_state(j, pl, bodies[c], parent);
-    out[placement_key(j.joint)] = pl;
-    mark[c] = 2;
-  };
-  for (const Pending& j : pending) place(j.child);
+  for (const Pending& first : pending) {
+    chain.clear();
+    for (int c = first.child; mark[c] != 2;) {
+      const Pending& j = pending[placer[c]];
+      if (mark[c] == 1)
+        j.joint["bodies"].fail("the joints with an origin form a cycle through body '" +
+                               bodies[c].body.name + "'; a loop needs one joint with an anchor");
+      mark[c] = 1;
+      chain.push_back(c);
+      if (j.parent == kWorld || placer[j.parent] < 0) break;
+      c = j.parent;
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const int c = *it;
+      const Pending& j = pending[placer[c]];
+      const JointPlacement pl = reference_placement(j, bodies, ref);
+      ref[c] = pl.child0;
+      const BodyState parent = j.parent == kWorld ? BodyState{} : state_of(bodies[j.parent].body);
+      initial_state(j, pl, bodies[c], parent);
+      out[placement_key(j.joint)] = pl;
+      mark[c] = 2;
+    }
+  }
   return out;
 }
 

@@ -103,14 +103,21 @@ std::string Node::string() const {
   return j_->get<std::string>();
 }
 
-std::string name_problem(const std::string& s, const char* what) {
-  if (s.empty()) return std::string(what) + " name must not be empty";
+std::string name_defect(const std::string& s) {
+  if (s.empty()) return "is empty";
+  if (!valid_utf8(s)) return "is not valid UTF-8";
   for (unsigned char c : s)
     if (c < 0x20 || c == 0x7f || c == ',' || c == '"')
-      return std::string(what) + " name '" + s +
-             "' contains a comma, a double quote or a control character; names become CSV "
+      return "contains a comma, a double quote or a control character; names become CSV "
              "column names and may not";
   return "";
+}
+
+std::string name_problem(const std::string& s, const char* what) {
+  const std::string defect = name_defect(s);
+  if (defect.empty()) return "";
+  if (s.empty()) return std::string(what) + " name must not be empty";
+  return std::string(what) + " name '" + s + "' " + defect;
 }
 
 std::string Node::name(const char* what) const {

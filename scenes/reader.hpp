@@ -50,8 +50,14 @@ class Node {
 };
 
 std::string type_name(const nlohmann::json& j);
-// why `name` cannot name a body or constraint (`what`), as Node::name() says it; empty
-// when it can (the Python ModelBuilder applies the same rule)
+
+// Why `s` cannot name a body, a joint or a constraint, as the end of a sentence ("is
+// empty", "contains a comma, ..."), or "" when it can.  Names become CSV column names and
+// keys of JSON output, and appear in one-line messages: valid UTF-8 without a comma, a
+// double quote or a control character.  The URDF loader applies the same rule.
+std::string name_defect(const std::string& s);
+// the same as a whole message about a `what` ("body", "constraint") name, as Node::name()
+// says it; the Python ModelBuilder applies it
 std::string name_problem(const std::string& name, const char* what);
 std::string format_vec(const Vec3& v);
 

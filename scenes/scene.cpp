@@ -2,12 +2,14 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "appell/inertia.hpp"
+#include "appell/joint_forces.hpp"
 #include "engine/stages.hpp"
 #include "scenes/document.hpp"
 #include "scenes/initial_state.hpp"
@@ -245,12 +247,13 @@ typename Parsers::mapped_type parser_for(const Node& n, const Parsers& parsers, 
 // the bodies of one scene part, appended to `out` (names unique across parts and aliases)
 void parse_bodies(const Node& list, const Aliases& aliases, std::vector<SceneBody>& out) {
   check_count(list, SceneLimits::kMaxBodies, "bodies");
+  std::set<std::string> names;  // O(log n) a look-up: 10,000 bodies stay quick
+  for (const SceneBody& other : out) names.insert(other.body.name);
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     SceneBody b{parse_body(n), n};
-    for (const SceneBody& other : out)
-      if (other.body.name == b.body.name)
-        n["name"].fail("duplicate body name '" + b.body.name + "'");
+    if (!names.insert(b.body.name).second)
+      n["name"].fail("duplicate body name '" + b.body.name + "'");
     if (aliases.count(b.body.name))
       n["name"].fail("duplicate body name '" + b.body.name + "' (a link of the included URDF)");
     if (n.has("com")) b.com = n["com"].vec3();
@@ -260,14 +263,15 @@ void parse_bodies(const Node& list, const Aliases& aliases, std::vector<SceneBod
 
 void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& nodes) {
   check_count(list, SceneLimits::kMaxConstraints, "constraints");
+  std::set<std::string> names;
+  for (const ConstraintPtr& other : ctx.model.constraints()) names.insert(other->name());
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     const auto parse = parser_for(n, constraint_parsers(), "constraint");
     const std::string name =
         n.has("name") ? n["name"].name("constraint") : "constraint" + std::to_string(i);
-    for (const ConstraintPtr& other : ctx.model.constraints())
-      if (other->name() == name)
-        (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
+    if (!names.insert(name).second)
+      (n.has("name") ? n["name"] : n).fail("duplicate constraint name '" + name + "'");
     ctx.model.add_constraint(parse(n, name, ctx));
     nodes.push_back(n);
   }
@@ -311,6 +315,25 @@ void parse_settings(const Node& top, Settings& settings) {
 
 namespace {
 
+// True when every constraint is a joint with an "origin" (a URDF's tree, or a scene
+// written in joint space): those hold at t = 0 by construction.
+bool only_placed_joints(const std::vector<Node>& constraints) {
+  for (const Node& n : constraints)
+    if (!n.has("origin")) return false;
+  return true;
+}
+
+// A URDF's <dynamics damping="d">: a viscous joint torque −d q̇ (appell::JointDamping) on
+// each joint that has it and moves, as the robot's own forces, before the scene's.
+void add_joint_damping(ModelBuilder& m) {
+  std::vector<std::shared_ptr<const Joint>> damped;
+  for (const ConstraintPtr& c : m.constraints())
+    if (auto j = std::dynamic_pointer_cast<const Joint>(c))
+      if (j->properties().damping > 0 && j->joint_type().nu() > 0) damped.push_back(j);
+  for (const auto& j : damped)
+    m.add_force(std::make_shared<JointDamping>(j, j->properties().damping));
+}
+
 // A body marked "root" must be the only mark of a floating tree (build_tree): its
 // message, at the first mark.
 void check_root_marks(const ModelBuilder& m, const std::vector<SceneBody>& bodies) {
@@ -331,6 +354,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   Scene scene;
   ModelBuilder& m = scene.model;
   m.name = top.has("name") ? top["name"].string() : urdf ? urdf->name : top.file();
+  if (urdf) scene.robot = urdf->base;
   if (top.has("gravity"))
     m.gravity = top["gravity"].vec3();
   else if (urdf)
@@ -354,30 +378,75 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   std::vector<Node> constraint_nodes;
   for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);
   check_root_marks(m, bodies);
+  if (urdf) add_joint_damping(m);
   if (top.has("forces")) parse_forces(top["forces"], ctx);
   parse_settings(top, scene.settings);
-  if (!constraint_nodes.empty())
-    check_initial_state(m, constraint_nodes, top.has("constraints") ? top["constraints"] : top);
+  const Node& list = top.has("constraints") ? top["constraints"] : top;
+  if (!only_placed_joints(constraint_nodes)) {
+    check_initial_state(m, constraint_nodes, list);
+  } else {
+    // joints with an origin hold at t = 0 by construction (each places its child), so the
+    // check, which builds the dense rows (nrows × nu), is left out; its limit stays
+    int rows = 0;
+    for (const ConstraintPtr& c : m.constraints()) rows += c->rows();
+    if (rows > SceneLimits::kMaxRows)
+      list.fail("the constraints have " + std::to_string(rows) + " rows, more than the limit of " +
+                std::to_string(SceneLimits::kMaxRows));
+  }
   return scene;
 }
 
-Scene load_urdf(const std::string& path) {
-  UrdfScene urdf = urdf_scene(path, false);
+// The same, where an error that the scene's parsers raise on the URDF's part names the
+// URDF's link or joint instead of a pointer into the document the converter wrote (a
+// pointer the user never wrote).  The converter checks what it can in the URDF's words
+// first; this is the net under it.
+Scene build_scene_located(const Node& top, const UrdfScene* urdf) {
+  try {
+    return build_scene(top, urdf);
+  } catch (const SceneError& e) {
+    if (!urdf || e.file() != urdf->file || e.pointer().empty()) throw;
+    const std::string element = urdf_element(*urdf, e.pointer());
+    throw SceneError(urdf->file, "", (element.empty() ? "" : element + ": ") + e.message());
+  }
+}
+
+Scene load_urdf(const std::string& text, const std::string& path) {
+  UrdfScene urdf = urdf_scene_from_string(text, path, false);
+  if (urdf.doc["bodies"].empty())
+    throw SceneError(path, "",
+                     "nothing moves: every link is welded to the root link '" +
+                         urdf.base.root_link +
+                         "', which a fixed base makes the world (to float the robot, include "
+                         "it in a scene with \"base\": \"floating\")");
   follow_mimics(urdf);
   const json root = json::object();
-  return build_scene(Node(root, "", path), &urdf);
+  return build_scene_located(Node(root, "", path), &urdf);
 }
 
 }  // namespace
 
+std::string describe(const RobotBase& base) {
+  if (base.urdf.empty()) return "";
+  if (base.floating && base.free_joint == "root_joint" && base.chosen)
+    return "floating: free joint 'root_joint' from the world to the root link '" + base.root_link +
+           "' (the include's \"base\": \"floating\")";
+  if (base.floating) return "floating: the URDF's floating joint '" + base.free_joint + "'";
+  return "fixed: the root link '" + base.root_link + "' is the world" +
+         (base.chosen ? std::string(" (the include's \"base\": \"fixed\")")
+                      : std::string(" (the default for a URDF; to float it, include it in a "
+                                    "scene with \"base\": \"floating\")"));
+}
+
 Scene load_scene_from_string(const std::string& text, const std::string& file) {
+  // by content: XML is a URDF (or a format appell does not read, which throws)
+  if (is_urdf_text(text, file)) return load_urdf(text, file);
   const json root = parse_scene_document(text, file);
   const Node top(root, "", file);
   top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
               "integrator", "output"});
   if (!top.has("include")) return build_scene(top, nullptr);
   const UrdfScene urdf = include_urdf(top["include"]);
-  return build_scene(top, &urdf);
+  return build_scene_located(top, &urdf);
 }
 
 Model compile(const Scene& scene) {
@@ -393,7 +462,6 @@ Model load_model(const std::string& path) {
 }
 
 Scene load_scene(const std::string& path) {
-  if (is_urdf_path(path)) return load_urdf(path);
   return load_scene_from_string(read_scene_text(path), path);
 }
 

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <set>
 
 #include "appell/inertia.hpp"
+#include "scenes/document.hpp"
+#include "scenes/xml_outline.hpp"
 
 namespace appell {
 
@@ -56,6 +58,17 @@ struct Frame {
   Mat3 R = Mat3::Identity();
 };
 
+bool finite(const urdf::Pose& o) {
+  return std::isfinite(o.position.x) && std::isfinite(o.position.y) &&
+         std::isfinite(o.position.z) && std::isfinite(o.rotation.x) &&
+         std::isfinite(o.rotation.y) && std::isfinite(o.rotation.z) && std::isfinite(o.rotation.w);
+}
+
+bool moves_one_coordinate(const urdf::Joint& j) {
+  return j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS ||
+         j.type == urdf::Joint::PRISMATIC;
+}
+
 class Converter {
  public:
   Converter(const urdf::ModelInterface& model, UrdfScene& out) : model_(model), out_(out) {
@@ -63,7 +76,12 @@ class Converter {
   }
 
   void run(bool floating_base) {
+    check_names();
+    check_tree();
     const urdf::Link& root = *model_.getRoot();
+    out_.base.urdf = out_.file;
+    out_.base.root_link = root.name;
+    reached_.insert(root.name);
     if (floating_base) {
       if (!has_mass(root))
         fail("link '" + root.name +
@@ -75,17 +93,82 @@ class Converter {
                     {"bodies", {"world", root.name}},
                     {"origin", json::object()}};
       out_.doc["constraints"].push_back(joint);
+      out_.base.floating = true;
+      out_.base.free_joint = "root_joint";
       walk(root, Frame{root.name});
     } else {
       out_.aliases[root.name] = Alias{"world"};  // a fixed base: the root is the ground
       walk(root, Frame{"world"});
     }
+    check_reached(root);
     for (const json& m : mimics_) out_.doc["constraints"].push_back(m);
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw SceneError(out_.file, "", what); }
   static bool has_mass(const urdf::Link& l) { return l.inertial && l.inertial->mass > 0; }
+
+  // every name the scene keeps follows the scene format's rule for names (they become
+  // CSV columns and JSON keys): checked first, so that later messages can quote them
+  void check_names() const {
+    const std::string& robot = model_.getName();
+    if (!valid_utf8(robot)) fail("<robot name='" + robot + "'>: the name is not valid UTF-8");
+    for (unsigned char c : robot)
+      if (c < 0x20 || c == 0x7f)
+        fail("<robot name='" + robot + "'>: the name contains a control character");
+    for (const auto& l : model_.links_) {
+      const std::string defect = name_defect(l.first);
+      if (!defect.empty()) fail("link '" + l.first + "': the name " + defect);
+    }
+    for (const auto& j : model_.joints_) {
+      const std::string defect = name_defect(j.first);
+      if (!defect.empty()) fail("joint '" + j.first + "': the name " + defect);
+    }
+  }
+
+  // a tree: every joint joins two links that exist, and no link has two parent joints
+  // (urdfdom keeps the last of two, and a walk from the root would go round a loop)
+  void check_tree() {
+    for (const auto& entry : model_.joints_) {
+      const urdf::Joint& j = *entry.second;
+      for (const std::string* link : {&j.parent_link_name, &j.child_link_name})
+        if (!model_.getLink(*link))
+          fail("joint '" + j.name + "': no link '" + *link + "' in the URDF");
+      if (j.parent_link_name == j.child_link_name)
+        fail("joint '" + j.name + "' joins link '" + j.child_link_name + "' to itself");
+      const auto [it, fresh] = parent_.emplace(j.child_link_name, &j);
+      if (!fresh)
+        fail("link '" + j.child_link_name + "' has two parent joints '" + it->second->name +
+             "' and '" + j.name +
+             "'; a URDF is a tree (a scene can close a loop with a joint that has an anchor)");
+    }
+  }
+
+  // links the walk from the root did not reach hang on a loop of joints
+  void check_reached(const urdf::Link& root) const {
+    for (const auto& entry : model_.links_) {
+      if (reached_.count(entry.first)) continue;
+      // up the parents until a link repeats (then it is on a loop) or there is no parent
+      std::set<std::string> seen;
+      std::string link = entry.first;
+      while (seen.insert(link).second) {
+        const auto p = parent_.find(link);
+        if (p == parent_.end())
+          fail("link '" + entry.first + "' is not connected to the root link '" + root.name + "'");
+        link = p->second->parent_link_name;
+      }
+      std::string joints, links = "'" + link + "'";
+      for (std::string l = link;;) {
+        const urdf::Joint& j = *parent_.at(l);
+        joints += (joints.empty() ? "'" : ", '") + j.name + "'";
+        l = j.parent_link_name;
+        links += " -> '" + l + "'";
+        if (l == link) break;
+      }
+      fail("joints " + joints + " form a loop (links " + links + ") that the root link '" +
+           root.name + "' does not reach; a URDF is a tree");
+    }
+  }
 
   // the link's body: mass, centre of mass and inertia in the link frame
   void add_body(const urdf::Link& l, const std::string& role) {
@@ -94,6 +177,7 @@ class Converter {
       fail("link '" + l.name + "' is " + role + " but has no <inertial> with mass > 0");
     const urdf::Inertial& in = *l.inertial;
     if (!std::isfinite(in.mass)) fail("link '" + l.name + "': <mass> is not finite");
+    if (!finite(in.origin)) fail("link '" + l.name + "': <inertial> <origin> is not finite");
     Mat3 J;
     J << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
     // the tensor is given in the <inertial> frame: rotate it into the link frame
@@ -127,6 +211,26 @@ class Converter {
     }
   }
 
+  // <dynamics> and <limit> of joint j
+  JointProperties properties(const urdf::Joint& j) const {
+    JointProperties props;
+    if (j.dynamics) {
+      props.damping = j.dynamics->damping;
+      props.friction = j.dynamics->friction;
+      if (!(std::isfinite(props.damping) && props.damping >= 0) ||
+          !(std::isfinite(props.friction) && props.friction >= 0))
+        fail("joint '" + j.name + "': <dynamics> damping and friction must be finite and >= 0");
+    }
+    if (j.limits && (j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::PRISMATIC)) {
+      props.limited = true;
+      props.lower = j.limits->lower;
+      props.upper = j.limits->upper;
+      props.effort = j.limits->effort;
+      props.velocity = j.limits->velocity;
+    }
+    return props;
+  }
+
   // the joint j, from body `parent` at (p, R) in its link frame
   void add_joint(const urdf::Joint& j, const Frame& at) {
     const char* type = type_of(j);
@@ -144,63 +248,139 @@ class Converter {
         fail("joint '" + j.name + "': <axis> must be a nonzero direction");
       joint["axis"] = to_json(axis);
     }
-    JointProperties props;
-    if (j.dynamics) {
-      props.damping = j.dynamics->damping;
-      props.friction = j.dynamics->friction;
-      if (!(props.damping >= 0) || !(props.friction >= 0))
-        fail("joint '" + j.name + "': <dynamics> damping and friction must be >= 0");
-    }
-    if (j.limits && (j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::PRISMATIC)) {
-      props.limited = true;
-      props.lower = j.limits->lower;
-      props.upper = j.limits->upper;
-      props.effort = j.limits->effort;
-      props.velocity = j.limits->velocity;
+    if (t == "free" && at.body == "world" && !out_.base.floating) {
+      out_.base.floating = true;
+      out_.base.free_joint = j.name;
     }
     const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
-    out_.properties[out_.file + "#" + pointer] = props;
+    out_.properties[out_.file + "#" + pointer] = properties(j);
     out_.doc["constraints"].push_back(joint);
-    if (j.mimic)
-      mimics_.push_back({{"name", j.name + "_mimic"},
-                         {"type", "mimic"},
-                         {"joint", j.name},
-                         {"leader", j.mimic->joint_name},
-                         {"multiplier", j.mimic->multiplier},
-                         {"offset", j.mimic->offset}});
+    if (j.mimic) add_mimic(j);
   }
 
-  // the joints below link l, whose frame is `f`
+  // <mimic joint multiplier offset> of joint j: both joints move one coordinate
+  void add_mimic(const urdf::Joint& j) {
+    const urdf::JointMimic& mimic = *j.mimic;
+    const std::string& leader = mimic.joint_name;
+    const std::string what = "joint '" + j.name + "': <mimic joint='" + leader + "'>: ";
+    if (!moves_one_coordinate(j))
+      fail(what + "a " + type_of(j) +
+           " joint cannot mimic; a mimic joins revolute, continuous or prismatic joints");
+    const urdf::JointConstSharedPtr lead = model_.getJoint(leader);
+    if (!lead) fail(what + "no joint '" + leader + "' in the URDF");
+    if (leader == j.name) fail(what + "a joint cannot mimic itself");
+    if (!moves_one_coordinate(*lead))
+      fail(what + "mimic of " + (type_of(*lead) ? type_of(*lead) : "unknown") + " joint '" +
+           leader + "'; a mimic joins revolute, continuous or prismatic joints");
+    if (!std::isfinite(mimic.multiplier) || !std::isfinite(mimic.offset))
+      fail(what + "multiplier and offset must be finite");
+    const std::string name = j.name + "_mimic";
+    if (model_.getJoint(name))
+      fail(what + "its constraint is named '" + name + "', which is another joint's name");
+    mimics_.push_back({{"name", name},
+                       {"type", "mimic"},
+                       {"joint", j.name},
+                       {"leader", leader},
+                       {"multiplier", mimic.multiplier},
+                       {"offset", mimic.offset}});
+  }
+
+  // the joints below link l, whose frame is `f`, base to tip: a stack, not recursion, so
+  // that a chain of 10,000 links needs no deeper stack than one of 2 (the order is the
+  // recursion's: depth first, children in the URDF's order)
   void walk(const urdf::Link& l, const Frame& f) {
-    for (const urdf::JointSharedPtr& jp : l.child_joints) {
-      const urdf::Joint& j = *jp;
+    struct Pending {
+      const urdf::Joint* joint;
+      Frame parent;  // the frame of the joint's parent link
+    };
+    std::vector<Pending> stack;
+    const auto push_children = [&](const urdf::Link& link, const Frame& frame) {
+      for (auto it = link.child_joints.rbegin(); it != link.child_joints.rend(); ++it)
+        stack.push_back({it->get(), frame});
+    };
+    push_children(l, f);
+    while (!stack.empty()) {
+      const Pending p = stack.back();
+      stack.pop_back();
+      const urdf::Joint& j = *p.joint;
       const urdf::LinkConstSharedPtr child = model_.getLink(j.child_link_name);
-      if (!child) fail("joint '" + j.name + "': no child link '" + j.child_link_name + "'");
+      reached_.insert(child->name);
       const urdf::Pose& o = j.parent_to_joint_origin_transform;
-      const Frame at{f.body, f.p + f.R * vec3(o.position), f.R * rotation(o.rotation)};
-      if (j.type == urdf::Joint::FIXED && (f.body == "world" || !has_mass(*child))) {
+      if (!finite(o)) fail("joint '" + j.name + "': <origin> is not finite");
+      const Frame& pf = p.parent;
+      const Frame at{pf.body, pf.p + pf.R * vec3(o.position), pf.R * rotation(o.rotation)};
+      if (j.type == urdf::Joint::FIXED && (pf.body == "world" || !has_mass(*child))) {
         // welded to the ground, or a massless frame: merged into its parent
         if (child->name == "world") fail("link 'world' is reserved for the fixed ground");
-        out_.aliases[child->name] = Alias{f.body, at.p, at.R};
-        walk(*child, at);
+        if (j.mimic) add_mimic(j);  // reports that a fixed joint cannot mimic
+        out_.aliases[child->name] = Alias{pf.body, at.p, at.R};
+        push_children(*child, at);
         continue;
       }
       add_body(*child, std::string("moved by the ") + (type_of(j) ? type_of(j) : "unknown") +
                            " joint '" + j.name + "'");
       add_joint(j, at);
-      walk(*child, Frame{child->name});
+      push_children(*child, Frame{child->name});
     }
   }
 
   const urdf::ModelInterface& model_;
   UrdfScene& out_;
   std::vector<json> mimics_;
+  std::map<std::string, const urdf::Joint*> parent_;  // link → its parent joint
+  std::set<std::string> reached_;                     // links the walk reached
 };
+
+// urdfdom's links hold their children by shared_ptr: the last reference to the root
+// would free the chain link by link, one nested destructor a link.  Dropping the links
+// between links first lets the model's map free each on its own.
+struct Unlink {
+  urdf::ModelInterface* model;
+  ~Unlink() {
+    if (!model) return;
+    for (auto& l : model->links_) {
+      l.second->child_links.clear();
+      l.second->child_joints.clear();
+    }
+  }
+};
+
+const char kMjcf[] = "MJCF (MuJoCo XML) is not supported yet; appell reads JSON scenes and URDF";
 
 }  // namespace
 
+std::string unsupported_format(const std::string& text) {
+  if (first_significant_char(text) != '<') return "";
+  const XmlOutline o = xml_outline(text);
+  if (o.root == "mujoco") return kMjcf;
+  if (o.root.empty() || o.root == "robot") return "";
+  const std::string root = o.root.size() > 40 ? o.root.substr(0, 40) + "..." : o.root;
+  return "an XML file whose root element is <" + root +
+         "> is not a format appell reads; appell reads JSON scenes and URDF (root element "
+         "<robot>)";
+}
+
+bool is_urdf_text(const std::string& text, const std::string& file) {
+  const char c = first_significant_char(text);
+  if (c == '<') {
+    const std::string unsupported = unsupported_format(text);
+    if (!unsupported.empty()) throw SceneError(file, "", unsupported);
+    return true;
+  }
+  return c != '{' && c != '[' && is_urdf_path(file);
+}
+
 UrdfScene urdf_scene_from_string(const std::string& xml, const std::string& file,
                                  bool floating_base) {
+  // what tinyxml2 would recurse on, bounded first
+  const std::string unsupported = unsupported_format(xml);
+  if (!unsupported.empty()) throw SceneError(file, "", unsupported);
+  const XmlOutline outline = xml_outline(xml);
+  if (outline.too_deep_line > 0)
+    throw SceneError(file, "",
+                     "line " + std::to_string(outline.too_deep_line) + ": element <" +
+                         outline.too_deep.substr(0, 40) + "> is nested deeper than the limit of " +
+                         std::to_string(kMaxXmlDepth) + " XML elements");
   UrdfScene out;
   out.file = file;
   Capture capture;
@@ -213,6 +393,7 @@ UrdfScene urdf_scene_from_string(const std::string& xml, const std::string& file
     if (capture.first_error.empty()) capture.first_error = e.what();
   }
   console_bridge::restorePreviousOutputHandler();
+  const Unlink unlink{model.get()};
   if (!model || !model->getRoot())
     throw SceneError(file, "",
                      "not a valid URDF: " + (capture.first_error.empty()
@@ -224,11 +405,28 @@ UrdfScene urdf_scene_from_string(const std::string& xml, const std::string& file
 }
 
 UrdfScene urdf_scene(const std::string& path, bool floating_base) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SceneError(path, "", "cannot open the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return urdf_scene_from_string(ss.str(), path, floating_base);
+  return urdf_scene_from_string(read_scene_text(path), path, floating_base);
+}
+
+std::string urdf_element(const UrdfScene& u, const std::string& pointer) {
+  // "/bodies/<i>/..." or "/constraints/<i>/...": the entry the converter wrote
+  for (const char* list : {"bodies", "constraints"}) {
+    const std::string prefix = "/" + std::string(list) + "/";
+    if (pointer.compare(0, prefix.size(), prefix) != 0) continue;
+    const size_t end = pointer.find('/', prefix.size());
+    const std::string index = pointer.substr(prefix.size(), end - prefix.size());
+    if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos) return "";
+    const size_t i = std::stoul(index);
+    const json& entries = u.doc[list];
+    if (i >= entries.size()) return "";
+    const json& e = entries[i];
+    if (std::string(list) == "bodies") return "link '" + e["name"].get<std::string>() + "'";
+    if (e["type"] == "mimic")
+      return "joint '" + e["joint"].get<std::string>() + "': <mimic joint='" +
+             e["leader"].get<std::string>() + "'>";
+    return "joint '" + e["name"].get<std::string>() + "'";
+  }
+  return "";
 }
 
 namespace {
@@ -284,8 +482,22 @@ UrdfScene include_urdf(const Node& include) {
   const size_t slash = scene.rfind('/');
   if (!path.empty() && path[0] != '/' && slash != std::string::npos)
     path = scene.substr(0, slash + 1) + path;
-  if (!is_urdf_path(path)) file.fail("expected a URDF file (.urdf), got '" + file.string() + "'");
-  if (!std::ifstream(path)) file.fail("cannot open the URDF file '" + path + "'");
+  // a bounded read of a regular file, then the format by content, whatever the name
+  std::string text;
+  try {
+    text = read_scene_text(path);
+  } catch (const SceneError& e) {
+    if (e.message() == "cannot open the file")
+      file.fail("cannot open the URDF file '" + path + "'");
+    file.fail("cannot read the URDF file '" + path + "': " + e.message());
+  }
+  const std::string unsupported = unsupported_format(text);
+  if (!unsupported.empty()) file.fail("'" + path + "': " + unsupported);
+  const char first = first_significant_char(text);
+  if (first == '{' || first == '[')
+    file.fail("'" + path + "' is JSON; a scene includes a URDF (XML, root element <robot>)");
+  if (first != '<' && !is_urdf_path(path))
+    file.fail("'" + path + "' is not XML; a scene includes a URDF (XML, root element <robot>)");
   bool floating = false;
   if (include.has("base")) {
     const std::string base = include["base"].string();
@@ -293,7 +505,8 @@ UrdfScene include_urdf(const Node& include) {
       include["base"].fail("unknown base '" + base + "'; expected fixed or floating");
     floating = base == "floating";
   }
-  UrdfScene u = urdf_scene(path, floating);
+  UrdfScene u = urdf_scene_from_string(text, path, floating);
+  u.base.chosen = include.has("base");
   if (include.has("q")) include_values(include["q"], u, false);
   if (include.has("qd")) include_values(include["qd"], u, true);
   follow_mimics(u);

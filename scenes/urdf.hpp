@@ -14,6 +14,7 @@
 #include <string>
 
 #include "appell/joint.hpp"
+#include "appell/scene.hpp"
 #include "scenes/joint_space.hpp"
 
 namespace appell {
@@ -24,11 +25,13 @@ struct UrdfScene {
   nlohmann::json doc;  // {"bodies": [...], "constraints": [...]} in the scene format
   Aliases aliases;     // merged links → the body (or "world") they belong to
   std::map<std::string, JointProperties> properties;  // by placement_key() of each joint
+  RobotBase base;                                     // how the root is held
 };
 
 // Reads a URDF; a floating base when `floating_base` (a free joint "root_joint" from the
 // world to the root link), else fixed unless the URDF has its own floating joint.  Throws
-// SceneError naming the file and the link or joint.
+// SceneError naming the file and the link or joint.  Nothing here recurses along the tree:
+// a chain as long as the body limit loads.
 UrdfScene urdf_scene(const std::string& path, bool floating_base);
 UrdfScene urdf_scene_from_string(const std::string& xml, const std::string& file,
                                  bool floating_base);
@@ -43,5 +46,17 @@ void follow_mimics(UrdfScene& u);
 
 // True when `path` names a URDF (ends in .urdf, any case).
 bool is_urdf_path(const std::string& path);
+
+// Why a file's text is no format appell reads ("MJCF (MuJoCo XML) is not supported yet;
+// ..." for XML whose root element is not <robot>), or "" (JSON, URDF, or not XML at all).
+std::string unsupported_format(const std::string& text);
+
+// True when the text of `file` is read as a URDF: XML (a URDF when unsupported_format()
+// says nothing), or, in a file named .urdf, anything that does not start like JSON.
+bool is_urdf_text(const std::string& text, const std::string& file);
+
+// The URDF element behind a pointer into u.doc, "link 'arm'" or "joint 'elbow'", for
+// errors that the scene parsers raise on the URDF's part; "" when there is none.
+std::string urdf_element(const UrdfScene& u, const std::string& pointer);
 
 }  // namespace appell

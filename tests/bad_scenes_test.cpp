@@ -123,9 +123,10 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, BadScene, ::testing::ValuesIn(case_names()),
 
 // The limits of docs/scene-format.md, on inputs too large to store.
 TEST(BadScenes, InputSizeIsBounded) {
-  // /dev/zero never ends: the read stops at the limit
+  // /dev/zero never ends: devices are refused before any read
   expect_refused("check /dev/zero", "/dev/zero",
-                 "the file is larger than the limit of 16 MiB for a scene");
+                 "not a regular file (a device, a pipe or a socket); scenes and URDFs are read "
+                 "from files");
   const std::string big = write_temp("big.json", std::string((16u << 20) + 1, ' '));
   expect_refused("check " + big, big, "the file is larger than the limit of 16 MiB for a scene");
   std::remove(big.c_str());

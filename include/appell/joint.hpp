@@ -14,9 +14,9 @@ namespace appell {
 
 // What a robot description says about a joint beyond its kinematics (URDF <dynamics>,
 // <limit>).  Data only: the joint's rows and motion ignore it.  `damping` is the viscous
-// coefficient c of a generalized force −c u on each of the joint's quasi-velocities, for
-// the joint damping forces to apply; `friction` (Coulomb) is read and not applied; limits
-// are reported, not enforced (inequality constraints are a later issue).
+// coefficient c of a generalized force −c u on each of the joint's quasi-velocities, which
+// the URDF loader applies as a JointDamping force; `friction` (Coulomb) is read and not
+// applied; limits are reported, not enforced (inequality constraints are a later issue).
 struct JointProperties {
   double damping = 0.0;
   double friction = 0.0;

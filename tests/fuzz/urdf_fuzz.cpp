@@ -1,8 +1,10 @@
 // libFuzzer target: bytes → URDF file → scene (liburdfdom, then our converter) → Model →
 // one evaluation at t = 0 in every formulation.
 //
-// A bad URDF must end as a one-line SceneError naming the file; any other exception, a
-// crash or a sanitizer report is a defect.  The bytes go through a file because a URDF is
+// A bad URDF must end as a one-line SceneError naming the file, never at a JSON pointer
+// (a URDF has none); a URDF that loads must have names that JSON output and CSV columns
+// can carry (valid UTF-8, no comma or control character).  Any other exception, a crash
+// or a sanitizer report is a defect.  The bytes go through a file because a URDF is
 // loaded by path (appell check ROBOT.urdf); one file per process, rewritten per input.
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 
 #include "appell/scene.hpp"
 #include "evaluate_all.hpp"
+#include "scenes/reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   using namespace appell;
@@ -31,8 +34,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     const std::string what = e.what();
     if (what.find('\n') != std::string::npos) __builtin_trap();  // one line
     if (what.rfind(path, 0) != 0) __builtin_trap();              // names the file
+    if (what.rfind(path + ": /", 0) == 0) __builtin_trap();      // no JSON pointer
     return 0;
   }
+  for (const Body& b : scene.model.bodies())
+    if (!name_defect(b.name).empty()) __builtin_trap();
+  for (const ConstraintPtr& c : scene.model.constraints())
+    if (!name_defect(c->name()).empty()) __builtin_trap();
   fuzz::evaluate_all(scene);
   return 0;
 }

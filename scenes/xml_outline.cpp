@@ -1,0 +1,99 @@
+#include "scenes/xml_outline.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace appell {
+
+namespace {
+
+bool space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// tinyxml2's name characters, generously: every byte that is not markup or space
+bool name_char(char c) {
+  return !space(c) && c != '>' && c != '/' && c != '=' && c != '"' && c != '\'' && c != '<' &&
+         c != '\0';
+}
+
+bool starts(const std::string& s, size_t i, const char* prefix) {
+  return s.compare(i, std::strlen(prefix), prefix) == 0;
+}
+
+}  // namespace
+
+char first_significant_char(const std::string& text) {
+  size_t i = starts(text, 0, "\xEF\xBB\xBF") ? 3 : 0;
+  while (i < text.size() && space(text[i])) ++i;
+  return i < text.size() ? text[i] : '\0';
+}
+
+XmlOutline xml_outline(const std::string& text, int max_depth) {
+  XmlOutline out;
+  const size_t n = text.size();
+  int depth = 0;
+  size_t i = 0;
+  // each pass reads one piece of markup from the next '<' (character data is skipped:
+  // tinyxml2 ends text at '<'); a piece that does not end stops the scan, as tinyxml2
+  // stops with an error there and opens nothing after it
+  while ((i = text.find('<', i)) != std::string::npos) {
+    const char* end = nullptr;
+    size_t skip = 0;
+    if (starts(text, i, "<?"))
+      end = "?>", skip = 2;
+    else if (starts(text, i, "<!--"))
+      end = "-->", skip = 4;
+    else if (starts(text, i, "<![CDATA["))
+      end = "]]>", skip = 9;
+    else if (starts(text, i, "<!"))
+      end = ">", skip = 2;
+    if (end) {
+      const size_t k = text.find(end, i + skip);
+      if (k == std::string::npos) return out;
+      i = k + std::strlen(end);
+      continue;
+    }
+    // a tag: '<', white space, '/' for an end tag, the name, attributes, '>' or "/>"
+    const size_t start = i;
+    ++i;
+    while (i < n && space(text[i])) ++i;
+    const bool closing = i < n && text[i] == '/';
+    if (closing) ++i;
+    const size_t name = i;
+    while (i < n && name_char(text[i])) ++i;
+    const std::string tag = text.substr(name, i - name);
+    bool self_closed = false;
+    for (;; ++i) {
+      if (i >= n) return out;
+      const char c = text[i];
+      if (c == '"' || c == '\'') {
+        const size_t k = text.find(c, i + 1);
+        if (k == std::string::npos) return out;
+        i = k;
+      } else if (c == '>') {
+        break;
+      } else if (c == '/' && i + 1 < n && text[i + 1] == '>') {
+        self_closed = true;
+        ++i;
+        break;
+      }
+    }
+    ++i;
+    if (closing) {
+      depth = std::max(0, depth - 1);
+      continue;
+    }
+    if (out.root.empty() && depth == 0) out.root = tag;
+    if (self_closed) continue;
+    if (++depth > max_depth) {
+      out.too_deep_line =
+          1 + static_cast<int>(std::count(text.begin(), text.begin() + start, '\n'));
+      out.too_deep = tag;
+      return out;
+    }
+  }
+  return out;
+}
+
+}  // namespace appell
