@@ -123,12 +123,17 @@ int run_check(const std::string& scene, Output output) {
   SolverOptions solver = loaded.settings.solver;
   solver.formulation = Formulation::Auto;
   if (!evaluate_t0(scene, m, d, solver)) return 3;
+  // a URDF robot's base in the URDF's words, and how to change it
+  const std::string robot = loaded.robot.urdf.empty() ? "" : describe(loaded.robot);
   if (output == Output::Json) {
-    std::cout << check_json(m, d.diagnostics.rank).dump(2) << "\n";
+    auto j = check_json(m, d.diagnostics.rank);
+    if (!robot.empty()) j["robot_base"] = robot;
+    std::cout << j.dump(2) << "\n";
     return 0;
   }
   if (wants_table(output)) {
     print_check_table(std::cout, m, d.diagnostics.rank);
+    if (!robot.empty()) std::cout << "robot base: " << robot << "\n";
     std::cout << "ok\n";
     return 0;
   }
@@ -147,6 +152,7 @@ int run_check(const std::string& scene, Output output) {
   }
   std::cout << "forces: " << m.forces().size() << "\n";
   std::cout << base_line(m) << "\n";
+  if (!robot.empty()) std::cout << "robot base: " << robot << "\n";
   // the same count in the words of joint space (tree) and of maximal coordinates
   const TreeModel& tree = m.tree();
   const int dof = m.nu() - d.diagnostics.rank;

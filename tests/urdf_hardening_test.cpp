@@ -446,6 +446,10 @@ TEST(UrdfHardening, TheBaseIsStated) {
                                 R"({"bodies": [{"name": "p", "type": "particle", "mass": 1}]})"))
                    .robot),
       "");
+  // check prints it, beside the base the spanning tree shows
+  const testing::CliResult r = testing::run_cli("check '" + arm + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("robot base: " + describe(fixed.robot) + "\n"), std::string::npos) << r.out;
 }
 
 }  // namespace
