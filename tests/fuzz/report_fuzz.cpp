@@ -111,9 +111,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     __builtin_trap();
   const nlohmann::json data = nlohmann::json::parse(block, nullptr, false);
   if (data.is_discarded()) __builtin_trap();
-  const nlohmann::json& bodies = data["scene"]["bodies"];
+  const nlohmann::json& bodies = data.at("scene").at("bodies");
   if (!bodies.is_array() || bodies.size() != static_cast<size_t>(m.nbody())) __builtin_trap();
   for (int i = 0; i < m.nbody(); ++i)
-    if (bodies[i]["name"] != m.bodies()[i].name) __builtin_trap();
+    if (bodies.at(i).at("name") != m.bodies()[i].name) __builtin_trap();
   return 0;
 }
