@@ -125,12 +125,14 @@ deps-clang: deps
 fuzz: deps-clang
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	      -DAPPELL_FUZZ=ON -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target scene_fuzz expression_fuzz urdf_fuzz
-	mkdir -p $(FUZZ_BUILD)/corpus/scene $(FUZZ_BUILD)/corpus/expression $(FUZZ_BUILD)/corpus/urdf
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target scene_fuzz expression_fuzz urdf_fuzz report_fuzz
+	mkdir -p $(FUZZ_BUILD)/corpus/scene $(FUZZ_BUILD)/corpus/expression $(FUZZ_BUILD)/corpus/urdf \
+	  $(FUZZ_BUILD)/corpus/report
 	@# seeds are copied: libFuzzer writes new inputs into its corpus directories
 	cp scenes/examples/*.json scenes/benchmarks/*.json $(FUZZ_BUILD)/corpus/scene/
 	cp tests/fuzz/expressions/* $(FUZZ_BUILD)/corpus/expression/
 	cp scenes/examples/robots/* $(FUZZ_BUILD)/corpus/urdf/
+	cp scenes/examples/*.json tests/fuzz/reports/* $(FUZZ_BUILD)/corpus/report/
 	./$(FUZZ_BUILD)/scene_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	  -max_len=65536 -dict=tests/fuzz/scene.dict -artifact_prefix=$(FUZZ_BUILD)/ \
 	  -print_final_stats=1 $(FUZZ_BUILD)/corpus/scene
@@ -140,6 +142,9 @@ fuzz: deps-clang
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ./$(FUZZ_BUILD)/urdf_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	  -max_len=65536 -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
 	  $(FUZZ_BUILD)/corpus/urdf
+	./$(FUZZ_BUILD)/report_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=65536 -dict=tests/fuzz/scene.dict -artifact_prefix=$(FUZZ_BUILD)/ \
+	  -print_final_stats=1 $(FUZZ_BUILD)/corpus/report
 
 # the other engines are needed only here (never by the main build)
 BENCH_PACKAGES := libbullet-dev libmujoco-dev

@@ -3,12 +3,10 @@
 // file works offline and can be mailed around.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
+#include <sstream>
 
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
-#include "cli/commands.hpp"
 #include "cli/report.hpp"
 
 namespace appell::cli {
@@ -98,11 +96,34 @@ json meta_json(const Model& m, const ReportMeta& meta) {
   return j;
 }
 
-// text that may sit inside a <script> element: "</" never closes it early
+// Asset text that may sit inside a <script> element: "</" never closes it early.  (JSON
+// gets the stronger script_json.)
 std::string script_safe(std::string s) {
   for (size_t at = 0; (at = s.find("</", at)) != std::string::npos; at += 3)
     s.replace(at, 2, "<\\/");
   return s;
+}
+
+// JSON text that may sit inside a <script> element.  In JSON text '<', '>' and '&' occur
+// only inside strings, where \u003c, \u003e and \u0026 mean the same characters; with none
+// of them left, no "</script", "<!--" or "<script" can appear, so the browser's script
+// data states (HTML §13.2.5.4) never leave the element or swallow the ones after it.
+// Invalid UTF-8 (a URDF's name) is replaced, not thrown.
+std::string script_json(const json& j) {
+  const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  for (char c : text) {
+    if (c == '<')
+      out += "\\u003c";
+    else if (c == '>')
+      out += "\\u003e";
+    else if (c == '&')
+      out += "\\u0026";
+    else
+      out += c;
+  }
+  return out;
 }
 
 std::string html_escape(const std::string& s) {
@@ -124,13 +145,12 @@ std::string html_escape(const std::string& s) {
 
 }  // namespace
 
-bool write_report(const std::string& path, const Model& m, const ReportMeta& meta,
-                  const ReportSeries& series) {
-  json data = {{"meta", meta_json(m, meta)},
-               {"scene", report_scene(m, meta.scene_file)},
-               {"series", series_json(series)}};
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return false;
+std::string report_page(const Model& m, const ReportMeta& meta, const json& scene_doc,
+                        const ReportSeries& series) {
+  const json data = {{"meta", meta_json(m, meta)},
+                     {"scene", report_scene(m, scene_doc)},
+                     {"series", series_json(series)}};
+  std::ostringstream out;
   out << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<title>" << html_escape(m.name()) << " — appell report</title>\n"
@@ -138,65 +158,13 @@ bool write_report(const std::string& path, const Model& m, const ReportMeta& met
       << report_asset("uPlot.min.css") << "\n"
       << report_asset("report.css") << "</style>\n</head>\n<body>\n"
       << report_asset("report.html") << "<script type=\"application/json\" id=\"appell-data\">"
-      << script_safe(data.dump()) << "</script>\n"
+      << script_json(data) << "</script>\n"
       << "<script type=\"text/plain\" id=\"three-module\">"
       << script_safe(report_asset("three.module.min.js")) << "</script>\n"
       << "<script>" << script_safe(report_asset("uPlot.iife.min.js")) << "</script>\n"
       << "<script>" << script_safe(report_asset("report.js")) << "</script>\n"
       << "</body>\n</html>\n";
-  out.close();
-  return static_cast<bool>(out);
-}
-
-bool write_simulation_report(const std::string& path, const std::string& scene_file, const Model& m,
-                             const nlohmann::ordered_json& summary, const SimulationResult& r,
-                             const ReportSeries& series) {
-  ReportMeta meta;
-  meta.scene_file = scene_file;
-  meta.formulation = summary.value("formulation", "");
-  meta.integrator = summary.value("integrator", "");
-  if (summary.contains("wall_seconds")) meta.wall_seconds = summary["wall_seconds"].get<double>();
-  if (!r.ok()) meta.status = "stopped at t = " + std::to_string(r.t) + ": " + r.message;
-  return write_report(path, m, meta, series);
-}
-
-int run_report(const ReportOptions& o) {
-  if (!report_available()) {
-    std::cerr << "error: " << report_unavailable_message() << "\n";
-    return 2;
-  }
-  Scene scene;
-  if (!load_or_report(o.scene, scene)) return 2;
-  const Model m = compile(scene);
-  ReportMeta meta;
-  meta.scene_file = o.scene;
-  meta.formulation = formulation_name(resolve_formulation(m, scene.settings.solver.formulation));
-  meta.integrator = scene.settings.integrator.method;
-  try {
-    if (!o.summary.empty()) {
-      std::ifstream in(o.summary);
-      if (!in) throw std::runtime_error(o.summary + ": cannot open the file");
-      json s;
-      try {
-        s = json::parse(in);
-      } catch (const json::exception& e) {
-        throw std::runtime_error(o.summary +
-                                 ": not a summary.json of appell simulate: " + e.what());
-      }
-      meta.formulation = s.value("formulation", meta.formulation);
-      meta.integrator = s.value("integrator", meta.integrator);
-      if (s.contains("wall_seconds")) meta.wall_seconds = s["wall_seconds"].get<double>();
-    }
-    const ReportSeries series = read_series(m, o.traj, o.forces);
-    if (!write_report(o.out, m, meta, series)) {
-      std::cerr << "error: -o: cannot write '" << o.out << "'\n";
-      return 2;
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  }
-  return 0;
+  return out.str();
 }
 
 }  // namespace appell::cli

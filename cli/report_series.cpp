@@ -1,13 +1,19 @@
 // The report's series: from a running simulation, or read back from traj.csv / forces.csv
 // (cli/outputs.hpp gives their columns).
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
-#include <sstream>
+#include <functional>
 #include <stdexcept>
+#include <string_view>
 
 #include "cli/report.hpp"
+#include "scenes/document.hpp"
 
 namespace appell::cli {
 
@@ -55,49 +61,162 @@ void ReportCollector::observe(const Sample& s) {
 
 namespace {
 
-// the rows of a CSV file whose header must be `header`; every field a finite number
-std::vector<std::vector<double>> read_csv(const std::string& path, const std::string& header) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the file");
-  std::string line;
-  std::getline(in, line);
-  if (line + "\n" != header)
-    throw std::runtime_error(path +
-                             ": line 1: the columns do not match the scene; expected "
-                             "the header appell simulate writes for it: " +
-                             header.substr(0, header.size() - 1));
-  const size_t ncol = std::count(header.begin(), header.end(), ',') + 1;
-  std::vector<std::vector<double>> rows;
-  for (int lineno = 2; std::getline(in, line); ++lineno) {
-    if (line.empty()) continue;
-    std::vector<double> row;
-    std::istringstream fields(line);
-    std::string f;
-    while (std::getline(fields, f, ',')) {
-      char* end = nullptr;
-      errno = 0;
-      const double v = std::strtod(f.c_str(), &end);
-      if (f.empty() || *end != '\0' || errno == ERANGE)
-        throw std::runtime_error(path + ": line " + std::to_string(lineno) + ": '" + f +
-                                 "' is not a number");
-      row.push_back(v);
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error(what);
+}
+
+// The lines of a stream, each at most max_line bytes (without its '\n', a trailing '\r'
+// dropped), the whole at most ReportLimits::kMaxCsvBytes: /dev/zero or a binary file ends
+// with an error at its first line instead of filling the memory.
+class LineReader {
+ public:
+  LineReader(std::istream& in, const std::string& name) : in_(in), name_(name) {}
+  void set_max_line(size_t n) { max_line_ = n; }
+  int lineno() const { return lineno_; }
+
+  bool next(std::string& line) {
+    line.clear();
+    for (;;) {
+      if (at_ == end_ && !refill()) {
+        if (line.empty() && !partial_) return false;
+        break;  // a last line without '\n'
+      }
+      const char* nl = static_cast<const char*>(std::memchr(buf_ + at_, '\n', end_ - at_));
+      const size_t n = (nl ? nl - buf_ : end_) - at_;
+      if (line.size() + n > max_line_)
+        fail(name_ + ": line " + std::to_string(lineno_ + 1) + ": longer than " +
+             std::to_string(max_line_) + " bytes, more than a row of this scene's columns can be");
+      line.append(buf_ + at_, n);
+      at_ += n;
+      partial_ = true;
+      if (nl) {
+        ++at_;
+        break;
+      }
     }
-    if (row.size() != ncol)
-      throw std::runtime_error(path + ": line " + std::to_string(lineno) + ": " +
-                               std::to_string(row.size()) + " fields, expected " +
-                               std::to_string(ncol));
-    rows.push_back(std::move(row));
+    partial_ = false;
+    ++lineno_;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
   }
-  if (rows.empty()) throw std::runtime_error(path + ": no rows");
+
+ private:
+  bool refill() {
+    if (!in_) return false;
+    in_.read(buf_, sizeof buf_);
+    const std::streamsize n = in_.gcount();
+    if (in_.bad()) fail(name_ + ": cannot read the file");
+    at_ = 0;
+    end_ = static_cast<size_t>(n);
+    total_ += end_;
+    if (total_ > ReportLimits::kMaxCsvBytes)
+      fail(name_ + ": larger than the limit of " +
+           std::to_string(ReportLimits::kMaxCsvBytes >> 20) +
+           " MiB for the report (write fewer rows: output.every)");
+    return end_ > 0;
+  }
+
+  std::istream& in_;
+  const std::string& name_;
+  char buf_[1 << 16];
+  size_t at_ = 0, end_ = 0, total_ = 0, max_line_ = 0;
+  bool partial_ = false;
+  int lineno_ = 0;
+};
+
+// A finite decimal number as %.17g writes it: [+-] digits [. digits] [e [+-] digits]
+// (or a leading '.'); strtod alone would also take nan, inf and hexadecimal.
+bool decimal(std::string_view f) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < f.size() && f[i] >= '0' && f[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < f.size() && (f[i] == '+' || f[i] == '-')) ++i;
+  size_t mantissa = digits();
+  if (i < f.size() && f[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < f.size() && (f[i] == 'e' || f[i] == 'E')) {
+    ++i;
+    if (i < f.size() && (f[i] == '+' || f[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == f.size();
+}
+
+std::string shown(std::string_view f) {
+  std::string s(f.substr(0, 40));
+  if (f.size() > 40) s += "...";
+  return printable(s);
+}
+
+// Reads a CSV whose header must be `header`, passing each row (every field a finite
+// number, as many as the header's columns) to `row`; returns the number of rows.
+size_t read_csv(std::istream& in, const std::string& name, const std::string& header,
+                const std::function<void(const std::vector<double>&)>& row) {
+  LineReader lines(in, name);
+  const size_t ncol = std::count(header.begin(), header.end(), ',') + 1;
+  std::string line;
+  lines.set_max_line(header.size() + 1);
+  const bool any = lines.next(line);
+  if (!any || line + "\n" != header)
+    fail(name +
+         ": line 1: the columns do not match the scene; expected "
+         "the header appell simulate writes for it: " +
+         header.substr(0, header.size() - 1));
+  lines.set_max_line(ncol * ReportLimits::kMaxFieldBytes);
+  std::vector<double> values;
+  std::string field;
+  size_t rows = 0;
+  while (lines.next(line)) {
+    if (line.empty()) continue;
+    values.clear();
+    const std::string at = name + ":" + std::to_string(lines.lineno()) + ":";
+    for (size_t from = 0;;) {
+      const size_t comma = std::min(line.find(',', from), line.size());
+      const std::string_view f(line.data() + from, comma - from);
+      const std::string column = std::to_string(from + 1);
+      if (values.size() == ncol)
+        fail(at + column + ": more than the " + std::to_string(ncol) + " fields of the header");
+      if (!decimal(f)) fail(at + column + ": '" + shown(f) + "' is not a finite decimal number");
+      field.assign(f);
+      const double v = std::strtod(field.c_str(), nullptr);
+      if (!std::isfinite(v))
+        fail(at + column + ": '" + shown(f) + "' is beyond the range of a double");
+      values.push_back(v);
+      if (comma == line.size()) break;
+      from = comma + 1;
+    }
+    if (values.size() != ncol)
+      fail(at + std::to_string(line.size() + 1) + ": " + std::to_string(values.size()) +
+           " fields, expected " + std::to_string(ncol));
+    row(values);
+    ++rows;
+  }
+  if (rows == 0) fail(name + ": no rows");
   return rows;
+}
+
+// an input file, or why it cannot be read
+std::ifstream open_input(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path + ": cannot open the file: " + std::strerror(errno));
+  return in;
 }
 
 }  // namespace
 
-ReportSeries read_series(const Model& m, const std::string& traj, const std::string& forces) {
+ReportSeries read_series(const Model& m, std::istream& traj, const std::string& traj_name,
+                         std::istream* forces, const std::string& forces_name) {
   ReportSeries s;
   start(m, s);
-  for (const std::vector<double>& row : read_csv(traj, traj_header(m))) {
+  read_csv(traj, traj_name, traj_header(m), [&](const std::vector<double>& row) {
     s.t.push_back(row[0]);
     size_t c = 1;
     for (int i = 0; i < m.nbody(); ++i) {
@@ -113,23 +232,32 @@ ReportSeries read_series(const Model& m, const std::string& traj, const std::str
     s.energy.push_back(row[c]);
     s.violation_position.push_back(row[c + 1]);
     s.violation_velocity.push_back(row[c + 2]);
-  }
-  if (forces.empty()) return s;
-  const auto rows = read_csv(forces, forces_header(m));
-  if (rows.size() != s.t.size())
-    throw std::runtime_error(forces + ": " + std::to_string(rows.size()) + " rows, but " + traj +
-                             " has " + std::to_string(s.t.size()));
-  for (size_t r = 0; r < rows.size(); ++r) {
-    size_t c = 1, k = 0;
-    for (const ConstraintPtr& con : m.constraints())
-      for (int b : con->bodies()) {
-        s.force[k++].push_back(std::sqrt(rows[r][c] * rows[r][c] + rows[r][c + 1] * rows[r][c + 1] +
-                                         rows[r][c + 2] * rows[r][c + 2]));
-        c += m.bodies()[b].rigid() ? 6 : 3;
-      }
-  }
+  });
+  if (!forces) return s;
+  const size_t rows =
+      read_csv(*forces, forces_name, forces_header(m), [&](const std::vector<double>& row) {
+        size_t c = 1, k = 0;
+        for (const ConstraintPtr& con : m.constraints())
+          for (int b : con->bodies()) {
+            if (k < s.force.size())
+              s.force[k].push_back(
+                  std::sqrt(row[c] * row[c] + row[c + 1] * row[c + 1] + row[c + 2] * row[c + 2]));
+            ++k;
+            c += m.bodies()[b].rigid() ? 6 : 3;
+          }
+      });
+  if (rows != s.t.size())
+    fail(forces_name + ": " + std::to_string(rows) + " rows, but " + traj_name + " has " +
+         std::to_string(s.t.size()));
   s.has_forces = true;
   return s;
+}
+
+ReportSeries read_series(const Model& m, const std::string& traj, const std::string& forces) {
+  std::ifstream t = open_input(traj);
+  if (forces.empty()) return read_series(m, t, traj, nullptr, "");
+  std::ifstream f = open_input(forces);
+  return read_series(m, t, traj, &f, forces);
 }
 
 }  // namespace appell::cli

@@ -113,7 +113,8 @@ int run_simulate(const SimulateOptions& o) {
                                     {"--report", o.report}}))
     return 2;
   Csv traj, forces;
-  OutputFile summary_file, report_file;
+  OutputFile summary_file;
+  ReportFile report_file;
   const auto open = [](OutputFile& file, const char* option, const std::string& path) {
     return path.empty() || file.open(path) || usage_error(option + (": " + file.error()));
   };
@@ -151,12 +152,10 @@ int run_simulate(const SimulateOptions& o) {
     summary_file.text(summary.dump(2) + "\n");
   else if (!o.quiet)
     std::cout << summary.dump(2) << "\n";
-  if (report && !write_simulation_report(report_file.writer_path(), o.scene, m, summary, r,
-                                         report->series())) {
-    std::cerr << "error: cannot write '" << o.report << "': " << std::strerror(errno) << "\n";
+  if (!commit_all({&traj, &forces, &summary_file})) return 2;
+  // the report last: when it fails, the run's other outputs are kept
+  if (report && !write_simulation_report(report_file, o.scene, m, summary, r, report->series()))
     return 2;
-  }
-  if (!commit_all({&traj, &forces, &summary_file, &report_file})) return 2;
 
   if (!r.ok() || !finite) {
     std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t,

@@ -106,12 +106,10 @@
     for (const link of data.scene.links) {
       if (link.style === 'none') continue;
       const color = link.style === 'spring' ? 0x2f9e6a : link.style === 'joint' ? 0xd19a1f : 0x1d2330;
-      const pts = link.points.map((pt) => {
-        const p = new THREE.Vector3().fromArray(pt.p);
-        if (pt.body < 0) return { body: -1, local: p };
-        const p0 = pose(THREE, s, pt.body, 0);
-        return { body: pt.body, local: p.sub(p0.x).applyQuaternion(p0.q.clone().invert()) };
-      });
+      // a point's body coordinates (world coordinates for the world)
+      const pts = link.points.map((pt) => ({
+        body: pt.body < 0 ? -1 : pt.body, local: new THREE.Vector3().fromArray(pt.local),
+      }));
       const item = { link, pts, markers: [], lines: [] };
       for (let k = 0; k < pts.length; ++k) {
         const m = new THREE.Mesh(dot, new THREE.MeshStandardMaterial({ color }));
@@ -334,12 +332,12 @@
     const s = data.series;
     const lines = [];
     for (const link of data.scene.links) {
-      if (link.type !== 'revolute' || !link.axis) continue;
+      if (link.type !== 'revolute' || !link.axis_local) continue;
       const [p, c] = link.points.map((pt) => pt.body);
       const rot = (b, i) => (b < 0 ? new THREE.Quaternion() : pose(THREE, s, b, i).q);
       const rel = (i) => rot(p, i).invert().multiply(rot(c, i));
       const rel0inv = rel(0).invert();
-      const axis = new THREE.Vector3().fromArray(link.axis).normalize().applyQuaternion(rot(p, 0).invert());
+      const axis = new THREE.Vector3().fromArray(link.axis_local).normalize(); // parent's frame
       const values = [];
       let prev = 0;
       for (let i = 0; i < s.t.length; ++i) {

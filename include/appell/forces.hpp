@@ -48,6 +48,10 @@ class SpringForce final : public Force {
   void apply(const StateView& s, Wrench* out) const override;
   double potential(const StateView& s) const override;
 
+  // the two ends: body k (kWorld for the ground) and its point, body frame
+  int body(int k) const { return k == 0 ? a_ : b_; }
+  const Vec3& point(int k) const { return k == 0 ? Xa_ : Xb_; }
+
  private:
   int a_, b_;
   Vec3 Xa_, Xb_;

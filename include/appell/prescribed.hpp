@@ -62,6 +62,9 @@ class PrescribedPointConstraint final : public Constraint {
   void evaluate(const StateView& in, const RowSpan& out) const override;
   size_t scratch_size() const override;
 
+  int body() const { return body_; }
+  const Vec3& point() const { return X_; }  // body frame
+
  private:
   int body_;
   Vec3 X_;  // the point, body frame

@@ -16,6 +16,11 @@ class DistanceConstraint final : public Constraint {
   bool holonomic(int) const override { return true; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
 
+  // the two ends: body k (kWorld for the ground) and its point, body frame (world for
+  // the ground)
+  int body(int k) const { return k == 0 ? a_.body : b_.body; }
+  const Vec3& point(int k) const { return k == 0 ? Xa_ : Xb_; }
+
  private:
   End a_, b_;
   Vec3 Xa_, Xb_;
@@ -31,6 +36,10 @@ class PointOnPlaneConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return true; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+
+  int body() const { return body_.body; }
+  const Vec3& point() const { return X_; }   // body frame
+  const Vec3& normal() const { return n_; }  // unit, world frame
 
  private:
   End body_;
@@ -65,6 +74,9 @@ class LinearConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return false; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+
+  int body() const { return body_.body; }
+  const Vec3& point() const { return X_; }  // body frame
 
  private:
   End body_;

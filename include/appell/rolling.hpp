@@ -46,6 +46,7 @@ class RollingConstraint final : public Constraint {
 
   // offset r_C of the contact point from the centre and its rate ṙ_C (R1)
   void contact(const BodyState& s, Vec3& rc, Vec3& rc_dot) const;
+  const Vec3& normal() const { return n_; }  // unit, world frame
 
  private:
   End body_;
@@ -64,6 +65,9 @@ class KnifeEdgeConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return false; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+
+  int body() const { return body_.body; }
+  const Vec3& point() const { return X_; }  // body frame
 
  private:
   End body_;

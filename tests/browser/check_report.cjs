@@ -1,5 +1,6 @@
 // Opens an appell report in headless Chromium and checks what a reader would see:
 //   - no console error and no uncaught exception while loading and playing;
+//   - the page has its four script elements (the data block did not swallow any);
 //   - the WebGL canvas is not blank (its pixels vary);
 //   - the animation moves: two screenshots of the canvas, taken while playing at two
 //     different times, differ, and the clock advanced in between;
@@ -51,6 +52,11 @@ async function main() {
     await page.goto('file://' + path.resolve(report));
     await page.waitForFunction(() => window.appellReport && window.appellReport.ready, null,
       { timeout: 30000 });
+
+    // the page's four scripts (data, three.js, uPlot, the report) are separate elements:
+    // no name in the data block ended it early or swallowed the ones after it
+    const scripts = await page.evaluate(() => Array.from(document.scripts).map((s) => s.id || s.type || 'js'));
+    if (scripts.length !== 4) fail('expected 4 script elements, found ' + JSON.stringify(scripts));
 
     // the 3D view: pixels vary, and it moves while playing
     const canvas = page.locator('#stage canvas');
