@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << "\n"
-              << "run 'appell --help' for usage\n";
+    // one line, as every error: what is wrong, then where the usage is
+    std::cerr << "error: " << e.what() << " (usage: appell --help)\n";
     return 2;
   }
   try {

@@ -143,8 +143,7 @@ bool check_output_paths(const std::string& scene,
     if (why.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
       why = "'" + path + "' is a directory";
     if (!why.empty()) {
-      std::cerr << "error: " << option << ": " << why
-                << "\nrun 'appell simulate --help' for usage\n";
+      std::cerr << "error: " << option << ": " << why << " (usage: appell simulate --help)\n";
       return false;
     }
   }

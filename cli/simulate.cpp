@@ -34,7 +34,7 @@ std::string format_number(double v) {
 }
 
 bool usage_error(const std::string& what) {
-  std::cerr << "error: " << what << "\nrun 'appell simulate --help' for usage\n";
+  std::cerr << "error: " << what << " (usage: appell simulate --help)\n";
   return false;
 }
 

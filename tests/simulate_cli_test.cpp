@@ -133,6 +133,20 @@ TEST(SimulateCli, SummaryGoesToStdoutWithoutSummaryFile) {
   EXPECT_EQ(r.err, "");  // not a terminal: no progress bar
 }
 
+// usage errors are one line too, the pointer to the usage at its end
+TEST(SimulateCli, UsageErrorsAreOneLine) {
+  const std::string scene = write("cli_usage.json", R"({"bodies": [
+      {"name": "p", "type": "particle", "mass": 1}]})");
+  for (const std::string& args : {scene + " --no-such-option", scene + " --dt -1",
+                                  scene + " --out " + scene, scene + " --formulation magic"}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+}
+
 TEST(SimulateCli, NumericalFailureExits3AndKeepsRows) {
   const std::string scene = write("cli_stiff.json", R"({"bodies": [
       {"name": "p", "type": "particle", "mass": 1, "position": [0, 0, -1.1]}],
