@@ -133,8 +133,9 @@ struct Simulation::Impl {
 
   // Without projection, a singular position (rank_policy.hpp, item 4) cannot be followed:
   // the motion may turn onto another branch of the manifold.  Two signs that one was
-  // reached, checked on d just evaluated at (t, x) on the trajectory: the rank of the rows
-  // is not what it was at t = 0 (a step landed inside the window σ < τ), or the position
+  // reached, checked on d just evaluated at (t, x) on the trajectory: without stabilization,
+  // the rank of the rows is not what it was at t = 0 (a step landed inside the window σ < τ;
+  // with Baumgarte the motion through it is followed), or, with either, the position
   // violation grew in one step by more than kViolationJump times any earlier step's growth,
   // to above kViolationFloor (a fixed or large step went across the window: elsewhere the
   // violation only grows by the integration error, smoothly).  False (and r filled) then.
