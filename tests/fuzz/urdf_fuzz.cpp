@@ -16,6 +16,7 @@
 #include "appell/scene.hpp"
 #include "evaluate_all.hpp"
 #include "scenes/reader.hpp"
+#include "scenes/urdf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   using namespace appell;
@@ -27,21 +28,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   } else {
     return 0;
   }
-  // the loader goes by content: bytes that open with '{' are a JSON scene, whose errors do
-  // carry pointers (the seeds include the example robots' scene files)
-  size_t first = 0;
-  while (first < size && (bytes[first] == ' ' || bytes[first] == '\t' || bytes[first] == '\n' ||
-                          bytes[first] == '\r'))
-    ++first;
-  const bool json = first < size && bytes[first] == '{';
+  // the loader goes by content: text that starts like JSON (after a byte-order mark and
+  // white space) is a JSON scene, whose errors do carry pointers (the seeds include the
+  // example robots' scene files); the rule below is for what it reads as a URDF
+  const bool urdf = is_urdf_text(std::string(reinterpret_cast<const char*>(bytes), size), path);
   Scene scene;
   try {
     scene = load_scene(path);
   } catch (const SceneError& e) {
     const std::string what = e.what();
-    if (what.find('\n') != std::string::npos) __builtin_trap();       // one line
-    if (what.rfind(path, 0) != 0) __builtin_trap();                   // names the file
-    if (!json && what.rfind(path + ": /", 0) == 0) __builtin_trap();  // no JSON pointer
+    if (what.find('\n') != std::string::npos) __builtin_trap();      // one line
+    if (what.rfind(path, 0) != 0) __builtin_trap();                  // names the file
+    if (urdf && what.rfind(path + ": /", 0) == 0) __builtin_trap();  // no JSON pointer
     return 0;
   }
   for (const Body& b : scene.model.bodies())
