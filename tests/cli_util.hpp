@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "appell/scene.hpp"
+
 namespace appell::testing {
 
 struct CliResult {
@@ -47,4 +49,26 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
   return path;
 }
 
+// the message load_scene(path) throws, "" when it loads
+inline std::string load_error(const std::string& path) {
+  try {
+    load_scene(path);
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// true when this build embeds the report's JavaScript (npm at configure time)
+inline bool built_with_report() {
+  const CliResult r = run_cli("simulate " + std::string(APPELL_SOURCE_DIR) +
+                              "/scenes/examples/kepler.json --duration 0 --quiet --report " +
+                              ::testing::TempDir() + "probe_" + std::to_string(getpid()) + ".html");
+  return r.err.find("no report feature") == std::string::npos;
+}
+
 }  // namespace appell::testing
+
+#define REQUIRE_REPORT()                       \
+  if (!::appell::testing::built_with_report()) \
+  GTEST_SKIP() << "this build has no report feature (no npm)"

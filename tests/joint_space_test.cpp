@@ -29,15 +29,6 @@ std::string write_urdf(const std::string& name, const std::string& xml) {
   return path;
 }
 
-std::string load_error(const std::string& path) {
-  try {
-    load_scene(path);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 constexpr char kArm[] = R"({"bodies": [
   {"name": "a", "mass": 1, "inertia": {"box": [0.1, 0.1, 1]}, "com": [0, 0, -0.5]},
   {"name": "b", "mass": 1, "inertia": {"box": [0.1, 0.1, 1]}, "com": [0, 0, -0.5]}],
@@ -137,7 +128,7 @@ TEST(Urdf, ErrorsNameTheFileAndTheLinkOrJoint) {
       write_urdf("massless.urdf",
                  robot(R"(<link name="arm"/><joint name="j" type="continuous"><parent link="base"/>
                <child link="arm"/><axis xyz="0 0 1"/></joint>)"));
-  EXPECT_EQ(load_error(massless),
+  EXPECT_EQ(testing::load_error(massless),
             massless +
                 ": link 'arm' is moved by the revolute joint 'j' but has no <inertial> with mass "
                 "> 0");
@@ -146,17 +137,18 @@ TEST(Urdf, ErrorsNameTheFileAndTheLinkOrJoint) {
       robot(R"(<link name="arm"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0"
                iyy="1" iyz="0" izz="3"/></inertial></link><joint name="j" type="continuous">
                <parent link="base"/><child link="arm"/></joint>)"));
-  EXPECT_EQ(load_error(inertia),
+  EXPECT_EQ(testing::load_error(inertia),
             inertia +
                 ": link 'arm': <inertia>: principal moments [1, 1, 3] violate the triangle "
                 "inequality");
   const std::string broken = write_urdf("broken.urdf", "<robot name=\"r\"><link name=\"a\">");
-  EXPECT_EQ(load_error(broken).rfind(broken + ": not a valid URDF: ", 0), 0u) << load_error(broken);
+  EXPECT_EQ(testing::load_error(broken).rfind(broken + ": not a valid URDF: ", 0), 0u)
+      << testing::load_error(broken);
   const std::string axis = write_urdf(
       "axis.urdf", robot(std::string(R"(<link name="arm">)") + kLink +
                          R"(</link><joint name="j" type="continuous"><parent link="base"/>
                             <child link="arm"/><axis xyz="0 0 0"/></joint>)"));
-  EXPECT_EQ(load_error(axis), axis + ": joint 'j': <axis> must be a nonzero direction");
+  EXPECT_EQ(testing::load_error(axis), axis + ": joint 'j': <axis> must be a nonzero direction");
 }
 
 TEST(Urdf, IncludeErrorsAreLocatedInTheScene) {

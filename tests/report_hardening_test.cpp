@@ -39,16 +39,6 @@ json report_data(const std::string& path) {
   return json::parse(data_block(read_file(path)));
 }
 
-bool built_with_report() {
-  const CliResult r =
-      run_cli("simulate " + kExamples + "kepler.json --duration 0 --quiet --report " +
-              ::testing::TempDir() + "probe_hardening.html");
-  return r.err.find("no report feature") == std::string::npos;
-}
-
-#define REQUIRE_REPORT() \
-  if (!built_with_report()) GTEST_SKIP() << "this build has no report feature (no npm)"
-
 size_t lines(const std::string& s) {
   return std::count(s.begin(), s.end(), '\n');
 }

@@ -30,16 +30,6 @@ json report_data(const std::string& html) {
   return json::parse(html.substr(a + open.size(), b - a - open.size()));
 }
 
-bool built_with_report() {
-  const CliResult r =
-      run_cli("simulate " + kExamples + "kepler.json --duration 0 --quiet --report " +
-              ::testing::TempDir() + "probe.html");
-  return r.err.find("no report feature") == std::string::npos;
-}
-
-#define REQUIRE_REPORT() \
-  if (!built_with_report()) GTEST_SKIP() << "this build has no report feature (no npm)"
-
 TEST(Report, EveryShippedSceneGetsOne) {
   REQUIRE_REPORT();
   std::vector<std::filesystem::path> scenes;

@@ -32,15 +32,6 @@ std::string write(const std::string& name, const std::string& text) {
   return dir + name;
 }
 
-std::string load_error(const std::string& path) {
-  try {
-    load_scene(path);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 constexpr char kInertial[] =
     R"(<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>)";
 
@@ -84,9 +75,10 @@ TEST(UrdfHardening, LoopAwayFromTheRootIsRefused) {
   const std::string path =
       write("island.urdf", robot(link("x") + link("a") + link("b") + joint("jx", "base", "x") +
                                  joint("ja", "b", "a") + joint("jb", "a", "b")));
-  EXPECT_EQ(load_error(path), path +
-                                  ": joints 'ja', 'jb' form a loop (links 'a' -> 'b' -> 'a') "
-                                  "that the root link 'base' does not reach; a URDF is a tree");
+  EXPECT_EQ(testing::load_error(path),
+            path +
+                ": joints 'ja', 'jb' form a loop (links 'a' -> 'b' -> 'a') "
+                "that the root link 'base' does not reach; a URDF is a tree");
 }
 
 // What urdfdom itself refuses (a joint naming a link that does not exist, a loop with no
@@ -176,9 +168,9 @@ TEST(UrdfHardening, DeepXmlIsRefusedBeforeParsing) {
       "<robot name=\"r\"><link name=\"base\"/>" + link("a") + joint("j", "base", "a") + "<gazebo>";
   for (int i = 0; i < 62; ++i) ok += "<g>";
   for (int i = 0; i < 62; ++i) ok += "</g>";
-  EXPECT_EQ(load_error(write("deep_ok.urdf", ok + "</gazebo></robot>")), "");
+  EXPECT_EQ(testing::load_error(write("deep_ok.urdf", ok + "</gazebo></robot>")), "");
   ok.insert(ok.find("<g>"), "<g>");
-  EXPECT_NE(load_error(write("deep_65.urdf", ok + "</g></gazebo></robot>")), "");
+  EXPECT_NE(testing::load_error(write("deep_65.urdf", ok + "</g></gazebo></robot>")), "");
 }
 
 TEST(UrdfHardening, XmlOutlineSkipsWhatTinyxmlSkips) {
@@ -216,10 +208,10 @@ TEST(UrdfHardening, OnlyRegularFilesAreRead) {
   const std::string fifo = write("fifo.urdf", "");
   std::remove(fifo.c_str());
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(load_error(fifo), fifo + device);
+  EXPECT_EQ(testing::load_error(fifo), fifo + device);
   // through a scene's include, at the include
   const std::string scene = write("zero.json", R"({"include": {"urdf": "zero.urdf"}})");
-  EXPECT_EQ(load_error(scene),
+  EXPECT_EQ(testing::load_error(scene),
             scene + ": /include/urdf: cannot read the URDF file '" + zero + "'" + device);
   std::remove(zero.c_str());
   std::remove(fifo.c_str());
@@ -230,9 +222,9 @@ TEST(UrdfHardening, LargeUrdfIsRefusedAtTheLimit) {
   const std::string big =
       write("big.urdf", robot(link("a") + joint("j", "base", "a")) + std::string((16u << 20), ' '));
   const std::string limit = "the file is larger than the limit of 16 MiB for a scene";
-  EXPECT_EQ(load_error(big), big + ": " + limit);
+  EXPECT_EQ(testing::load_error(big), big + ": " + limit);
   const std::string scene = write("big.json", R"({"include": {"urdf": "big.urdf"}})");
-  EXPECT_EQ(load_error(scene),
+  EXPECT_EQ(testing::load_error(scene),
             scene + ": /include/urdf: cannot read the URDF file '" + big + "': " + limit);
   std::remove(big.c_str());
 }
@@ -251,17 +243,19 @@ TEST(UrdfHardening, NamesMustBeUtf8WithoutCommasOrControls) {
                                 "control character; names become CSV column names and may not");
   const std::string newline =
       write("newline.urdf", robot(link("a&#10;b") + joint("j", "base", "a&#10;b")));
-  EXPECT_EQ(load_error(newline), newline +
-                                     ": link 'a\\nb': the name contains a comma, a double quote "
-                                     "or a control character; names become CSV column names "
-                                     "and may not");
+  EXPECT_EQ(testing::load_error(newline),
+            newline +
+                ": link 'a\\nb': the name contains a comma, a double quote "
+                "or a control character; names become CSV column names "
+                "and may not");
   // an overlong encoding of '/' is not UTF-8 either
   const std::string overlong =
       write("overlong.urdf", robot(link("a\xc0\xaf") + joint("j", "base", "a\xc0\xaf")));
-  EXPECT_EQ(load_error(overlong), overlong + ": link 'a\\xc0\\xaf': the name is not valid UTF-8");
+  EXPECT_EQ(testing::load_error(overlong),
+            overlong + ": link 'a\\xc0\\xaf': the name is not valid UTF-8");
   const std::string robot_name =
       write("robot_name.urdf", robot(link("a") + joint("j", "base", "a"), "r\xfe"));
-  EXPECT_EQ(load_error(robot_name),
+  EXPECT_EQ(testing::load_error(robot_name),
             robot_name + ": <robot name='r\\xfe'>: the name is not valid UTF-8");
   // valid UTF-8 passes, and eval's JSON carries it
   const std::string accents =
@@ -287,15 +281,17 @@ TEST(UrdfHardening, FormatIsDetectedByContent) {
   EXPECT_EQ(r.status, 0) << r.err;
   // includes go by content too
   const std::string inc_xml = write("inc_xml.json", R"({"include": {"urdf": "arm.xml"}})");
-  EXPECT_EQ(load_error(inc_xml), "");
+  EXPECT_EQ(testing::load_error(inc_xml), "");
   const std::string inc_mjcf = write("inc_mjcf.json", R"({"include": {"urdf": "model.xml"}})");
-  EXPECT_EQ(load_error(inc_mjcf), inc_mjcf + ": /include/urdf: '" + mjcf +
-                                      "': MJCF (MuJoCo XML) is not supported yet; appell reads "
-                                      "JSON scenes and URDF");
+  EXPECT_EQ(testing::load_error(inc_mjcf),
+            inc_mjcf + ": /include/urdf: '" + mjcf +
+                "': MJCF (MuJoCo XML) is not supported yet; appell reads "
+                "JSON scenes and URDF");
   const std::string inc_json = write("inc_json.json", R"({"include": {"urdf": "inc_xml.json"}})");
-  EXPECT_EQ(load_error(inc_json), inc_json + ": /include/urdf: '" + inc_xml +
-                                      "' is JSON; a scene includes a URDF (XML, root element "
-                                      "<robot>)");
+  EXPECT_EQ(testing::load_error(inc_json),
+            inc_json + ": /include/urdf: '" + inc_xml +
+                "' is JSON; a scene includes a URDF (XML, root element "
+                "<robot>)");
 }
 
 // A pendulum: link "bob" (mass m, centre l below the pin, inertia i0 about it) on a
@@ -385,14 +381,14 @@ TEST(UrdfHardening, MimicErrorsNameTheUrdfJoint) {
   const std::string fixed_follower =
       write("mimic_follower.urdf", robot(link("a") + link("b") + joint("y", "base", "a") +
                                          joint("x", "a", "b", "fixed", "<mimic joint=\"y\"/>")));
-  EXPECT_EQ(load_error(fixed_follower),
+  EXPECT_EQ(testing::load_error(fixed_follower),
             fixed_follower +
                 ": joint 'x': <mimic joint='y'>: a fixed joint cannot mimic; a mimic "
                 "joins revolute, continuous or prismatic joints");
   const std::string unknown =
       write("mimic_unknown.urdf",
             robot(link("a") + joint("x", "base", "a", "continuous", "<mimic joint=\"nobody\"/>")));
-  EXPECT_EQ(load_error(unknown),
+  EXPECT_EQ(testing::load_error(unknown),
             unknown + ": joint 'x': <mimic joint='nobody'>: no joint 'nobody' in the URDF");
   // what the scene parsers find on the URDF's part is said in the URDF's words: a scene
   // that starts the leader and the follower off their mimic
@@ -402,7 +398,7 @@ TEST(UrdfHardening, MimicErrorsNameTheUrdfJoint) {
                   joint("x", "a", "b", "continuous", "<mimic joint=\"y\" multiplier=\"2\"/>")));
   const std::string scene =
       write("mimic_off.json", R"({"include": {"urdf": "mimic_ok.urdf", "q": {"x": 1, "y": 0}}})");
-  const std::string error = load_error(scene);
+  const std::string error = testing::load_error(scene);
   EXPECT_EQ(error.rfind(ok + ": joint 'x': <mimic joint='y'>: constraint 'x_mimic' is violated", 0),
             0u)
       << error;
@@ -436,7 +432,7 @@ TEST(UrdfHardening, TheBaseIsStated) {
   const std::string welded =
       write("welded.urdf", "<robot name=\"r\">" + link("torso") + link("a") +
                                joint("j", "torso", "a", "fixed") + "</robot>");
-  EXPECT_EQ(load_error(welded),
+  EXPECT_EQ(testing::load_error(welded),
             welded +
                 ": nothing moves: every link is welded to the root link 'torso', which a fixed "
                 "base makes the world (to float the robot, include it in a scene with \"base\": "
