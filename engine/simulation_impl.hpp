@@ -150,8 +150,23 @@ struct Simulation::Impl {
   // ---- the run's state between steps ------------------------------------------------------
   using Dopri = odeint::runge_kutta_dopri5<Vector>;
   using Fehlberg = odeint::runge_kutta_fehlberg78<Vector>;
-  using Checker =
-      odeint::default_error_checker<double, Dopri::algebra_type, Dopri::operations_type>;
+  // odeint's error checker, asking the state space what the step's error is
+  // (StateSpace::step_error: in joint coordinates with loops, also the bodies' error)
+  class Checker {
+   public:
+    using value_type = double;
+    using algebra_type = Dopri::algebra_type;
+    using operations_type = Dopri::operations_type;
+    Checker() = default;
+    Checker(StateSpace* ss, double atol, double rtol) : ss_(ss), atol_(atol), rtol_(rtol) {}
+    double error(algebra_type&, const Vector& x, const Vector& xdot, Vector& err, double dt) const {
+      return ss_->step_error(x, xdot, err, dt, atol_, rtol_);
+    }
+
+   private:
+    StateSpace* ss_ = nullptr;
+    double atol_ = 1e-6, rtol_ = 1e-6;
+  };
   odeint::runge_kutta4<Vector> rk4;
   std::unique_ptr<odeint::controlled_runge_kutta<Dopri, Checker>> dopri5;
   std::unique_ptr<odeint::controlled_runge_kutta<Fehlberg, Checker>> rkf78;

@@ -175,11 +175,11 @@ bool Simulation::Impl::start(const State& initial) {
   dopri5.reset();
   rkf78.reset();
   if (method == Method::Dopri5)
-    dopri5 =
-        std::make_unique<odeint::controlled_runge_kutta<Dopri, Checker>>(Checker(in.atol, in.rtol));
+    dopri5 = std::make_unique<odeint::controlled_runge_kutta<Dopri, Checker>>(
+        Checker(ss.get(), in.atol, in.rtol));
   if (method == Method::Rkf78)
     rkf78 = std::make_unique<odeint::controlled_runge_kutta<Fehlberg, Checker>>(
-        Checker(in.atol, in.rtol));
+        Checker(ss.get(), in.atol, in.rtol));
   t = 0.0;
   h = std::min(in.dt, T());
   k = 0;

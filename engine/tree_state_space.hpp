@@ -25,6 +25,9 @@ class TreeStateSpace : public StateSpace {
   // to derivative() when the extra rows look inconsistent, so that the status is final
   SolveStatus rate(const Eigen::VectorXd& x, double t, Data& d, Eigen::VectorXd& xdot) override;
   void normalize(Eigen::VectorXd& x) const override;
+  // With extra rows, also the error of the bodies' maximal coordinates (engine/step_error.cpp)
+  double step_error(const Eigen::VectorXd& x, const Eigen::VectorXd& xdot,
+                    const Eigen::VectorXd& err, double dt, double atol, double rtol) override;
   // tree joints cannot drift: nothing to do without extra rows; with them, the maximal
   // projection of every row, read back into joint coordinates
   SolveStatus project(Eigen::VectorXd& x, double t, Data& d) override;
@@ -35,6 +38,9 @@ class TreeStateSpace : public StateSpace {
   const Model& m_;
   const TreeModel& tree_;
   Stabilization st_;
+  // step_error's workspace: body states at x, at x + err, and at (q, u + dt u̇)
+  std::vector<BodyState> at_x_, at_moved_, at_rate_;
+  Eigen::VectorXd moved_;
 };
 
 }  // namespace appell

@@ -38,6 +38,12 @@ class StateSpace {
   }
   // restores invariants after a step (unit quaternions); cheap, O(n)
   virtual void normalize(Eigen::VectorXd& x) const = 0;
+  // The size of an adaptive step's error estimate `err` (a change of x, from x with ẋ =
+  // xdot over a step dt) in units of the tolerance: the step is accepted when it is ≤ 1.
+  // The default is the usual mixed test on every component of x,
+  //   max_i |err_i| / (atol + rtol (|x_i| + dt |ẋ_i|)).
+  virtual double step_error(const Eigen::VectorXd& x, const Eigen::VectorXd& xdot,
+                            const Eigen::VectorXd& err, double dt, double atol, double rtol);
   // projection stabilization: moves x back onto the position and velocity constraint
   // manifolds (Gauss–Newton on holonomic rows, then a mass-metric velocity projection)
   virtual SolveStatus project(Eigen::VectorXd& x, double t, Data& d) = 0;
