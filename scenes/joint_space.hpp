@@ -64,7 +64,7 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
                         const Aliases& aliases);
 
 // The instance of `type` a joint at n uses: with the number at its key
-// syntax().parameter (a helical joint's "pitch"), else the registered type itself.
+// syntax().parameter (a screw joint's "pitch"), else the registered type itself.
 std::shared_ptr<const JointType> configured_type(const Node& n, const JointType& type);
 
 // The Joint of a joint with an "origin" (called by the joint parser).

@@ -89,10 +89,11 @@ TEST_P(EachJointType, AnglesAreThePeriodicCoordinates) {
       std::vector<double> turned = q;
       turned[k] += 2.0 * M_PI;
       const double moved = pose_distance(motion_at(t, q), motion_at(t, turned));
-      if (t.angle(k))
+      if (t.angle(k)) {
         EXPECT_LT(moved, 1e-12) << "coordinate " << k;
-      else
+      } else {
         EXPECT_GT(moved, 1e-3) << "coordinate " << k;
+      }
       EXPECT_EQ(periodic_coordinates(t)[k] != 0, t.angle(k));
     }
   }
@@ -106,7 +107,9 @@ TEST_P(EachJointType, MimicHoldAndFrameFollowTheMotion) {
     EXPECT_EQ(t.nu(), 1);
   }
   EXPECT_EQ(t.holds(), t.rows() > 0);
-  if (!t.holds()) EXPECT_EQ(t.nu(), t.syntax().rigid ? 6 : 3);  // its child moves freely
+  if (!t.holds()) {
+    EXPECT_EQ(t.nu(), t.syntax().rigid ? 6 : 3);  // its child moves freely
+  }
   // free and spherical report rates in the joint frame: S = I₆ or (0; I₃) at the reference
   std::vector<double> q(t.nq());
   t.neutral(q.data());
@@ -179,7 +182,9 @@ TEST(HelicalJoint, TakesItsPitchAndMovesAlongTheScrew) {
       // coordinates() counts the whole turns from the slide (when it slides)
       double back = 0;
       t->coordinates(jm.R, jm.d, &back);
-      if (p != 0.0) EXPECT_NEAR(back, q[0], 1e-12 * (1 + std::abs(q[0])));
+      if (p != 0.0) {
+        EXPECT_NEAR(back, q[0], 1e-12 * (1 + std::abs(q[0])));
+      }
     }
   }
 }
@@ -230,8 +235,8 @@ Model screw_chain(std::mt19937& rng, int n, bool closed) {
     Body body;
     body.name = "link" + std::to_string(i);
     body.mass = uniform(rng, 0.5, 2.0);
-    body.inertia = Vec3(uniform(rng, 0.05, 0.2), uniform(rng, 0.05, 0.2), uniform(rng, 0.05, 0.2))
-                       .asDiagonal();
+    body.inertia = inertia_box(
+        body.mass, Vec3(uniform(rng, 0.05, 0.4), uniform(rng, 0.05, 0.4), uniform(rng, 0.1, 0.4)));
     body.position = Vec3(0, 0, -0.4 * i) + Vec3::Random() * 0.1;
     body.orientation = quat_from_rotation_vector(Vec3::Random() * 2);
     b.add_body(body);

@@ -23,7 +23,7 @@
 // mimic can couple it, whether it holds its child at all, the names URDF and MJCF give it.
 //
 // Joint types are immutable and stateless, found by name in the registry
-// (constraints/joints/registry.cpp).  A type with a parameter (the helical joint's pitch)
+// (constraints/joints/registry.cpp).  A type with a parameter (a screw joint's pitch)
 // makes an instance per value with with_parameter(); the Joint owns it.  A new type is one
 // file in constraints/joints/ and its entry in the registry.
 #pragma once
