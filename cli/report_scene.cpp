@@ -109,8 +109,7 @@ json constraint_link(const Model& m, const Constraint& c) {
   json out = {{"name", c.name()}, {"type", c.type()}, {"style", "none"}, {"points", json::array()}};
   json& pts = out["points"];
   if (const auto* j = dynamic_cast<const Joint*>(&c)) {
-    const std::string type = j->joint_type().name();
-    if (type == "free" || type == "particle") return out;  // a free body: nothing to draw
+    if (!j->joint_type().holds()) return out;  // a free body: nothing to draw
     out["style"] = "joint";
     pts.push_back(point(m, j->parent(), j->frames().X_P));
     pts.push_back(point(m, j->child(), j->frames().X_C));

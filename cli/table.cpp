@@ -34,7 +34,7 @@ std::vector<Base> scene_bases(const Model& m) {
     b.body = m.bodies()[t.body].name;
     b.type = t.type->name();
     if (t.constraint >= 0) b.joint = m.constraints()[t.constraint]->name();
-    b.floating = t.constraint < 0 || t.nu == 6;
+    b.floating = t.constraint < 0 || !t.type->holds();
     out.push_back(b);
   }
   return out;

@@ -5,7 +5,9 @@ namespace appell {
 Joint::Joint(std::string name, const JointType& type, int parent, int child,
              const BodyState& parent0, const BodyState& child0, const Vec3& anchor,
              const Vec3& axis, const Vec3& axis2)
-    : Constraint(std::move(name), {parent, child}), type_(&type) {
+    : Constraint(std::move(name), {parent, child}),
+      type_(&type),
+      owned_(std::shared_ptr<void>(), &type) {
   parent_ = {parent, slot(parent)};
   child_ = {child, slot(child)};
   anchor_ = type.syntax().anchor ? anchor : child0.x;
@@ -15,6 +17,13 @@ Joint::Joint(std::string name, const JointType& type, int parent, int child,
   frames_.X_C = child0.Q.transpose() * (anchor_ - child0.x);
   frames_.E_P = parent0.Q.transpose() * E;
   frames_.E_C = child0.Q.transpose() * E;
+}
+
+Joint::Joint(std::string name, std::shared_ptr<const JointType> type, int parent, int child,
+             const BodyState& parent0, const BodyState& child0, const Vec3& anchor,
+             const Vec3& axis, const Vec3& axis2)
+    : Joint(std::move(name), *type, parent, child, parent0, child0, anchor, axis, axis2) {
+  owned_ = std::move(type);
 }
 
 void Joint::evaluate(const StateView& in, const RowSpan& out) const {

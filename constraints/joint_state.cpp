@@ -99,19 +99,7 @@ JointRateRow joint_rate_row(const Joint& j, const StateView& s, int k) {
 
 std::vector<char> periodic_coordinates(const JointType& type) {
   std::vector<char> out(type.nq(), 0);
-  if (type.nq() != type.nu()) return out;  // quaternion joints: no angle coordinates
-  double q0[8], q[8], back[8];
-  const double zero[6] = {0, 0, 0, 0, 0, 0};
-  type.neutral(q0);
-  JointMotion jm;
-  for (int k = 0; k < type.nq(); ++k) {
-    // coordinate k is an angle when a turn of 2π (plus a probe offset) comes back to q0
-    for (int i = 0; i < type.nq(); ++i) q[i] = q0[i];
-    q[k] += 0.5 + 2.0 * M_PI;
-    type.motion(q, zero, jm);
-    type.coordinates(jm.R, jm.d, back);
-    out[k] = std::abs(back[k] - (q0[k] + 0.5)) < 1e-9;
-  }
+  for (int k = 0; k < type.nq(); ++k) out[k] = type.angle(k);
   return out;
 }
 

@@ -9,8 +9,9 @@ namespace appell {
 
 namespace {
 
-bool revolute(const Joint& j) {
-  return std::string(j.joint_type().name()) == "revolute";
+// a turn (else a slide: the joint types a mimic takes are the mimicable ones)
+bool turns(const Joint& j) {
+  return j.joint_type().shape() == JointShape::Turn;
 }
 
 struct Rates {
@@ -26,7 +27,7 @@ Rates add_joint(const Joint& j, double s, const StateView& in, const RowSpan& ou
   const JointFrames& f = j.frames();
   const Vec3 e = sp.Q * f.E_P.col(2);  // the axis, fixed in P
   Rates r;
-  if (revolute(j)) {
+  if (turns(j)) {
     const Mat3 R = (sp.Q * f.E_P).transpose() * sc.Q * f.E_C;
     const Vec3 dw = sc.w - sp.w;
     r.position = s * std::atan2(R(1, 0), R(0, 0));
@@ -61,9 +62,9 @@ MimicConstraint::MimicConstraint(std::string name, std::shared_ptr<const Joint> 
       multiplier_(multiplier),
       offset_(offset) {
   for (const Joint* j : {follower_.get(), leader_.get()}) {
-    const std::string t = j->joint_type().name();
-    if (t != "revolute" && t != "prismatic")
-      throw std::invalid_argument("MimicConstraint: joint '" + j->name() + "' is " + t +
+    if (!j->joint_type().mimicable())
+      throw std::invalid_argument("MimicConstraint: joint '" + j->name() + "' is " +
+                                  j->joint_type().name() +
                                   "; a mimic joins revolute or prismatic joints");
   }
 }
@@ -71,7 +72,7 @@ MimicConstraint::MimicConstraint(std::string name, std::shared_ptr<const Joint> 
 double MimicConstraint::coordinate(const Joint& j, const StateView& in) {
   const BodyState &sp = in.body(j.parent()), &sc = in.body(j.child());
   const JointFrames& f = j.frames();
-  if (revolute(j)) {
+  if (turns(j)) {
     const Mat3 R = (sp.Q * f.E_P).transpose() * sc.Q * f.E_C;
     return std::atan2(R(1, 0), R(0, 0));
   }

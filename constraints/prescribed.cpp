@@ -32,7 +32,7 @@ PrescribedJointConstraint::PrescribedJointConstraint(std::string name,
       k_(coordinate),
       f_(std::move(f)) {
   const JointType& t = joint_->joint_type();
-  if (t.nq() != t.nu())
+  if (t.quaternion() >= 0)
     throw std::invalid_argument("joint '" + joint_->name() + "' (" + t.name() +
                                 ") has quaternion coordinates; prescribe a body point instead");
   if (k_ < 0 || k_ >= t.nq())

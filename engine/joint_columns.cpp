@@ -65,20 +65,8 @@ bool parse_joint_frame(const std::string& name, JointFrame& out) {
 }
 
 bool frame_dependent(const JointType& t) {
-  if (t.nu() != 6 && t.nu() != 3) return false;
-  double q[8];
-  t.neutral(q);
-  const double zero[6] = {0, 0, 0, 0, 0, 0};
-  JointMotion jm;
-  t.motion(q, zero, jm);
-  Eigen::Matrix<double, 6, 6> S = Eigen::Matrix<double, 6, 6>::Zero();
-  S.leftCols(t.nu()) = jm.S.leftCols(t.nu());
-  Eigen::Matrix<double, 6, 6> expected = Eigen::Matrix<double, 6, 6>::Zero();
-  if (t.nu() == 6)
-    expected.setIdentity();
-  else
-    expected.block<3, 3>(3, 0).setIdentity();
-  return S == expected;
+  // the quaternion joints (free, spherical): u is (ḋ; ω) or ω in the parent joint frame
+  return t.quaternion() >= 0;
 }
 
 void joint_vector_to_child(const JointType& t, const double* q, double* v) {

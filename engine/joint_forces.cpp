@@ -13,7 +13,7 @@ namespace {
 constexpr int kMaxNq = 8;  // the largest nq of a joint type (free: 7)
 
 void require_nq_is_nu(const Joint& j, const char* what) {
-  if (j.joint_type().nq() != j.joint_type().nu())
+  if (j.joint_type().quaternion() >= 0)
     throw std::invalid_argument(std::string(what) + ": joint '" + j.name() + "' (" +
                                 j.joint_type().name() +
                                 ") has quaternion coordinates; use joint_damping or joint_torque");

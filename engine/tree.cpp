@@ -132,7 +132,7 @@ TreeModel build_tree(const Model& m) {
   };
   auto add_root = [&](int b) {
     TreeJoint t;
-    t.type = m.bodies()[b].rigid() ? &joint_type("free") : &particle_joint();
+    t.type = m.bodies()[b].rigid() ? &free_joint() : &particle_joint();
     t.body = b;
     tree.tree_index[b] = static_cast<int>(tree.joints.size());
     tree.joints.push_back(t);

@@ -74,7 +74,7 @@ Eigen::VectorXd numbers(const Node& n, int count) {
 
 // a spring or a servo reads q − q0: not for the quaternions of spherical and free joints
 void require_plain_coordinates(const Node& at, const Joint& j, const std::string& what) {
-  if (j.joint_type().nq() != j.joint_type().nu())
+  if (j.joint_type().quaternion() >= 0)
     at.fail("a " + what + " needs joint coordinates without quaternions; joint '" + j.name() +
             "' is " + j.joint_type().name() + " (use joint_damping or joint_torque)");
 }

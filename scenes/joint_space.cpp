@@ -19,13 +19,18 @@ std::string placement_key(const Node& joint) {
   return joint.file() + "#" + joint.pointer();
 }
 
-namespace {
-
-// where a joint type keeps a quaternion in q (−1: none)
-int quaternion_offset(const JointType& type) {
-  const std::string name = type.name();
-  return name == "free" ? 3 : name == "spherical" ? 0 : -1;
+std::shared_ptr<const JointType> configured_type(const Node& n, const JointType& type) {
+  const char* key = type.syntax().parameter;
+  if (!key) return std::shared_ptr<const JointType>(std::shared_ptr<void>(), &type);  // not owned
+  const Node v = n[key];
+  try {
+    return type.with_parameter(v.number());
+  } catch (const std::invalid_argument& e) {
+    v.fail(e.what());
+  }
 }
+
+namespace {
 
 void read_free(const Node& n, bool rates, std::vector<double>& v) {
   const char* first = rates ? "velocity" : "position";
@@ -57,7 +62,8 @@ std::vector<double> joint_values(const Node& n, const JointType& type, bool rate
   if (count == 0)
     n.fail(kind + " has no " + (rates ? "rates" : "coordinates") + "; remove this key");
   std::vector<double> v(count, 0.0);
-  const bool free = std::string(type.name()) == "free";
+  // [x, y, z, qw, qx, qy, qz], a pose: also {position, quaternion}
+  const bool free = type.quaternion() == 3 && type.nq() == 7;
   if (n.json().is_number() && count == 1) {
     v[0] = n.number();
   } else if (n.json().is_object() && free) {
@@ -73,7 +79,7 @@ std::vector<double> joint_values(const Node& n, const JointType& type, bool rate
            ", got " + type_name(n.json()) +
            (n.json().is_array() ? " of " + std::to_string(n.json().size()) : ""));
   }
-  const int qo = quaternion_offset(type);
+  const int qo = type.quaternion();
   if (!rates && qo >= 0) {
     const double norm = Eigen::Map<const Eigen::Vector4d>(v.data() + qo).stableNorm();
     if (!(norm > 0)) n.fail("the quaternion [w, x, y, z] must be nonzero");
@@ -87,7 +93,7 @@ namespace {
 // One joint with an "origin", as found.
 struct Pending {
   Node joint;
-  const JointType* type;
+  std::shared_ptr<const JointType> type;  // configured_type()
   int parent, child;
   Vec3 xyz;
   Mat3 R;
@@ -141,7 +147,12 @@ Pending pending_joint(const Node& n, const BodyIndex& bodies, const Aliases& ali
   const int parent = resolve(e[0], bodies, aliases, &via);
   const Vec3 xyz = origin.has("xyz") ? origin["xyz"].vec3() : Vec3::Zero();
   const Mat3 R = origin.has("rpy") ? rpy_rotation(origin["rpy"].vec3()) : Mat3::Identity();
-  Pending p{n, jt, parent, resolve(e[1], bodies, aliases, nullptr), via.p + via.R * xyz, via.R * R};
+  Pending p{n,
+            configured_type(n, *jt),
+            parent,
+            resolve(e[1], bodies, aliases, nullptr),
+            via.p + via.R * xyz,
+            via.R * R};
   if (p.child == kWorld) e[1].fail("a joint with an origin places its child; 'world' cannot move");
   if (p.parent == p.child) n["bodies"].fail("the two bodies must differ");
   read_axes(n, p);
@@ -173,7 +184,7 @@ void initial_state(const Pending& j, const JointPlacement& pl, SceneBody& child,
   const Joint joint("placement", *j.type, j.parent, j.child, pl.parent0, pl.child0, pl.anchor,
                     pl.axis, pl.axis2);
   TreeJoint t;
-  t.type = j.type;
+  t.type = j.type.get();
   t.nq = j.type->nq();
   t.nu = j.type->nu();
   t.frames = joint.frames();
@@ -276,6 +287,7 @@ std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string&
   std::vector<std::string> keys = {"name", "type", "bodies", "origin", "q", "qd"};
   if (syntax.axes == 1) keys.push_back("axis");
   if (syntax.axes == 2) keys.push_back("axes");
+  if (syntax.parameter) keys.push_back(syntax.parameter);
   n.object(keys);
   if (!ctx.placements || !ctx.placements->count(placement_key(n)))
     n.fail("internal: the joint was not placed before it was parsed");
@@ -288,8 +300,8 @@ std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string&
         e[k].fail("'" + ctx.model.bodies()[b].name + "' is a particle; a " + type.name() +
                   " joint needs rigid bodies");
     }
-  auto joint = std::make_shared<Joint>(name, type, pl.parent, pl.child, pl.parent0, pl.child0,
-                                       pl.anchor, pl.axis, pl.axis2);
+  auto joint = std::make_shared<Joint>(name, configured_type(n, type), pl.parent, pl.child,
+                                       pl.parent0, pl.child0, pl.anchor, pl.axis, pl.axis2);
   if (ctx.joint_properties && ctx.joint_properties->count(placement_key(n)))
     joint->set_properties(ctx.joint_properties->at(placement_key(n)));
   return joint;

@@ -63,6 +63,10 @@ using Aliases = std::map<std::string, Alias>;
 Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<SceneBody>& bodies,
                         const Aliases& aliases);
 
+// The instance of `type` a joint at n uses: with the number at its key
+// syntax().parameter (a screw joint's "pitch"), else the registered type itself.
+std::shared_ptr<const JointType> configured_type(const Node& n, const JointType& type);
+
 // The Joint of a joint with an "origin" (called by the joint parser).
 std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string& name,
                                                const SceneContext& ctx, const JointType& type);

@@ -81,6 +81,7 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
   if (syntax.anchor) keys.push_back("anchor");
   if (syntax.axes == 1) keys.push_back("axis");
   if (syntax.axes == 2) keys.push_back("axes");
+  if (syntax.parameter) keys.push_back(syntax.parameter);
   n.object(keys);
   const std::string why = "a " + std::string(type.name()) + " joint needs rigid bodies";
   const auto [p, c] = two_bodies(n, ctx, syntax.rigid, why);
@@ -99,7 +100,7 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
       n["axes"].fail("the two axes of a " + std::string(type.name()) +
                      " joint must be perpendicular, got cosine " + std::to_string(axis.dot(axis2)));
   }
-  return std::make_shared<Joint>(name, type, p, c, ctx.model.initial_state(p),
+  return std::make_shared<Joint>(name, configured_type(n, type), p, c, ctx.model.initial_state(p),
                                  ctx.model.initial_state(c), anchor, axis, axis2);
 }
 
@@ -213,9 +214,9 @@ std::shared_ptr<const Joint> named_joint(const Node& n, const SceneContext& ctx)
     if (c->name() == name) {
       auto j = std::dynamic_pointer_cast<const Joint>(c);
       if (!j) n.fail("'" + name + "' is a " + c->type() + " constraint; expected a joint");
-      const std::string t = j->joint_type().name();
-      if (t != "revolute" && t != "prismatic")
-        n.fail("joint '" + name + "' is " + t + "; a mimic joins revolute or prismatic joints");
+      if (!j->joint_type().mimicable())
+        n.fail("joint '" + name + "' is " + j->joint_type().name() +
+               "; a mimic joins revolute or prismatic joints");
       return j;
     }
   n.fail("unknown joint '" + name + "'; expected a joint listed before this constraint");

@@ -64,9 +64,30 @@ bool finite(const urdf::Pose& o) {
          std::isfinite(o.rotation.y) && std::isfinite(o.rotation.z) && std::isfinite(o.rotation.w);
 }
 
+// URDF's name of j's type, as in the file
+const char* urdf_type_name(const urdf::Joint& j) {
+  switch (j.type) {
+    case urdf::Joint::REVOLUTE:
+      return "revolute";
+    case urdf::Joint::CONTINUOUS:
+      return "continuous";
+    case urdf::Joint::PRISMATIC:
+      return "prismatic";
+    case urdf::Joint::FLOATING:
+      return "floating";
+    case urdf::Joint::PLANAR:
+      return "planar";
+    case urdf::Joint::FIXED:
+      return "fixed";
+    default:
+      return "unknown";
+  }
+}
+
+// whether j's type is one a mimic can couple
 bool moves_one_coordinate(const urdf::Joint& j) {
-  return j.type == urdf::Joint::REVOLUTE || j.type == urdf::Joint::CONTINUOUS ||
-         j.type == urdf::Joint::PRISMATIC;
+  const JointType* t = find_joint_type(JointFormat::Urdf, urdf_type_name(j));
+  return t && t->mimicable();
 }
 
 class Converter {
@@ -89,7 +110,7 @@ class Converter {
              "whose massless root holds a floating joint floats already: use base fixed)");
       add_body(root, "the floating base");
       json joint = {{"name", "root_joint"},
-                    {"type", "free"},
+                    {"type", free_joint().name()},
                     {"bodies", {"world", root.name}},
                     {"origin", json::object()}};
       out_.doc["constraints"].push_back(joint);
@@ -193,22 +214,9 @@ class Converter {
                                   {"com", to_json(vec3(in.origin.position))}});
   }
 
-  static const char* type_of(const urdf::Joint& j) {
-    switch (j.type) {
-      case urdf::Joint::REVOLUTE:
-      case urdf::Joint::CONTINUOUS:
-        return "revolute";
-      case urdf::Joint::PRISMATIC:
-        return "prismatic";
-      case urdf::Joint::FLOATING:
-        return "free";
-      case urdf::Joint::PLANAR:
-        return "planar";
-      case urdf::Joint::FIXED:
-        return "fixed";
-      default:
-        return nullptr;
-    }
+  // the joint type that answers to it, or nullptr
+  static const JointType* type_of(const urdf::Joint& j) {
+    return find_joint_type(JointFormat::Urdf, urdf_type_name(j));
   }
 
   // <dynamics> and <limit> of joint j
@@ -233,22 +241,21 @@ class Converter {
 
   // the joint j, from body `parent` at (p, R) in its link frame
   void add_joint(const urdf::Joint& j, const Frame& at) {
-    const char* type = type_of(j);
+    const JointType* type = type_of(j);
     if (!type)
       fail("joint '" + j.name +
            "': unknown type; expected revolute, continuous, prismatic, fixed, floating or planar");
     json joint = {{"name", j.name},
-                  {"type", type},
+                  {"type", type->name()},
                   {"bodies", {at.body, j.child_link_name}},
                   {"origin", {{"xyz", to_json(at.p)}, {"rpy", to_json(rpy_of(at.R))}}}};
-    const std::string t = type;
-    if (t == "revolute" || t == "prismatic" || t == "planar") {
+    if (type->syntax().axes == 1) {
       const Vec3 axis = vec3(j.axis);
       if (!(axis.norm() > 1e-12) || !axis.allFinite())
         fail("joint '" + j.name + "': <axis> must be a nonzero direction");
       joint["axis"] = to_json(axis);
     }
-    if (t == "free" && at.body == "world" && !out_.base.floating) {
+    if (!type->holds() && at.body == "world" && !out_.base.floating) {
       out_.base.floating = true;
       out_.base.free_joint = j.name;
     }
@@ -264,14 +271,14 @@ class Converter {
     const std::string& leader = mimic.joint_name;
     const std::string what = "joint '" + j.name + "': <mimic joint='" + leader + "'>: ";
     if (!moves_one_coordinate(j))
-      fail(what + "a " + type_of(j) +
+      fail(what + "a " + urdf_type_name(j) +
            " joint cannot mimic; a mimic joins revolute, continuous or prismatic joints");
     const urdf::JointConstSharedPtr lead = model_.getJoint(leader);
     if (!lead) fail(what + "no joint '" + leader + "' in the URDF");
     if (leader == j.name) fail(what + "a joint cannot mimic itself");
     if (!moves_one_coordinate(*lead))
-      fail(what + "mimic of " + (type_of(*lead) ? type_of(*lead) : "unknown") + " joint '" +
-           leader + "'; a mimic joins revolute, continuous or prismatic joints");
+      fail(what + "mimic of " + urdf_type_name(*lead) + " joint '" + leader +
+           "'; a mimic joins revolute, continuous or prismatic joints");
     if (!std::isfinite(mimic.multiplier) || !std::isfinite(mimic.offset))
       fail(what + "multiplier and offset must be finite");
     const std::string name = j.name + "_mimic";
@@ -317,8 +324,9 @@ class Converter {
         push_children(*child, at);
         continue;
       }
-      add_body(*child, std::string("moved by the ") + (type_of(j) ? type_of(j) : "unknown") +
-                           " joint '" + j.name + "'");
+      add_body(*child, std::string("moved by the ") +
+                           (type_of(j) ? type_of(j)->name() : "unknown") + " joint '" + j.name +
+                           "'");
       add_joint(j, at);
       push_children(*child, Frame{child->name});
     }
@@ -465,8 +473,9 @@ void follow_mimics(UrdfScene& u) {
     if (c["type"] != "mimic") continue;
     json* follower = find_joint(u, c["joint"].get<std::string>());
     const json* leader = find_joint(u, c["leader"].get<std::string>());
-    if (!follower || ((*follower)["type"] != "revolute" && (*follower)["type"] != "prismatic"))
-      continue;  // the mimic's parser reports it
+    const JointType* type =
+        follower ? find_joint_type((*follower)["type"].get<std::string>()) : nullptr;
+    if (!type || !type->mimicable()) continue;  // the mimic's parser reports it
     const double m = c["multiplier"].get<double>();
     if (!follower->contains("q"))
       (*follower)["q"] = m * value(leader, "q") + c["offset"].get<double>();

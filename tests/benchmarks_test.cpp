@@ -16,6 +16,12 @@
 #include "engine/stages.hpp"
 
 namespace appell {
+
+// gtest shows a parameter through the PrintTo next to its type: the name, not its bytes
+static void PrintTo(Formulation f, std::ostream* os) {
+  *os << formulation_name(f);
+}
+
 namespace {
 
 const std::string kDir = std::string(APPELL_SOURCE_DIR) + "/scenes/benchmarks/";
@@ -50,6 +56,11 @@ std::string formulation_param_name(const ::testing::TestParamInfo<Formulation>& 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return identifier(info.param.formulation) +
          (info.param.stabilization == Stabilization::Type::None ? "_none" : "_projection");
+}
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << formulation_name(c.formulation) << ", "
+      << (c.stabilization == Stabilization::Type::None ? "no stabilization" : "projection");
 }
 
 // ---- A04 Bricard's mechanism ----------------------------------------------------------

@@ -15,6 +15,12 @@
 #include "engine/stages.hpp"
 
 namespace appell {
+
+// gtest shows a joint type by its name, not its address
+static void PrintTo(const JointType* t, std::ostream* os) {
+  *os << t->name();
+}
+
 namespace {
 
 double uniform(std::mt19937& rng, double a, double b) {

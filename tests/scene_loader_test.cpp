@@ -96,7 +96,7 @@ TEST(SceneErrors, ConstraintsWordForWord) {
             "perpendicular, got cosine 0.707107");
   EXPECT_EQ(with(R"({"type": "hinge", "bodies": ["world", "a"]})"),
             "s.json: /constraints/0/type: unknown constraint type 'hinge'; expected one of: "
-            "cylindrical, distance, expression, fixed, free, knife_edge, linear, mimic, "
+            "cylindrical, distance, expression, fixed, free, helical, knife_edge, linear, mimic, "
             "perpendicular, planar, point_on_plane, prescribed, prismatic, revolute, rolling, "
             "spherical, universal");
   EXPECT_EQ(with(R"({"type": "fixed", "bodies": ["a", "a"]})"),

@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}}], "constraints": [{"type": "hinge", "bodies": ["world", "a"]}]})",
             "/constraints/0/type: unknown constraint type 'hinge'; expected one of: "
-            "cylindrical, distance, expression, fixed, free, knife_edge, linear, mimic, "
+            "cylindrical, distance, expression, fixed, free, helical, knife_edge, linear, mimic, "
             "perpendicular, planar, point_on_plane, prescribed, prismatic, revolute, rolling, "
             "spherical, universal"},
         BadScene{

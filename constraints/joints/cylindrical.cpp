@@ -13,6 +13,7 @@ class Cylindrical final : public JointType {
   int nq() const override { return 2; }
   int nu() const override { return 2; }
   JointSyntax syntax() const override { return {true, 1, true}; }
+  bool angle(int k) const override { return k == 0; }
   void motion(const double* q, const double*, JointMotion& m) const override {
     m.R = joint_math::rot_z(q[0]);
     m.d = Vec3(0, 0, q[1]);

@@ -13,6 +13,10 @@ class Fixed final : public JointType {
   int nq() const override { return 0; }
   int nu() const override { return 0; }
   JointSyntax syntax() const override { return {false, 0, true}; }
+  std::vector<std::string> names_in(JointFormat f) const override {
+    if (f == JointFormat::Urdf) return {"fixed"};
+    return {};
+  }
   Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
   void motion(const double*, const double*, JointMotion& m) const override {
     m.R.setIdentity();

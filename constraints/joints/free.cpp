@@ -16,6 +16,10 @@ class Free final : public JointType {
   int nq() const override { return 7; }
   int nu() const override { return 6; }
   JointSyntax syntax() const override { return {true, 0, true}; }
+  int quaternion() const override { return 3; }
+  std::vector<std::string> names_in(JointFormat f) const override {
+    return {f == JointFormat::Urdf ? "floating" : "free"};
+  }
   Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
   void motion(const double* q, const double*, JointMotion& m) const override {
     m.R = joint_math::quat_rotation(q + 3);

@@ -13,6 +13,11 @@ class Planar final : public JointType {
   int nq() const override { return 3; }
   int nu() const override { return 3; }
   JointSyntax syntax() const override { return {true, 1, true}; }
+  bool angle(int k) const override { return k == 2; }
+  std::vector<std::string> names_in(JointFormat f) const override {
+    if (f == JointFormat::Urdf) return {"planar"};
+    return {};
+  }
   void motion(const double* q, const double*, JointMotion& m) const override {
     m.R = joint_math::rot_z(q[2]);
     m.d = Vec3(q[0], q[1], 0.0);

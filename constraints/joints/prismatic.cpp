@@ -14,6 +14,9 @@ class Prismatic final : public JointType {
   int nu() const override { return 1; }
   JointSyntax syntax() const override { return {false, 1, true}; }
   JointShape shape() const override { return JointShape::Slide; }
+  std::vector<std::string> names_in(JointFormat f) const override {
+    return {f == JointFormat::Urdf ? "prismatic" : "slide"};
+  }
   void motion(const double* q, const double*, JointMotion& m) const override {
     m.R.setIdentity();
     m.d = Vec3(0, 0, q[0]);

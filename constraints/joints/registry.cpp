@@ -14,8 +14,8 @@ const JointType& prismatic_joint();
 const JointType& cylindrical_joint();
 const JointType& universal_joint();
 const JointType& fixed_joint();
-const JointType& free_joint();
 const JointType& planar_joint();
+const JointType& helical_joint();
 
 const std::vector<const JointType*>& joint_types() {
   static const std::vector<const JointType*> table = {
@@ -27,6 +27,7 @@ const std::vector<const JointType*>& joint_types() {
       &fixed_joint(),        //
       &free_joint(),         //
       &planar_joint(),       //
+      &helical_joint(),      //
   };
   return table;
 }
@@ -34,6 +35,13 @@ const std::vector<const JointType*>& joint_types() {
 const JointType* find_joint_type(const std::string& name) {
   for (const JointType* t : joint_types())
     if (name == t->name()) return t;
+  return nullptr;
+}
+
+const JointType* find_joint_type(JointFormat format, const std::string& name) {
+  for (const JointType* t : joint_types())
+    for (const std::string& n : t->names_in(format))
+      if (name == n) return t;
   return nullptr;
 }
 
@@ -53,6 +61,10 @@ Mat3 JointType::axes(const Vec3& axis, const Vec3&) const {
   Mat3 E;
   E << n1, n2, a;
   return E;
+}
+
+std::shared_ptr<const JointType> JointType::with_parameter(double) const {
+  throw std::invalid_argument(std::string(name()) + " joint: takes no parameter");
 }
 
 void JointType::qdot(const double*, const double* u, double* qdot) const {

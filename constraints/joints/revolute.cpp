@@ -14,6 +14,11 @@ class Revolute final : public JointType {
   int nu() const override { return 1; }
   JointSyntax syntax() const override { return {true, 1, true}; }
   JointShape shape() const override { return JointShape::Turn; }
+  bool angle(int) const override { return true; }
+  std::vector<std::string> names_in(JointFormat f) const override {
+    if (f == JointFormat::Urdf) return {"revolute", "continuous"};
+    return {"hinge"};
+  }
   void motion(const double* q, const double*, JointMotion& m) const override {
     m.R = joint_math::rot_z(q[0]);
     m.d.setZero();

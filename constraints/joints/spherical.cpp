@@ -15,6 +15,11 @@ class Spherical final : public JointType {
   int nq() const override { return 4; }
   int nu() const override { return 3; }
   JointSyntax syntax() const override { return {true, 0, false}; }
+  int quaternion() const override { return 0; }
+  std::vector<std::string> names_in(JointFormat f) const override {
+    if (f == JointFormat::Mjcf) return {"ball"};
+    return {};
+  }
   Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
   void motion(const double* q, const double*, JointMotion& m) const override {
     m.R = joint_math::quat_rotation(q);

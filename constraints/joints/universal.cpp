@@ -17,6 +17,7 @@ class Universal final : public JointType {
   int nq() const override { return 2; }
   int nu() const override { return 2; }
   JointSyntax syntax() const override { return {true, 2, true}; }
+  bool angle(int) const override { return true; }
   Mat3 axes(const Vec3& axis, const Vec3& axis2) const override {
     const Vec3 a1 = axis.normalized(), a2 = axis2.normalized();
     Mat3 E;

@@ -33,6 +33,10 @@ class Joint final : public Constraint {
   Joint(std::string name, const JointType& type, int parent, int child, const BodyState& parent0,
         const BodyState& child0, const Vec3& anchor, const Vec3& axis = Vec3::UnitZ(),
         const Vec3& axis2 = Vec3::UnitY());
+  // the same, with a type instance the joint keeps (JointType::with_parameter)
+  Joint(std::string name, std::shared_ptr<const JointType> type, int parent, int child,
+        const BodyState& parent0, const BodyState& child0, const Vec3& anchor,
+        const Vec3& axis = Vec3::UnitZ(), const Vec3& axis2 = Vec3::UnitY());
 
   std::string type() const override { return type_->name(); }
   int rows() const override { return type_->rows(); }
@@ -40,6 +44,8 @@ class Joint final : public Constraint {
   void evaluate(const StateView& in, const RowSpan& out) const override;
 
   const JointType& joint_type() const { return *type_; }
+  // the same, to build another Joint of this type (keeps a parameterised instance alive)
+  const std::shared_ptr<const JointType>& joint_type_ptr() const { return owned_; }
   int parent() const { return parent_.body; }
   int child() const { return child_.body; }
   // the slots of the parent and the child in bodies() (−1 for the world)
@@ -53,6 +59,7 @@ class Joint final : public Constraint {
 
  private:
   const JointType* type_;
+  std::shared_ptr<const JointType> owned_;  // *type_ (owning when the joint keeps it)
   End parent_, child_;
   Vec3 anchor_;
   JointFrames frames_;

@@ -18,12 +18,18 @@
 // The same type gives the maximal formulations its canonical rows [HO21 eq. 14]: the
 // 6 − nu holonomic rows that hold the child to the parent (constraints/kernels.hpp).
 //
-// Joint types are immutable singletons without state, found by name in the registry
-// (constraints/joints/registry.cpp).  A new type is one file in constraints/joints/ and
-// its entry in the registry.
+// The type also carries its configuration space, so that no caller asks a joint what it is
+// by its name: where q keeps a unit quaternion, which coordinates are angles, whether a
+// mimic can couple it, whether it holds its child at all, the names URDF and MJCF give it.
+//
+// Joint types are immutable and stateless, found by name in the registry
+// (constraints/joints/registry.cpp).  A type with a parameter (a screw joint's pitch)
+// makes an instance per value with with_parameter(); the Joint owns it.  A new type is one
+// file in constraints/joints/ and its entry in the registry.
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,7 +65,12 @@ struct JointSyntax {
   bool anchor = true;  // "anchor": a world point (else the child's centre of mass)
   int axes = 0;        // 0: none; 1: "axis"; 2: "axes" (two perpendicular directions)
   bool rigid = true;   // both bodies must be rigid (false: particles allowed)
+  // the scene key of the type's one number parameter (JointType::with_parameter), or null
+  const char* parameter = nullptr;
 };
+
+// The robot description formats whose joint type names a type answers to.
+enum class JointFormat { Urdf, Mjcf };
 
 class JointType {
  public:
@@ -90,6 +101,25 @@ class JointType {
   // q at the reference pose (R = I, d = 0)
   void neutral(double* q) const { coordinates(Mat3::Identity(), Vec3::Zero(), q); }
 
+  // The configuration space.
+  // The offset in q of a unit quaternion [w x y z], which normalize() rescales and whose
+  // rate is N(q) u (J4); −1: none.  Its u are then not the rates of its q.
+  virtual int quaternion() const { return -1; }
+  // whether q[k] is an angle: q and q + 2π e_k give the same R(q), d(q) (outputs keep it
+  // continuous, springs and servos take its error modulo 2π)
+  virtual bool angle(int /*k*/) const { return false; }
+  // the names this type has in a robot description format (URDF's <joint type>, MJCF's)
+  virtual std::vector<std::string> names_in(JointFormat /*format*/) const { return {}; }
+  // whether a mimic constraint (appell/mimic.hpp) can couple it: one coordinate that is a
+  // turn or a slide
+  bool mimicable() const { return shape() == JointShape::Turn || shape() == JointShape::Slide; }
+  // whether it holds its child at all (false: a free joint, whose child floats; nothing to
+  // draw, and the root of a floating base)
+  bool holds() const { return rows() > 0; }
+  // the instance of this type with the parameter value v (syntax().parameter), or
+  // std::invalid_argument saying what v must be; the default: the type has none
+  virtual std::shared_ptr<const JointType> with_parameter(double v) const;
+
   // the canonical rows (6 − nu for two rigid bodies), for the maximal formulations
   virtual int rows() const = 0;
   virtual void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
@@ -109,6 +139,12 @@ const JointType* find_joint_type(const std::string& name);
 const JointType& joint_type(const std::string& name);
 // Every registered type, in registration order.
 const std::vector<const JointType*>& joint_types();
+// The registered type that a robot description format calls `name` (names_in), or nullptr.
+const JointType* find_joint_type(JointFormat format, const std::string& name);
+
+// The 6-coordinate joint of a rigid body free in space ("free"; also the root of a floating
+// tree).
+const JointType& free_joint();
 
 // The 3-coordinate joint of a particle that is the root of its own subtree (x̄, v̄ in the
 // world); not a scene joint type.

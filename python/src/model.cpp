@@ -42,17 +42,9 @@ void check_state(const Model& m, const State& s) {
                                 : "the free joint of body '" + m.bodies()[j.body].name + "'";
     if (!s.q.segment(j.q_offset, j.nq).allFinite() || !s.u.segment(j.u_offset, j.nu).allFinite())
       throw std::invalid_argument("State: the coordinates of " + who + " are not finite");
-    // the entries normalize() rescales (a quaternion's) must not all be zero: ones are
-    // rescaled where the type keeps a unit quaternion
-    Eigen::VectorXd ones = Eigen::VectorXd::Ones(j.nq);
-    j.type->normalize(ones.data());
-    bool rescaled = false, zero = true;
-    for (int k = 0; k < j.nq; ++k)
-      if (ones(k) != 1.0) {
-        rescaled = true;
-        zero = zero && s.q(j.q_offset + k) == 0.0;
-      }
-    if (rescaled && zero)
+    // the quaternion normalize() rescales must not be zero
+    const int qo = j.type->quaternion();
+    if (qo >= 0 && s.q.segment(j.q_offset + qo, 4).isZero(0.0))
       throw std::invalid_argument("State: the quaternion of " + who +
                                   " is zero; expected a nonzero [w x y z]");
   }
@@ -131,22 +123,32 @@ void bind_builder(py::module_& m) {
           "add_joint",
           [](ModelBuilder& b, const std::string& type, const py::object& parent,
              const py::object& child, const V& anchor, const V& axis, const V& axis2,
-             const std::optional<std::string>& name) {
+             const std::optional<std::string>& name, std::optional<double> parameter) {
             const int p = body_ref(b, parent), c = body_ref(b, child);
+            const JointType& t = joint_type(type);
+            if (t.syntax().parameter && !parameter)
+              throw std::invalid_argument("add_joint(): a " + type +
+                                          " joint needs parameter (its " + t.syntax().parameter +
+                                          ")");
+            if (!t.syntax().parameter && parameter)
+              throw std::invalid_argument("add_joint(): a " + type + " joint takes no parameter");
+            std::shared_ptr<const JointType> inst(std::shared_ptr<void>(), &t);
+            if (parameter) inst = t.with_parameter(*parameter);
             if (p == c)
               throw std::invalid_argument(
                   "add_joint(): the two bodies must differ (both are '" +
                   (p == kWorld ? std::string("world") : b.bodies()[p].name) + "')");
-            b.add_constraint(std::make_shared<Joint>(default_name(b, name), joint_type(type), p, c,
+            b.add_constraint(std::make_shared<Joint>(default_name(b, name), inst, p, c,
                                                      b.initial_state(p), b.initial_state(c), anchor,
                                                      axis.normalized(), axis2.normalized()));
           },
           py::arg("type"), py::arg("parent"), py::arg("child"), py::arg("anchor") = V(V::Zero()),
           py::arg("axis") = V(V::UnitZ()), py::arg("axis2") = V(V::UnitY()),
-          py::arg("name") = py::none(),
+          py::arg("name") = py::none(), py::arg("parameter") = py::none(),
           "A joint (revolute, prismatic, cylindrical, universal, spherical, fixed, ...) "
           "between parent and child (names or indices; 'world' is the ground), defined by "
-          "the bodies' initial poses.")
+          "the bodies' initial poses; parameter: the number a type takes (its scene key, e.g. "
+          "a screw's pitch in m/rad).")
       .def(
           "add_distance",
           [](ModelBuilder& b, const py::object& a, const py::object& c, const V& pa, const V& pc,
