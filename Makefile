@@ -8,6 +8,11 @@ TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 DEMO_SCENE ?= scenes/examples/double_pendulum.json
+# the sanitizer builds' optimisation and debug info (RelWithDebInfo's flags): line tables
+# (-g1) are all a sanitizer report needs, and -O1 halves the compile time of the ASan and
+# TSan builds; the fuzzers keep -O2, which runs more inputs in their time
+SANITIZE_FLAGS ?= -O1 -g1 -DNDEBUG
+FUZZ_FLAGS ?= -O2 -g1 -DNDEBUG
 PACKAGES  := cmake g++ make libeigen3-dev libboost-dev nlohmann-json3-dev libgtest-dev \
              libbenchmark-dev libcli11-dev liburdfdom-dev pkg-config \
              pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib \
@@ -27,7 +32,7 @@ REPORT_PROBES   := /usr/bin/node /usr/bin/npm
 BROWSER_PACKAGES := chromium python3-jsonschema
 BROWSER_PROBES  := /usr/bin/chromium /usr/lib/python3/dist-packages/jsonschema
 
-.PHONY: deps deps-report deps-browser deps-clang build demo test test-asan test-tsan fuzz bench \
+.PHONY: deps deps-report deps-browser deps-clang deps-ci build demo test test-asan test-tsan fuzz bench \
         format clean
 
 deps:
@@ -63,7 +68,7 @@ deps-browser: deps-report
 	$(call install_missing,$(BROWSER_PACKAGES),$(BROWSER_PROBES))
 
 build: deps-browser
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DAPPELL_BUILD_BENCH=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 # the program only (not the tests or the benchmarks), one scene, a report to open
@@ -86,12 +91,17 @@ demo: deps-report
 	    "screenshot $(BUILD)/browser/demo.png"; fi
 	@echo "report (open it in a browser): $(abspath $(BUILD))/demo_report.html"
 
-test: build
+# everything a test uses (library, program, test binary, Python module, report assets);
+# the benchmarks are not tests and are left to `make build` and `make bench`
+test: deps-browser
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DAPPELL_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
 
 # the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs both)
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPPELL_SANITIZE=ON \
+	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" \
 	      -DAPPELL_BUILD_BENCH=OFF >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -103,6 +113,7 @@ test-asan: deps
 # under ThreadSanitizer; nothing else is built
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPPELL_TSAN=ON \
+	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" \
 	      -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target threads_tsan_test
 	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/threads_tsan_test
@@ -121,30 +132,50 @@ deps-clang: deps
 	fi
 
 # libFuzzer targets of tests/fuzz/ under ASan + UBSan, FUZZ_SECONDS each, seeded with the
-# shipped scenes; a crash leaves its input as $(FUZZ_BUILD)/crash-* and fails
+# shipped scenes; a crash leaves its input as $(FUZZ_BUILD)/crash-* and fails.  The fuzzers
+# are single-threaded and run JOBS at a time (each still gets FUZZ_SECONDS of its own core),
+# each into its log $(FUZZ_BUILD)/NAME_fuzz.log, whose end is printed when it fails.
+FUZZERS := scene expression urdf report
 fuzz: deps-clang
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(FUZZ_FLAGS)" \
 	      -DAPPELL_FUZZ=ON -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target scene_fuzz expression_fuzz urdf_fuzz report_fuzz
-	mkdir -p $(FUZZ_BUILD)/corpus/scene $(FUZZ_BUILD)/corpus/expression $(FUZZ_BUILD)/corpus/urdf \
-	  $(FUZZ_BUILD)/corpus/report
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZERS:%=%_fuzz)
+	mkdir -p $(FUZZERS:%=$(FUZZ_BUILD)/corpus/%)
 	@# seeds are copied: libFuzzer writes new inputs into its corpus directories
 	cp scenes/examples/*.json scenes/benchmarks/*.json $(FUZZ_BUILD)/corpus/scene/
 	cp tests/fuzz/expressions/* $(FUZZ_BUILD)/corpus/expression/
 	cp scenes/examples/robots/* $(FUZZ_BUILD)/corpus/urdf/
 	cp scenes/examples/*.json tests/fuzz/reports/* $(FUZZ_BUILD)/corpus/report/
-	./$(FUZZ_BUILD)/scene_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	  -max_len=65536 -dict=tests/fuzz/scene.dict -artifact_prefix=$(FUZZ_BUILD)/ \
-	  -print_final_stats=1 $(FUZZ_BUILD)/corpus/scene
-	./$(FUZZ_BUILD)/expression_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	  -max_len=4096 -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
-	  $(FUZZ_BUILD)/corpus/expression
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ./$(FUZZ_BUILD)/urdf_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	  -max_len=65536 -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
-	  $(FUZZ_BUILD)/corpus/urdf
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ./$(FUZZ_BUILD)/report_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	  -max_len=65536 -dict=tests/fuzz/scene.dict -artifact_prefix=$(FUZZ_BUILD)/ \
-	  -print_final_stats=1 $(FUZZ_BUILD)/corpus/report
+	@$(MAKE) --no-print-directory -j $(JOBS) $(FUZZERS:%=fuzz-run-%)
+
+# $(1) the fuzzer, $(2) its options, $(3) its environment
+define run_fuzzer
+	@echo "fuzzing $(1) for $(FUZZ_SECONDS) s (log: $(FUZZ_BUILD)/$(1)_fuzz.log)"
+	@$(3) ./$(FUZZ_BUILD)/$(1)_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  $(2) -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 $(FUZZ_BUILD)/corpus/$(1) \
+	  >$(FUZZ_BUILD)/$(1)_fuzz.log 2>&1 || \
+	  { tail -80 $(FUZZ_BUILD)/$(1)_fuzz.log; echo "error: $(1)_fuzz failed" >&2; exit 1; }
+	@echo "$(1)_fuzz: no finding ($$(grep -h -m1 stat::number_of_executed_units \
+	  $(FUZZ_BUILD)/$(1)_fuzz.log | sed 's/.*: *//') inputs)"
+endef
+
+.PHONY: $(FUZZERS:%=fuzz-run-%)
+fuzz-run-scene:
+	$(call run_fuzzer,scene,-max_len=65536 -dict=tests/fuzz/scene.dict)
+fuzz-run-expression:
+	$(call run_fuzzer,expression,-max_len=4096)
+fuzz-run-urdf:
+	$(call run_fuzzer,urdf,-max_len=65536,LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp)
+fuzz-run-report:
+	$(call run_fuzzer,report,-max_len=65536 -dict=tests/fuzz/scene.dict,LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp)
+
+# CI (.ci/run): every package the rules above install, in one apt-get run after the one
+# `apt-get update` that .ci/run makes; the rules then find them all installed
+CI_PACKAGES = $(PACKAGES) $(REPORT_PACKAGES) $(BROWSER_PACKAGES) $(CLANG_PACKAGES)
+deps-ci:
+	@echo "installing: $(CI_PACKAGES)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CI_PACKAGES) >/dev/null
 
 # the other engines are needed only here (never by the main build)
 BENCH_PACKAGES := libbullet-dev libmujoco-dev
@@ -158,7 +189,7 @@ bench: deps
 	    echo "note: $(BENCH_PACKAGES) missing (run as root to install); engines_bench is skipped" >&2; \
 	  fi; \
 	fi
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DAPPELL_BUILD_BENCH=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	./$(BUILD)/formulations_bench --benchmark_format=json \
 	  --benchmark_out=$(BUILD)/formulations_bench.json
