@@ -8,12 +8,15 @@
 #pragma once
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
+#include <appell/state_space.hpp>
+#include <appell/tree.hpp>
 #include <cmath>
 #include <memory>
 #include <string>
 
-#include "engine/stages.hpp"
-#include "engine/tree_state_space.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/run/tree_state_space.hpp"
 
 namespace appell::bench {
 

@@ -30,7 +30,7 @@
 #include "appell/trajectory.hpp"
 #include "bench_ratios.hpp"
 #include "chain_scenes.hpp"
-#include "engine/recursive.hpp"
+#include "engine/formulations/recursive.hpp"
 
 #ifdef APPELL_HAVE_BULLET
 #include <BulletDynamics/Featherstone/btMultiBody.h>
@@ -38,7 +38,7 @@
 #ifdef APPELL_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 #endif
 
 namespace appell {

@@ -10,7 +10,7 @@
 #include <new>
 #include <sstream>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 static std::atomic<long> g_allocations{0};
 #pragma GCC diagnostic push

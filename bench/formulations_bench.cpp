@@ -15,8 +15,8 @@
 #include <benchmark/benchmark.h>
 
 #include "chain_scenes.hpp"
-#include "engine/recursive.hpp"
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/recursive.hpp"
 
 namespace appell {
 namespace {

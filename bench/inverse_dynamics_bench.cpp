@@ -7,7 +7,7 @@
 
 #include "appell/inverse_dynamics.hpp"
 #include "chain_scenes.hpp"
-#include "engine/recursive.hpp"
+#include "engine/formulations/recursive.hpp"
 
 namespace appell {
 namespace {

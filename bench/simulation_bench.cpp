@@ -20,9 +20,11 @@
 #include <benchmark/benchmark.h>
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
+#include <appell/state_space.hpp>
 #include <ctime>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace {
 

@@ -8,12 +8,13 @@
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "appell/joint.hpp"
+#include "appell/tree.hpp"
 #include "cli/commands.hpp"
 #include "cli/joint_outputs.hpp"
 #include "cli/recorder.hpp"
 #include "cli/table.hpp"
-#include "engine/projection.hpp"
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/projection.hpp"
 
 namespace appell::cli {
 
@@ -117,8 +118,8 @@ int run_check(const std::string& scene, Output output) {
   if (!load_or_report(scene, loaded)) return 2;
   const Model m = compile(loaded);
   // the same evaluation as eval's, in the formulation chosen by structure (every formulation
-  // decides the rank by one policy, engine/rank_policy.hpp; a dense one would cost O(n³) on a
-  // long chain); its failure is reported before anything that looks like a valid report
+  // decides the rank by one policy, engine/formulations/rank_policy.hpp; a dense one would cost
+  // O(n³) on a long chain); its failure is reported before anything that looks like a valid report
   Data d(m);
   SolverOptions solver = loaded.settings.solver;
   solver.formulation = Formulation::Auto;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "appell/inverse_dynamics.hpp"
+#include "appell/tree.hpp"
 #include "cli/commands.hpp"
 
 namespace appell::cli {
@@ -177,7 +178,7 @@ int run_inverse(const InverseOptions& o) {
   // the inputs, in the chosen frame (appell/joint_columns.hpp F1, F2)
   if (o.q && !joint_values_or_report(m, "--q", *o.q, true, s.q)) return 2;
   if (!quaternions_or_report(m, s.q)) return 2;
-  tree_normalize(tree, s.q);
+  for (const TreeJoint& j : tree.joints) j.type->normalize(s.q.data() + j.q_offset);
   const bool child = frame == JointFrame::Child;
   Eigen::VectorXd u = s.u, udot = Eigen::VectorXd::Zero(tree.nu);
   for (const TreeJoint& j : tree.joints)

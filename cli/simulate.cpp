@@ -16,6 +16,7 @@
 
 #include "appell/forward.hpp"
 #include "appell/simulation.hpp"
+#include "appell/state_space.hpp"
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "appell/tree.hpp"
 #include "cli/commands.hpp"
 
 namespace appell::cli {

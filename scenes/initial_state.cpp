@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "appell/data.hpp"
-#include "engine/projection.hpp"
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/projection.hpp"
 #include "scenes/document.hpp"
 
 namespace appell {
@@ -29,10 +29,10 @@ static void check_initial_positions(const Model& m, Data& d, const std::vector<N
 }
 
 // Some velocity must satisfy the velocity rows at t = 0: the projection a simulation
-// starts with (engine/projection.hpp) must succeed.  Two linear rows demanding v = 0 and
-// v = 1, or vx(p)^2 + 1 = 0, cannot; the constraints whose rows stay violated are named.
-// Rows of the spanning tree's joints alone always can (every joint rate satisfies them,
-// appell/tree.hpp; project_velocities then does nothing).
+// starts with (engine/formulations/projection.hpp) must succeed.  Two linear rows demanding v = 0
+// and v = 1, or vx(p)^2 + 1 = 0, cannot; the constraints whose rows stay violated are named. Rows
+// of the spanning tree's joints alone always can (every joint rate satisfies them,
+// engine/model/tree.hpp; project_velocities then does nothing).
 static void check_initial_velocities(const Model& m, Data& d, const std::vector<Node>& constraints,
                                      const Node& list) {
   if (project_velocities(m, d) == SolveStatus::Ok) return;

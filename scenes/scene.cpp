@@ -10,7 +10,7 @@
 #include "appell/forward.hpp"
 #include "appell/inertia.hpp"
 #include "appell/joint_forces.hpp"
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 #include "scenes/document.hpp"
 #include "scenes/initial_state.hpp"
 #include "scenes/scene_parts.hpp"

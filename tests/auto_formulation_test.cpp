@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
+#include <appell/tree.hpp>
 
 #include "bench/chain_scenes.hpp"
+#include "engine/model/tree.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 

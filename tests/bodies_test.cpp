@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 namespace {

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 namespace {

@@ -1,5 +1,5 @@
-// Consistency of A u̇ = b (engine/dense.cpp): contradictory constraints are reported, by
-// name, and only they; redundant but compatible rows are not.
+// Consistency of A u̇ = b (engine/formulations/dense.cpp): contradictory constraints are reported,
+// by name, and only they; redundant but compatible rows are not.
 //
 // A genuine contradiction at the acceleration level needs rows with dependent A but
 // incompatible b.  A particle on a sphere of radius L (distance to the origin) that is also
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 namespace {

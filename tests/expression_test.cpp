@@ -29,7 +29,7 @@ void operator delete(void* p, std::size_t) noexcept {
 }
 #pragma GCC diagnostic pop
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 #include "maximal_formulations.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 namespace {

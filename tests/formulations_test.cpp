@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "constraints/kernels.hpp"
-#include "engine/dense.hpp"  // dense_mass
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/dense.hpp"  // dense_mass
 #include "random_scenes.hpp"
 
 namespace appell {

@@ -1,4 +1,4 @@
-// The forward pipeline (engine/forward.cpp) against conservation laws.
+// The forward pipeline (engine/formulations/forward.cpp) against conservation laws.
 //
 //  * Energy: with springs and gravity only and ideal constraints (A u = 0, so the
 //    constraint forces do no work: uᵀAᵀλ = 0), the total energy T + V is constant along
@@ -21,7 +21,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 #include "random_scenes.hpp"
 
 namespace appell {

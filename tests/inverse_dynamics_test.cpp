@@ -1,11 +1,13 @@
-// Recursive Newton–Euler inverse dynamics (engine/inverse_dynamics.cpp) against the
+// Recursive Newton–Euler inverse dynamics (engine/assembly/inverse_dynamics.cpp) against the
 // forward recursion: identities between algorithms (STYLE §8.2), never copied numbers.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
 #include <appell/appell.hpp>
+#include <appell/joint_state.hpp>
+#include <appell/tree.hpp>
 
-#include "engine/recursive.hpp"
+#include "engine/formulations/recursive.hpp"
 #include "random_chain.hpp"
 #include "random_scenes.hpp"
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/trajectory.hpp>
 #include <cmath>
 #include <string>
 #include <vector>

@@ -1,8 +1,9 @@
-// Actuation at joints (engine/joint_forces.cpp, constraints/joint_state.cpp) and their
+// Actuation at joints (engine/assembly/joint_forces.cpp, constraints/joint_state.cpp) and their
 // scene syntax: closed forms, agreement between formulations, the energy balance.
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/joint_state.hpp>
 #include <cmath>
 
 namespace appell {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "engine/recursive.hpp"
+#include "engine/formulations/recursive.hpp"
 #include "tests/cli_util.hpp"
 
 namespace appell {

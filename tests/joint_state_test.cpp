@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/joint_state.hpp>
+#include <appell/tree.hpp>
 #include <cstdio>
 
-#include "engine/recursive.hpp"
+#include "engine/formulations/recursive.hpp"
 #include "random_chain.hpp"
 
 namespace appell {

@@ -10,9 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/tree.hpp>
 #include <random>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/model/tree.hpp"
 
 namespace appell {
 

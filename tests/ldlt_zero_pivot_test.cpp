@@ -1,6 +1,7 @@
-// The zero-pivot sparse LDLᵀ (engine/ldlt_zero_pivot.hpp) against dense linear algebra:
-// rank, the {1}-inverse identity G G⁻ G = G [UK98 eqs. 24–26] and the residuals it reports.
-#include "engine/ldlt_zero_pivot.hpp"
+// The zero-pivot sparse LDLᵀ (engine/formulations/ldlt_zero_pivot.hpp) against dense linear
+// algebra: rank, the {1}-inverse identity G G⁻ G = G [UK98 eqs. 24–26] and the residuals it
+// reports.
+#include "engine/formulations/ldlt_zero_pivot.hpp"
 
 #include <gtest/gtest.h>
 

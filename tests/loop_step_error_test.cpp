@@ -1,5 +1,5 @@
 // The error an adaptive step controls, in joint coordinates with closed loops
-// (engine/step_error.cpp): the drift of a loop and of the energy stays at the level the
+// (engine/run/step_error.cpp): the drift of a loop and of the energy stays at the level the
 // maximal formulations reach with the same tolerances, and a tree without loops keeps the
 // plain joint-coordinate test.
 #include <gtest/gtest.h>
@@ -7,6 +7,10 @@
 #include <cmath>
 
 #include "appell/appell.hpp"
+#include "appell/standard_chain.hpp"
+#include "appell/state_space.hpp"
+#include "appell/tree.hpp"
+#include "engine/model/tree.hpp"
 
 namespace appell {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace {
 

@@ -3,11 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
 #include <cmath>
 #include <string>
 
-#include "engine/projection.hpp"
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/projection.hpp"
 
 namespace appell {
 namespace {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/joint_state.hpp>
+#include <appell/trajectory.hpp>
 #include <cmath>
 #include <cstdio>
 

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <appell/appell.hpp>
+#include <appell/tree.hpp>
 
+#include "engine/model/tree.hpp"
 #include "random_scenes.hpp"
 
 namespace appell::test_chain {

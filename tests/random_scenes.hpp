@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 namespace test_scenes {

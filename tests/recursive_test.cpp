@@ -1,10 +1,13 @@
-// The recursive formulation (engine/recursive.hpp) against the dense ones and against an
-// independently assembled joint-space mass matrix; and its no-allocation promise.
-#include "engine/recursive.hpp"
+// The recursive formulation (engine/formulations/recursive.hpp) against the dense ones and against
+// an independently assembled joint-space mass matrix; and its no-allocation promise.
+#include "engine/formulations/recursive.hpp"
 
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
+#include <appell/state_space.hpp>
+#include <appell/tree.hpp>
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
@@ -12,10 +15,10 @@
 
 #include "../bench/chain_scenes.hpp"
 #include "allocation_counter.hpp"
-#include "engine/dense.hpp"
-#include "engine/projection.hpp"
-#include "engine/stages.hpp"
-#include "engine/tree_state_space.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/dense.hpp"
+#include "engine/formulations/projection.hpp"
+#include "engine/run/tree_state_space.hpp"
 
 using appell_test::AllocationScope;
 

@@ -13,7 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "appell/appell.hpp"
-#include "engine/recursive.hpp"
+#include "appell/tree.hpp"
+#include "engine/formulations/recursive.hpp"
 
 namespace appell {
 namespace {

@@ -5,11 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/state_space.hpp>
 #include <cmath>
 #include <iostream>
 #include <vector>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 #include "maximal_formulations.hpp"
 
 namespace {

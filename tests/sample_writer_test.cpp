@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <appell/appell.hpp>
+#include <appell/trajectory.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 namespace {

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <appell/appell.hpp>
+#include <appell/trajectory.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>

@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
+#include <appell/trajectory.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include <appell/appell.hpp>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 TEST(Smoke, FreeFall) {
   appell::ModelBuilder m_b;

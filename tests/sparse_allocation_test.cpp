@@ -1,13 +1,14 @@
 // The sparse formulation's symbolic analysis is made once per Data and Model, and after the
-// first evaluation nothing is allocated (engine/sparse_workspace.hpp).
+// first evaluation nothing is allocated (engine/formulations/sparse_workspace.hpp).
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
 #include <utility>
 
 #include "allocation_counter.hpp"
 #include "bench/chain_scenes.hpp"
-#include "engine/sparse_workspace.hpp"
+#include "engine/formulations/sparse_workspace.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <appell/appell.hpp>
 
 #include "bench/chain_scenes.hpp"
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace {
 

@@ -2,9 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
 #include <cmath>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace {
 

@@ -5,9 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/state_space.hpp>
 #include <memory>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 namespace {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <appell/appell.hpp>
+#include <appell/trajectory.hpp>
 #include <atomic>
 #include <cmath>
 #include <cstdio>

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/overrides.hpp>
+#include <appell/trajectory.hpp>
 #include <atomic>
 #include <cmath>
 #include <memory>

@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/standard_chain.hpp>
+#include <appell/state_space.hpp>
+#include <appell/tree.hpp>
 #include <cmath>
 #include <map>
 
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/model/tree.hpp"
 
 namespace {
 

@@ -1,7 +1,10 @@
-// engine/tree.cpp: the spanning forest of the joints, and the floating root of each tree.
+// engine/model/tree.cpp: the spanning forest of the joints, and the floating root of each tree.
+#include "engine/model/tree.hpp"
+
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <appell/tree.hpp>
 #include <memory>
 #include <stdexcept>
 #include <string>

@@ -8,13 +8,14 @@
 #include <unistd.h>
 
 #include <appell/appell.hpp>
+#include <appell/tree.hpp>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/recursive.hpp"
+#include "engine/formulations/recursive.hpp"
 #include "scenes/xml_outline.hpp"
 #include "tests/cli_util.hpp"
 

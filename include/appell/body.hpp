@@ -29,7 +29,7 @@ struct Body {
   Vec3 velocity = Vec3::Zero();          // v̄(0)
   Vec3 angular_velocity = Vec3::Zero();  // ω(0), world frame
   // the floating root of its tree, when the tree has no joint to the world; unmarked
-  // trees take their most massive body (build_tree, appell/tree.hpp)
+  // trees take their most massive body (build_tree, engine/model/tree.hpp)
   bool root = false;
 
   bool rigid() const { return type == BodyType::Rigid; }

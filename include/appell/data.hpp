@@ -31,7 +31,7 @@ struct Diagnostics {
   std::string message;            // what went wrong, for people
 };
 
-struct RecursiveWorkspace;  // engine/recursive/workspace.hpp
+struct RecursiveWorkspace;  // engine/formulations/recursive/workspace.hpp
 
 // The recursive formulation's preallocated workspace, built with the Data from the
 // Model's tree; copies of a Data copy it.
@@ -43,7 +43,7 @@ struct RecursiveCache {
   std::unique_ptr<RecursiveWorkspace> workspace;
 };
 
-struct SparseWorkspace;  // engine/sparse_workspace.hpp
+struct SparseWorkspace;  // engine/formulations/sparse_workspace.hpp
 
 // The sparse formulation's symbolic analysis (pattern, ordering, elimination tree, factor
 // pattern) and numeric workspace, built by the first forward(Sparse) on this Data and kept

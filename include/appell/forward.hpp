@@ -1,6 +1,6 @@
 // The equations of motion at one instant: forward() and what it leaves in Data.
 //
-// forward() is a flat pipeline of stages (engine/stages.hpp, internal):
+// forward() is a flat pipeline of stages (engine/assembly/stages.hpp, internal):
 //   kinematics           q, u → body states, world inertias (the recursion: from the
 //                        joint coordinates, once)
 //   applied_forces       gravity and forces → F (with the gyroscopic −ω×Jω)
@@ -29,7 +29,7 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o);
 SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o = {});
 
 // The recursive formulation on the joint coordinates q (tree.nq), u (tree.nu) of the
-// model's spanning tree (appell/tree.hpp) at d.t: body states are computed once from q, u
+// model's spanning tree (engine/model/tree.hpp) at d.t: body states are computed once from q, u
 // (no maximal coordinates are read or written; d.q, d.u are left as they are).  Writes
 // every other output field of d, and the joint u̇ (joint_accelerations), except the tree
 // joints' canonical rows, which are never formed: their multipliers and reactions come in

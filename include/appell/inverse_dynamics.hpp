@@ -1,7 +1,7 @@
 // Inverse dynamics: the joint forces that produce a given motion (README, Embedding).
 //
 // Recursive Newton–Euler on the Model's spanning tree, in its joint coordinates
-// (appell/tree.hpp), cf. RBDA Table 5.1 (Featherstone, "Rigid Body Dynamics Algorithms",
+// (engine/model/tree.hpp), cf. RBDA Table 5.1 (Featherstone, "Rigid Body Dynamics Algorithms",
 // 2008), written about each body's centre of mass in the world frame as the rest of the
 // engine is:
 //

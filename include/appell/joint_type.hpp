@@ -54,8 +54,8 @@ struct JointMotion {
   Vec6 c = Vec6::Zero();          // Ṡ u, (lin; ang)
 };
 
-// A motion the recursion has a specialised kinematics pass for (engine/recursive/), with
-// the products by S's and Ṡu's zeros left out:
+// A motion the recursion has a specialised kinematics pass for (engine/formulations/recursive/),
+// with the products by S's and Ṡu's zeros left out:
 //   Turn   R = rot_z(q), d = 0, S = (0; e_z), Ṡ u = 0   (nq = nu = 1)
 //   Slide  R = I, d = q e_z, S = (e_z; 0), Ṡ u = 0      (nq = nu = 1)
 enum class JointShape { General, Turn, Slide };
@@ -128,7 +128,7 @@ class JointType {
   // joint's manifold, the force f and the moment m about the child's anchor point from P
   // onto C (world components): A_Cᵀ λ = (f; m + r_C × f), r_C = Q_C X_C, in closed form.
   // (f, m) must be a wrench the joint transmits (zero power on its motion subspace), as
-  // the recursion's joint forces are (engine/recursive/joint_multipliers.cpp).
+  // the recursion's joint forces are (engine/formulations/recursive/joint_multipliers.cpp).
   virtual void multipliers(const BodyState& P, const BodyState& C, const JointFrames& fr,
                            const Vec3& f, const Vec3& m, double* lambda) const = 0;
 };

@@ -11,7 +11,7 @@
 //   u = per body (v̄, ω) for rigid bodies, v̄ for particles                   (nu)
 // of the constraint rows: constraint c owns rows [row_offset(c), +rows) and, for each row,
 // one RowTerm per body it names, starting at term_offset(c); and of the joint coordinates
-// of its spanning tree (appell/tree.hpp): a State's q (tree().nq) and u (tree().nu).
+// of its spanning tree (engine/model/tree.hpp): a State's q (tree().nq) and u (tree().nu).
 //
 // Run settings (formulation, stabilization, integrator, output) are not part of the
 // Model: they are SimulationOptions (appell/simulation.hpp), read from a scene's
@@ -20,6 +20,7 @@
 // that name no other.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,9 +29,11 @@
 #include "appell/constraint.hpp"
 #include "appell/forces.hpp"
 #include "appell/settings.hpp"
-#include "appell/tree.hpp"
+#include "engine/model/tree.hpp"
 
 namespace appell {
+
+struct TreeModel;  // the spanning tree and its joint coordinates (engine/model/tree.hpp)
 
 // A state of the system in the joint coordinates of a Model's spanning tree.
 struct State {
@@ -71,7 +74,7 @@ class ModelBuilder {
 
 class Model {
  public:
-  Model() = default;  // an empty model; compile() makes real ones
+  Model();  // an empty model; compile() makes real ones
   const std::string& name() const { return name_; }
   const Vec3& gravity() const { return gravity_; }
   const std::vector<Body>& bodies() const { return bodies_; }
@@ -93,8 +96,12 @@ class Model {
   int term_offset(int c) const { return term_offset_[c]; }
   int slot_offset(int c) const { return slot_offset_[c]; }
 
-  // the spanning tree of the joints and its joint coordinates
-  const TreeModel& tree() const { return tree_; }
+  // the spanning tree of the joints and its joint coordinates (engine/model/tree.hpp: the
+  // recursion's view, not part of the public API)
+  const TreeModel& tree() const { return *tree_; }
+  // the number of joint coordinates and quasi-velocities of a State
+  int state_nq() const;
+  int state_nu() const;
   // the state the description gave (bodies' initial poses and velocities, t = 0)
   const State& initial_state() const { return initial_; }
   // the state of body b in the description (the resting world for kWorld)
@@ -111,7 +118,7 @@ class Model {
   std::vector<int> q_offset_, u_offset_, row_offset_, term_offset_, slot_offset_;
   int nq_ = 0, nu_ = 0, nrows_ = 0, nterms_ = 0, nslots_ = 0;
   size_t scratch_size_ = 0;
-  TreeModel tree_;
+  std::shared_ptr<const TreeModel> tree_;  // constant, shared by copies
   State initial_;
 };
 

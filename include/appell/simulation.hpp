@@ -63,9 +63,11 @@
 #include <memory>
 #include <string>
 
-#include "appell/state_space.hpp"
+#include "appell/data.hpp"
 
 namespace appell {
+
+class StateSpace;  // appell/state_space.hpp
 
 struct SimulationOptions {
   Formulation formulation = Formulation::Auto;  // resolved against the model

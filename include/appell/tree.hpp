@@ -9,7 +9,7 @@
 // its two frames trade places (JointType::reversed_axes), so that the tree parent is
 // always the frame's parent.  Joints that close loops, joints that would make a particle a
 // tree child (a particle has no rotation for the joint to act on), and every non-joint
-// constraint become extra rows (engine/recursive.hpp).
+// constraint become extra rows (engine/formulations/recursive.hpp).
 //
 // Coordinates.  Tree joint i has the coordinates q_i (nq_i) and quasi-velocities u_i (nu_i)
 // of its JointType (appell/joint_type.hpp, J1–J4), at q_offset and u_offset of the
@@ -21,9 +21,6 @@
 #include "appell/joint_type.hpp"
 
 namespace appell {
-
-class Model;
-struct Data;
 
 // One edge of the tree: the joint that carries tree body i.  Constant.
 struct TreeJoint {
@@ -49,33 +46,5 @@ struct TreeModel {
   int nrows_extra = 0;                     // Σ rows of the extra constraints
   int ntree_rows = 0;                      // Σ rows of the tree joints
 };
-
-// The spanning forest of m's joints.  O(n + constraints).
-TreeModel build_tree(const Model& m);
-
-// The world-frame state of tree body C from its parent's state P and its joint's q, u
-// (J1, J2); `jm` receives the joint's motion (R, d, S, Ṡu) and V_J = S u, both in the
-// parent joint frame.  O(1).
-void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
-                      BodyState& C, JointMotion& jm, Vec6& V_J);
-// The same, also giving QE = Q_P E_P, the parent joint frame's axes in the world.
-void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
-                      BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE);
-
-// Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2).
-// O(n).
-void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
-                     const Eigen::Ref<const Eigen::VectorXd>& u, Data& d);
-// Body states d.body → the maximal q, u (d.q, d.u).  O(n).
-void maximal_from_bodies(const Model& m, Data& d);
-// Body states → joint coordinates, q (nq) and u (nu): the inverse of tree_kinematics for
-// states that satisfy the tree joints.  O(n).
-void tree_from_bodies(const TreeModel& tree, const std::vector<BodyState>& body,
-                      Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> u);
-// q̇ = N(q) u of the tree coordinates (J4).  O(n).
-void tree_qdot(const TreeModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
-               const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::Ref<Eigen::VectorXd> qdot);
-// restores the invariants of q (unit quaternions).  O(n).
-void tree_normalize(const TreeModel& tree, Eigen::Ref<Eigen::VectorXd> q);
 
 }  // namespace appell

@@ -16,6 +16,10 @@
 #include <vector>
 
 #include "appell/appell.hpp"
+#include "appell/overrides.hpp"
+#include "appell/state_space.hpp"
+#include "appell/trajectory.hpp"
+#include "appell/tree.hpp"
 
 namespace appell::python {
 

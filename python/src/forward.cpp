@@ -8,8 +8,8 @@
 //   data = appell.Data(model); data.forward(state); data.udot
 #include <chrono>
 
-#include "engine/projection.hpp"
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/projection.hpp"
 #include "python/src/bindings.hpp"
 
 namespace appell::python {

@@ -7,6 +7,7 @@
 //   s = model.initial_state(); s.u = 2 * s.u
 #include <Eigen/Geometry>
 
+#include "appell/tree.hpp"
 #include "python/src/bindings.hpp"
 #include "scenes/reader.hpp"
 

@@ -6,8 +6,8 @@
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "appell/scene.hpp"
-#include "engine/projection.hpp"
-#include "engine/stages.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/projection.hpp"
 
 namespace appell::fuzz {
 

@@ -1,0 +1,107 @@
+// Pass 2, tip to base: articulated inertias IA_i and biases pA_i (R4–R9); pass 2', the
+// biases alone (for the response to extra-row forces, R12).  docs/recursive.md.
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+
+#include "engine/formulations/recursive/workspace.hpp"
+
+namespace appell {
+
+namespace {
+
+// IA_p += Xᵀ Ia X, block by block: Ia = [A B; Bᵀ C], R = r× (R5):
+//   B' = B − A R,   C' = C + R B' − Bᵀ R = C + (R B) + (R B)ᵀ − R A R
+// with the products by R written as cross products (a row of A R is a_i × r, a column of
+// R B is r × b_j), and C' symmetric.
+inline void add_shifted_inertia(const Vec3& r, const Mat6& Ia, Mat6& IA_p) {
+  const Mat3 A = Ia.topLeftCorner<3, 3>();
+  const Mat3 B = Ia.topRightCorner<3, 3>();
+  Mat3 AR, RB;
+  for (int i = 0; i < 3; ++i) AR.row(i) = Vec3(A.row(i).transpose()).cross(r).transpose();
+  for (int j = 0; j < 3; ++j) RB.col(j) = r.cross(Vec3(B.col(j)));
+  Mat3 RAR;  // R (A R): columns r × (A R)_j
+  for (int j = 0; j < 3; ++j) RAR.col(j) = r.cross(Vec3(AR.col(j)));
+  const Mat3 Bp = B - AR;
+  IA_p.topLeftCorner<3, 3>() += A;
+  IA_p.topRightCorner<3, 3>() += Bp;
+  IA_p.bottomLeftCorner<3, 3>() += Bp.transpose();
+  IA_p.bottomRightCorner<3, 3>() += Ia.bottomRightCorner<3, 3>() + RB + RB.transpose() - RAR;
+}
+
+// U, D⁻¹ and the condensed Ia of a joint with K quasi-velocities (R7, R8)
+template <int K>
+inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i, Mat6& Ia) {
+  JointBlocks<K> j = blocks<K>(tree, ws, i);
+  const TreeBodyWork& w = ws.w[i];
+  const Eigen::Matrix<double, 6, K> U = w.IA * j.S;
+  const Eigen::Matrix<double, K, K> D = j.S.transpose() * U;
+  Eigen::Matrix<double, K, K> Dinv;
+  if constexpr (K <= 4) {
+    Dinv = D.inverse();
+  } else {
+    Dinv = D.llt().solve(Eigen::Matrix<double, K, K>::Identity());
+  }
+  j.U = U;
+  j.Dinv = Dinv;
+  Ia.noalias() = w.IA - U * Dinv * U.transpose();
+}
+
+// uu = −Sᵀ pA (R9);  returns pa = pA + U D⁻¹ uu (+ Ia c), the bias the parent sees (R8)
+template <int K>
+inline SpatialForce project_bias(const TreeModel& tree, RecursiveWorkspace& ws, int i,
+                                 bool with_c) {
+  JointBlocks<K> j = blocks<K>(tree, ws, i);
+  const TreeBodyWork& w = ws.w[i];
+  const Eigen::Matrix<double, K, 1> uu = -j.S.transpose() * w.pA.vec;
+  j.uu = uu;
+  SpatialForce pa(w.pA.vec + j.U * (j.Dinv * uu));
+  if (with_c) pa += w.Iac;
+  return pa;
+}
+
+}  // namespace
+
+void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws) {
+  const int n = static_cast<int>(ws.w.size());
+  for (int i = 0; i < n; ++i) ws.w[i].pA = -ws.w[i].f;
+  for (int i = n - 1; i >= 0; --i) {
+    TreeBodyWork& w = ws.w[i];
+    Mat6 Ia;
+    SpatialForce pa;
+    const int nu = tree.joints[i].nu;
+    if (nu == 0) {  // a weld passes both on as they are
+      Ia = w.IA;
+      pa = w.pA;
+    } else {  // project the articulated inertia and the bias onto the joint    (R7–R9)
+      dispatch(nu, [&](auto K) {
+        constexpr int k = decltype(K)::value;
+        project_inertia<k>(tree, ws, i, Ia);
+        pa = project_bias<k>(tree, ws, i, false);
+      });
+    }
+    w.Iac = Ia * w.c;
+    pa += w.Iac;  // (R8)
+    // hand the condensed inertia and bias to the parent                       (R4, R5)
+    const int p = tree.joints[i].parent;
+    if (p >= 0) {
+      add_shifted_inertia(w.r, Ia, ws.w[p].IA);
+      ws.w[p].pA += pa.shifted(w.r);
+    }
+  }
+}
+
+void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c) {
+  const int n = static_cast<int>(ws.w.size());
+  for (int i = 0; i < n; ++i) ws.w[i].pA = -ws.w[i].f;
+  for (int i = n - 1; i >= 0; --i) {
+    TreeBodyWork& w = ws.w[i];
+    const int nu = tree.joints[i].nu;
+    SpatialForce pa = w.pA;
+    if (nu == 0 && with_c) pa += w.Iac;
+    dispatch(nu, [&](auto K) { pa = project_bias<decltype(K)::value>(tree, ws, i, with_c); });
+    const int p = tree.joints[i].parent;
+    if (p >= 0) ws.w[p].pA += pa.shifted(w.r);  // (R4)
+  }
+}
+
+}  // namespace appell

@@ -1,0 +1,134 @@
+// Pass 1, base to tip: body states straight from the joint coordinates (J1, J2), the
+// motion subspaces S_i and velocity products c_i in the world (R2, R3).  docs/recursive.md.
+// Turns and slides (JointShape) have their own steps, without the products by the zeros
+// of their S and Ṡu; every other type goes through its JointType::motion.
+#include <cmath>
+
+#include "engine/formulations/recursive/workspace.hpp"
+
+namespace appell {
+
+namespace {
+
+const BodyState kRest{};
+
+// the body's own M_i, which pass 2 turns into the articulated inertia               (R1)
+inline void own_inertia(const Body& body, const Mat3& J, Mat6& IA) {
+  IA.setZero();
+  IA.topLeftCorner<3, 3>().diagonal().setConstant(body.mass);
+  IA.bottomRightCorner<3, 3>() = J;
+}
+
+// any joint type: pose and twist (J1, J2), S = [s × r_CA + t; s] per column (R2) and
+// c = d/dt of V_C = X V_P + S u at constant u (R3)
+void general_step(const TreeJoint& t, const BodyState& P, const double* q, const double* u,
+                  BodyState& C, TreeBodyWork& w, Vec6* S) {
+  JointMotion jm;
+  Vec6 V_J;
+  Mat3 QE;
+  joint_kinematics(t, P, q, u, C, jm, V_J, QE);
+  const Vec3 r_CA = -(C.Q * t.frames.X_C);  // from the anchor to C's centre
+  for (int k = 0; k < t.nu; ++k) {
+    const Vec3 s = QE * jm.S.col(k).tail<3>();
+    S[k].head<3>() = QE * jm.S.col(k).head<3>() + s.cross(r_CA);
+    S[k].tail<3>() = s;
+  }
+  const Vec3 w_rel = C.w - P.w;
+  const Vec3 t_W = QE * V_J.head<3>();  // the anchor's slide velocity
+  const Vec3 c_w = P.w.cross(w_rel) + QE * jm.c.tail<3>();
+  w.c.vec.tail<3>() = c_w;
+  w.c.vec.head<3>() = P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA)) +
+                      P.w.cross(t_W) + QE * jm.c.head<3>();
+}
+
+// a turn θ about the axis z through the anchor: R = rot_z(θ), d = 0, S = (0; e_z), Ṡu = 0
+void turn_step(const TreeJoint& t, const BodyState& P, double theta, double u, BodyState& C,
+               TreeBodyWork& w, Vec6& S) {
+  const JointFrames& f = t.frames;
+  const Mat3 QE = P.Q * f.E_P;
+  const double c = std::cos(theta), s = std::sin(theta);
+  Mat3 QER;  // Q_P E_P R(θ)                                                       (J1)
+  QER.col(0) = c * QE.col(0) + s * QE.col(1);
+  QER.col(1) = c * QE.col(1) - s * QE.col(0);
+  QER.col(2) = QE.col(2);
+  C.Q.noalias() = QER * f.E_C.transpose();
+  const Vec3 x_A = P.x + P.Q * f.X_P;
+  const Vec3 r_CA = -(C.Q * f.X_C);
+  C.x = x_A + r_CA;
+  const Vec3 axis = QE.col(2);
+  const Vec3 w_rel = axis * u;  //                                                  (J2)
+  C.w = P.w + w_rel;
+  C.v = P.v + P.w.cross(C.x - P.x) + w_rel.cross(r_CA);
+  S.head<3>() = axis.cross(r_CA);  //                                               (R2)
+  S.tail<3>() = axis;
+  const Vec3 c_w = P.w.cross(w_rel);  //                                            (R3)
+  w.c.vec.tail<3>() = c_w;
+  w.c.vec.head<3>() = P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA));
+}
+
+// a slide s along the axis z: R = I, d = s e_z, S = (e_z; 0), Ṡu = 0
+void slide_step(const TreeJoint& t, const BodyState& P, double s, double u, BodyState& C,
+                TreeBodyWork& w, Vec6& S) {
+  const JointFrames& f = t.frames;
+  const Mat3 QE = P.Q * f.E_P;
+  C.Q.noalias() = QE * f.E_C.transpose();  //                                       (J1)
+  const Vec3 axis = QE.col(2);
+  C.x = P.x + P.Q * f.X_P + axis * s - C.Q * f.X_C;
+  const Vec3 t_W = axis * u;  //                                                    (J2)
+  C.w = P.w;
+  C.v = P.v + P.w.cross(C.x - P.x) + t_W;
+  S.head<3>() = axis;  //                                                           (R2)
+  S.tail<3>().setZero();
+  w.c.vec.tail<3>().setZero();  //                                                  (R3)
+  w.c.vec.head<3>() = P.w.cross(C.v - P.v) + P.w.cross(t_W);
+}
+
+}  // namespace
+
+void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
+                          const Eigen::Ref<const Eigen::VectorXd>& q,
+                          const Eigen::Ref<const Eigen::VectorXd>& u, Data& d,
+                          RecursiveWorkspace& ws) {
+  const int n = static_cast<int>(tree.joints.size());
+  for (int i = 0; i < n; ++i) {
+    const TreeJoint& t = tree.joints[i];
+    const BodyState& P = t.parent_body == kWorld ? kRest : d.body[t.parent_body];
+    BodyState& C = d.body[t.body];
+    TreeBodyWork& w = ws.w[i];
+    Vec6* S = ws.S.data() + t.u_offset;
+    const double* qi = q.data() + t.q_offset;
+    const double* ui = u.data() + t.u_offset;
+    switch (t.shape) {
+      case JointShape::Turn:
+        turn_step(t, P, *qi, *ui, C, w, *S);
+        break;
+      case JointShape::Slide:
+        slide_step(t, P, *qi, *ui, C, w, *S);
+        break;
+      case JointShape::General:
+        general_step(t, P, qi, ui, C, w, S);
+        break;
+    }
+    const Body& body = m.bodies()[t.body];
+    d.J[t.body] = world_inertia(body, C);
+    own_inertia(body, d.J[t.body], w.IA);
+    w.r = C.x - P.x;
+  }
+}
+
+// Each body's own force f_i = (f, τ − ω × J ω) from d.F (R1) [HO21 eqs. 6, 7]
+void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
+  const int n = static_cast<int>(tree.joints.size());
+  for (int i = 0; i < n; ++i) {
+    const int b = tree.joints[i].body;
+    const int iu = m.u_offset(b);
+    SpatialForce& f = ws.w[i].f;
+    f.vec.head<3>() = d.F.segment<3>(iu);
+    if (m.bodies()[b].rigid())
+      f.vec.tail<3>() = d.F.segment<3>(iu + 3);
+    else
+      f.vec.tail<3>().setZero();
+  }
+}
+
+}  // namespace appell

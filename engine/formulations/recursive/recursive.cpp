@@ -1,0 +1,132 @@
+// Recursive Gibbs–Appell formulation: the passes in order (docs/recursive.md).
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/rank_policy.hpp"
+#include "engine/formulations/recursive/workspace.hpp"
+
+namespace appell {
+
+RecursiveWorkspace::RecursiveWorkspace(const Model& m) : w(m.nbody()) {
+  const TreeModel& tree = m.tree();
+  const int nx = tree.nrows_extra;
+  G.resize(nx, nx);
+  e.resize(nx);
+  scale.resize(nx);
+  lambda.resize(nx);
+  V.resize(nx, nx);
+  rho.setZero(m.nrows());
+  S.assign(tree.nu, Vec6::Zero());
+  U.assign(tree.nu, Vec6::Zero());
+  int nd = 0;
+  for (const TreeJoint& t : tree.joints) {
+    dinv_offset.push_back(nd);
+    nd += t.nu * t.nu;
+  }
+  Dinv.assign(nd, 0.0);
+  uu.setZero(tree.nu);
+  for (int c : tree.extra)
+    for (int k = 0; k < m.constraints()[c]->rows(); ++k) row_constraint.push_back(c);
+  q.setZero(tree.nq);
+  u.setZero(tree.nu);
+  udot.setZero(tree.nu);
+}
+
+RecursiveWorkspace& recursive_workspace(const Model& m, Data& d) {
+  check(m, d, "recursive");
+  return *d.recursive.workspace;
+}
+
+const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d) {
+  return recursive_workspace(m, d).udot;
+}
+
+namespace {
+
+// the tree bodies' accelerations into the maximal u̇ (for outputs and reactions)
+void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
+  for (int i = 0; i < static_cast<int>(ws.w.size()); ++i) {
+    const int b = m.tree().joints[i].body;
+    const int iu = m.u_offset(b);
+    d.udot.segment<3>(iu) = ws.w[i].a.linear();
+    if (m.bodies()[b].rigid()) d.udot.segment<3>(iu + 3) = ws.w[i].a.angular();
+  }
+}
+
+}  // namespace
+
+void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                          const Eigen::Ref<const Eigen::VectorXd>& u) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
+}
+
+namespace {
+
+// passes 2 and 3 and the extra rows: the joint u̇, and λ of the extra rows
+void passes(const Model& m, Data& d, RecursiveWorkspace& ws) {
+  const TreeModel& tree = m.tree();
+  body_forces(m, tree, d, ws);
+  inertia_bias_TipToBase(tree, ws);
+  accelerations_BaseToTip(tree, ws, true);
+  d.diagnostics.rank = tree.ntree_rows;
+  d.diagnostics.rank_tolerance = kDependentSine;
+  if (tree.nrows_extra > 0) solve_extra_rows(m, tree, d, ws);
+}
+
+// The tree joints' rows, formed (for the every-row test; joint_multipliers leaves them
+// unformed).  Allocates.
+void form_tree_rows(const Model& m, Data& d) {
+  std::vector<int> joints;
+  for (const TreeJoint& t : m.tree().joints)
+    if (t.constraint >= 0) joints.push_back(t.constraint);
+  constraint_rows(m, d, joints);
+}
+
+}  // namespace
+
+void solve_recursive(const Model& m, Data& d) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  const TreeModel& tree = m.tree();
+  passes(m, d, ws);
+  write_accelerations(m, d, ws);
+  if (d.diagnostics.status == SolveStatus::Inconsistent) {
+    // confirm with the criterion every formulation uses (rank_policy.hpp), so that all
+    // call the same scenes inconsistent; O(terms), allocates, on this path only
+    d.diagnostics.status = SolveStatus::Ok;
+    d.diagnostics.message.clear();
+    d.diagnostics.inconsistent.clear();
+    form_tree_rows(m, d);
+    row_responses(m, d, ws.rho);  // every row's, for the shared test
+    check_consistency(m, d, ws.rho, d.diagnostics.rank_tolerance);
+  }
+  joint_multipliers(m, tree, d, ws);
+}
+
+SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  d.diagnostics = Diagnostics{};
+  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
+  applied_forces(m, d);
+  if (m.tree().nrows_extra > 0) constraint_rows(m, d, m.tree().extra, st);
+  passes(m, d, ws);
+  if (d.diagnostics.status == SolveStatus::Ok &&
+      (!ws.udot.allFinite() || (m.tree().nrows_extra > 0 && !ws.lambda.allFinite()))) {
+    d.diagnostics.status = SolveStatus::NotFinite;
+    d.diagnostics.message = "accelerations are not finite";
+  }
+  return d.diagnostics.status;
+}
+
+void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                             const Eigen::Ref<const Eigen::VectorXd>& u) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  const TreeModel& tree = m.tree();
+  kinematics_BaseToTip(m, tree, q, u, d, ws);
+  applied_forces(m, d);
+  body_forces(m, tree, d, ws);
+  inertia_bias_TipToBase(tree, ws);
+  accelerations_BaseToTip(tree, ws, true);
+  write_accelerations(m, d, ws);
+}
+
+}  // namespace appell

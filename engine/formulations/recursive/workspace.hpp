@@ -1,0 +1,102 @@
+// Internal to engine/formulations/recursive/: the passes' per-evaluation workspace and the joint
+// blocks.
+//
+// Per tree body i (tree order, parent[i] < i) and per joint quasi-velocity (joint i's at
+// tree.joints[i].u_offset, so that a joint's columns form one contiguous 6 × nu block).
+#pragma once
+
+#include <vector>
+
+#include "appell/spatial.hpp"
+#include "engine/formulations/recursive.hpp"
+#include "engine/model/tree.hpp"
+
+namespace appell {
+
+// Per tree body, per evaluation.  Fields are written by the passes named.
+struct TreeBodyWork {
+  Mat6 IA;           // the body's own M_i (R1) by kinematics_BaseToTip, then the
+                     // articulated inertia (R6) by inertia_bias_TipToBase
+  SpatialMotion c;   // velocity-product acceleration (R3); by kinematics_BaseToTip
+  SpatialForce Iac;  // Ia c, Ia condensed onto the joint (R8); by inertia_bias_TipToBase
+  SpatialForce f;    // applied generalized force (R1), plus extra-row forces
+  SpatialForce pA;   // bias (R6); by the bias passes
+  SpatialMotion a;   // acceleration (R11); by accelerations_BaseToTip
+  Vec3 r;            // x̄_i − x̄_p; by kinematics_BaseToTip
+};
+
+struct RecursiveWorkspace {
+  explicit RecursiveWorkspace(const Model& m);
+  std::vector<TreeBodyWork> w;       // tree order                                  (nbody)
+  std::vector<Vec6> S;               // motion subspace (R2); by kinematics_BaseToTip (tree.nu)
+  std::vector<Vec6> U;               // IA S (R7); by inertia_bias_TipToBase         (tree.nu)
+  std::vector<double> Dinv;          // (Sᵀ IA S)⁻¹, nu × nu per joint (R7)         (Σ nu²)
+  std::vector<int> dinv_offset;      // joint → its D⁻¹ in Dinv                      (nbody)
+  Eigen::VectorXd uu;                // −Sᵀ pA (R9); by the bias passes              (tree.nu)
+  Eigen::MatrixXd G;                 // A M⁻¹ Aᵀ of the extra rows (R13)            (m × m)
+  Eigen::VectorXd e, scale, lambda;  // right side, scaling 1/ρ, multipliers       (m)
+  Eigen::VectorXd rho;               // ρ of every model row (rank_policy.hpp)     (nrows)
+  Eigen::MatrixXd V;                 // eigenvectors of the scaled G                   (m × m)
+  std::vector<int> row_constraint;   // extra row → model constraint              (m)
+  Eigen::VectorXd q, u;              // joint coordinates of a maximal state   (tree.nq, .nu)
+  Eigen::VectorXd udot;              // joint quasi-accelerations u̇ (tree.nu); by pass 3
+};
+
+// the passes, in the order solve_recursive runs them (one file each)
+void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
+                          const Eigen::Ref<const Eigen::VectorXd>& q,
+                          const Eigen::Ref<const Eigen::VectorXd>& u, Data& d,
+                          RecursiveWorkspace& ws);
+// each body's own force f_i into w.f (R1) (its M_i is written by kinematics_BaseToTip)
+void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws);
+void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws);
+void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);
+void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);
+void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
+void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
+// G ← diag(eigenvalues), V ← eigenvectors of the symmetric G; never allocates
+void symmetric_eigen_jacobi(Eigen::MatrixXd& G, Eigen::MatrixXd& V);
+
+// joint i's S, U (6 × K), D⁻¹ (K × K), uu and u̇ (K): views into the flat arrays
+template <int K>
+struct JointBlocks {
+  Eigen::Map<Eigen::Matrix<double, 6, K>> S, U;
+  Eigen::Map<Eigen::Matrix<double, K, K>> Dinv;
+  Eigen::Map<Eigen::Matrix<double, K, 1>> uu, udot;
+};
+
+template <int K>
+inline JointBlocks<K> blocks(const TreeModel& tree, RecursiveWorkspace& ws, int i) {
+  const int o = tree.joints[i].u_offset;
+  return {Eigen::Map<Eigen::Matrix<double, 6, K>>(ws.S[o].data()),
+          Eigen::Map<Eigen::Matrix<double, 6, K>>(ws.U[o].data()),
+          Eigen::Map<Eigen::Matrix<double, K, K>>(ws.Dinv.data() + ws.dinv_offset[i]),
+          Eigen::Map<Eigen::Matrix<double, K, 1>>(ws.uu.data() + o),
+          Eigen::Map<Eigen::Matrix<double, K, 1>>(ws.udot.data() + o)};
+}
+
+// fn(std::integral_constant<int, nu>) for the joint sizes that occur; nothing for nu = 0
+// (build_tree admits no other size)
+template <typename Fn>
+inline void dispatch(int nu, Fn&& fn) {
+  switch (nu) {
+    case 0:
+      break;
+    case 1:
+      fn(std::integral_constant<int, 1>{});
+      break;
+    case 2:
+      fn(std::integral_constant<int, 2>{});
+      break;
+    case 3:
+      fn(std::integral_constant<int, 3>{});
+      break;
+    case 6:
+      fn(std::integral_constant<int, 6>{});
+      break;
+    default:
+      __builtin_unreachable();
+  }
+}
+
+}  // namespace appell

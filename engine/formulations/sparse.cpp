@@ -1,0 +1,98 @@
+#include "engine/formulations/sparse.hpp"
+
+#include "engine/formulations/rank_policy.hpp"
+#include "engine/formulations/sparse_workspace.hpp"
+
+namespace appell {
+
+namespace {
+
+// M_b⁻¹ per body, a = M⁻¹ F, w = M⁻¹ t per term, ρ_r² = Σ_t tᵀ M⁻¹ t per row (P1, as
+// row_responses) and e = b − A a, in one pass over the terms.  O(n + terms).
+void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
+  for (int b = 0; b < m.nbody(); ++b) {
+    const Body& bd = m.bodies()[b];
+    const int o = m.u_offset(b);
+    ws.a.segment<3>(o) = d.F.segment<3>(o) / bd.mass;
+    if (!bd.rigid()) continue;
+    ws.Jinv[b] = d.J[b].inverse();  // symmetric positive definite 3 × 3
+    ws.a.segment<3>(o + 3) = ws.Jinv[b] * d.F.segment<3>(o + 3);
+  }
+  ws.rho.setZero();
+  ws.e = d.b;
+  for (int t = 0; t < m.nterms(); ++t) {
+    const int b = ws.term_body[t], o = m.u_offset(b), row = ws.term_row[t];
+    const RowTerm& term = d.terms[t];
+    RowTerm& w = ws.w[t];
+    w.lin = term.lin / m.bodies()[b].mass;
+    double r2 = term.lin.dot(w.lin), At = term.lin.dot(ws.a.segment<3>(o));
+    if (m.bodies()[b].rigid()) {
+      w.ang = ws.Jinv[b] * term.ang;
+      r2 += term.ang.dot(w.ang);
+      At += term.ang.dot(ws.a.segment<3>(o + 3));
+    }
+    ws.rho(row) += r2;
+    ws.e(row) -= At;
+  }
+  ws.rho = ws.rho.cwiseSqrt();
+}
+
+// G = A M⁻¹ Aᵀ straight into the factor's pattern: (S1) per body and pair of its terms
+// (the scaling by D happens in the factorisation).  O(Σ_b k_b²).
+void assemble_gram(const Model& m, SparseWorkspace& ws, const Data& d) {
+  std::vector<double>& Gx = ws.ldlt.values();
+  std::fill(Gx.begin(), Gx.end(), 0.0);
+  const int* slot = ws.pair_slot.data();
+  for (int b = 0; b < m.nbody(); ++b) {
+    const bool rigid = m.bodies()[b].rigid();
+    const int p0 = ws.body_terms_p[b], p1 = ws.body_terms_p[b + 1];
+    for (int p = p0; p < p1; ++p) {
+      const RowTerm& tx = d.terms[ws.body_terms[p]];
+      for (int q = p; q < p1; ++q, ++slot) {
+        const RowTerm& wy = ws.w[ws.body_terms[q]];
+        double g = tx.lin.dot(wy.lin);
+        if (rigid) g += tx.ang.dot(wy.ang);
+        if (*slot >= 0) {
+          Gx[*slot] += g;
+        } else {
+          Gx[-1 - *slot] += 2.0 * g;  // two terms of one row on this body
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void solve_sparse(const Model& m, Data& d) {
+  SparseWorkspace& ws = sparse_workspace(m, d);
+  weighted_terms(m, d, ws);
+  if (m.nrows() == 0) {
+    d.udot = ws.a;
+    return;
+  }
+  // rows scaled to unit response: Ĝ = D A M⁻¹ Aᵀ D has a unit diagonal (rank_policy.hpp)
+  const double tau = dependence_tolerance(m, d, ws.rho);
+  for (int r = 0; r < m.nrows(); ++r) ws.D(r) = ws.rho(r) > 0 ? 1.0 / ws.rho(r) : 0.0;
+  assemble_gram(m, ws, d);
+  ws.e.array() *= ws.D.array();  // ê = D (b − A a)  [UK98 eq. 26]
+
+  // μ = Ĝ⁻ ê with the zero-pivot LDLᵀ of Ĝ = D G D, a {1}-inverse (ldlt_zero_pivot.hpp)
+  ws.ldlt.factorize(tau, &ws.D);
+  ws.ldlt.solve(ws.e, ws.mu);  // the dropped rows' consistency: check_consistency below
+  d.lambda = ws.D.cwiseProduct(ws.mu);
+
+  // ü = a + M⁻¹ Aᵀ λ, term by term
+  d.udot = ws.a;
+  for (int t = 0; t < m.nterms(); ++t) {
+    const int b = ws.term_body[t], o = m.u_offset(b);
+    const double l = d.lambda(ws.term_row[t]);
+    d.udot.segment<3>(o) += l * ws.w[t].lin;
+    if (m.bodies()[b].rigid()) d.udot.segment<3>(o + 3) += l * ws.w[t].ang;
+  }
+  d.diagnostics.rank = ws.ldlt.rank();
+  d.diagnostics.rank_tolerance = tau;
+  check_consistency(m, d, ws.rho, tau);
+}
+
+}  // namespace appell

@@ -1,0 +1,246 @@
+#include "engine/model/tree.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "appell/data.hpp"
+#include "appell/joint.hpp"
+
+namespace appell {
+
+namespace {
+
+// the joint's frames seen from the tree parent; `reversed` when the parent is the
+// joint's child (the frames trade places, the type's axes are re-expressed)
+TreeJoint tree_joint(const Joint& j, int c, bool reversed) {
+  TreeJoint t;
+  t.type = &j.joint_type();
+  t.constraint = c;
+  t.reversed = reversed;
+  t.parent_body = reversed ? j.child() : j.parent();
+  t.body = reversed ? j.parent() : j.child();
+  t.frames = j.frames();
+  if (reversed) {
+    const JointFrames& f = j.frames();
+    t.frames.X_P = f.X_C;
+    t.frames.X_C = f.X_P;
+    t.frames.E_P = t.type->reversed_axes(f.E_C);
+    t.frames.E_C = t.type->reversed_axes(f.E_P);
+  }
+  return t;
+}
+
+const BodyState kRest{};
+
+// The root of the floating tree that holds body b (component(k) names k's tree): the body
+// marked `root`, else the most massive, ties to the one with the most joints, then to the
+// first.  The root carries the tree's six free coordinates; a light root (a wheel under a
+// bicycle's frame) makes the joint coordinates of everything else swing with it, and
+// adaptive steppers then take several times more steps.
+template <typename Component>
+int floating_root(const Model& m, int b, const std::vector<int>& joints, Component&& component) {
+  const int nb = m.nbody(), tree = component(b);
+  int best = b, marked = -1;
+  for (int k = b; k < nb; ++k) {
+    if (component(k) != tree) continue;
+    const Body& body = m.bodies()[k];
+    if (body.root) {
+      if (marked >= 0)
+        throw std::invalid_argument("compile(): bodies '" + m.bodies()[marked].name + "' and '" +
+                                    body.name + "' are both marked root of one tree");
+      marked = k;
+    }
+    const Body& top = m.bodies()[best];
+    if (body.mass > top.mass || (body.mass == top.mass && joints[k] > joints[best])) best = k;
+  }
+  return marked >= 0 ? marked : best;
+}
+
+// Offsets of each joint's coordinates, the children lists and the extra rows (the
+// constraints `used` does not mark) of a tree whose joints are in place.
+void number_tree(const Model& m, const std::vector<char>& used, TreeModel& tree) {
+  const int nb = m.nbody(), nc = static_cast<int>(m.constraints().size());
+  tree.children.assign(nb, {});
+  for (int i = 0; i < nb; ++i) {
+    TreeJoint& t = tree.joints[i];
+    t.nq = t.type->nq();
+    t.nu = t.type->nu();
+    if (t.nu != 0 && t.nu != 1 && t.nu != 2 && t.nu != 3 && t.nu != 6)  // workspace.hpp
+      throw std::invalid_argument(std::string("compile(): joint type '") + t.type->name() +
+                                  "' has " + std::to_string(t.nu) +
+                                  " quasi-velocities; the recursion takes 0, 1, 2, 3 or 6");
+    t.shape = t.type->shape();
+    t.q_offset = tree.nq;
+    t.u_offset = tree.nu;
+    tree.nq += t.nq;
+    tree.nu += t.nu;
+    if (t.parent >= 0) tree.children[t.parent].push_back(i);
+    if (t.constraint >= 0) t.rows = m.constraints()[t.constraint]->rows();
+    tree.ntree_rows += t.rows;
+  }
+  for (int c = 0; c < nc; ++c)
+    if (!used[c]) {
+      tree.extra.push_back(c);
+      tree.nrows_extra += m.constraints()[c]->rows();
+    }
+}
+
+}  // namespace
+
+TreeModel build_tree(const Model& m) {
+  TreeModel tree;
+  const int nb = m.nbody(), nc = static_cast<int>(m.constraints().size());
+  std::vector<std::vector<int>> adjacent(nb + 1);  // node b + 1; the world is node 0
+  std::vector<char> used(nc, 0);
+  // candidate tree edges: the joints, in model order, that join two components (so a
+  // scene's later joints are the ones that close loops)
+  std::vector<int> root(nb + 1);
+  for (int k = 0; k <= nb; ++k) root[k] = k;
+  auto find = [&](int k) {
+    while (root[k] != k) k = root[k] = root[root[k]];
+    return k;
+  };
+  for (int c = 0; c < nc; ++c)
+    if (const auto* j = dynamic_cast<const Joint*>(m.constraints()[c].get())) {
+      const int a = find(j->parent() + 1), b = find(j->child() + 1);
+      if (a == b) continue;  // closes a loop: an extra row
+      root[a] = b;
+      adjacent[j->parent() + 1].push_back(c);
+      adjacent[j->child() + 1].push_back(c);
+    }
+  tree.tree_index.assign(nb, -1);
+
+  // breadth first from `root` (a body already in the tree, or the world)
+  auto grow = [&](int root) {
+    for (int k = root == kWorld ? -1 : tree.tree_index[root];
+         k < static_cast<int>(tree.joints.size()); ++k) {
+      const int node = k < 0 ? kWorld : tree.joints[k].body;
+      for (int c : adjacent[node + 1]) {
+        if (used[c]) continue;
+        const auto& j = static_cast<const Joint&>(*m.constraints()[c]);
+        const bool reversed = j.child() == node;
+        const int other = reversed ? j.parent() : j.child();
+        if (other == kWorld || tree.tree_index[other] >= 0) continue;
+        if (!m.bodies()[other].rigid()) continue;  // particles are only roots
+        used[c] = 1;
+        TreeJoint t = tree_joint(j, c, reversed);
+        t.parent = node == kWorld ? -1 : tree.tree_index[node];
+        tree.tree_index[other] = static_cast<int>(tree.joints.size());
+        tree.joints.push_back(t);
+      }
+    }
+  };
+  auto add_root = [&](int b) {
+    TreeJoint t;
+    t.type = m.bodies()[b].rigid() ? &free_joint() : &particle_joint();
+    t.body = b;
+    tree.tree_index[b] = static_cast<int>(tree.joints.size());
+    tree.joints.push_back(t);
+    grow(b);
+  };
+  grow(kWorld);
+  for (int b = 0; b < nb; ++b)
+    if (tree.tree_index[b] < 0 && !m.bodies()[b].rigid()) add_root(b);
+  // the floating trees left, in the order of their first body, each from its root
+  std::vector<int> joints(nb, 0);  // joints per body
+  for (const ConstraintPtr& c : m.constraints())
+    if (const auto* j = dynamic_cast<const Joint*>(c.get())) {
+      if (j->parent() != kWorld) ++joints[j->parent()];
+      if (j->child() != kWorld) ++joints[j->child()];
+    }
+  const auto component = [&](int k) { return find(k + 1); };
+  for (int b = 0; b < nb; ++b)
+    if (tree.tree_index[b] < 0) add_root(floating_root(m, b, joints, component));
+  for (int b = 0; b < nb; ++b)
+    if (m.bodies()[b].root && tree.joints[tree.tree_index[b]].constraint >= 0)
+      throw std::invalid_argument("compile(): body '" + m.bodies()[b].name +
+                                  "' is marked root, but its tree is held by a joint to the "
+                                  "world or to a particle");
+
+  number_tree(m, used, tree);
+  return tree;
+}
+
+void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
+                      BodyState& C, JointMotion& jm, Vec6& V_J) {
+  Mat3 QE;
+  joint_kinematics(j, P, q, u, C, jm, V_J, QE);
+}
+
+void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
+                      BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE) {
+  const JointFrames& f = j.frames;
+  j.type->motion(q, u, jm);
+  // pose (J1)
+  QE.noalias() = P.Q * f.E_P;
+  C.Q.noalias() = QE * jm.R * f.E_C.transpose();
+  const Vec3 x_A = P.x + P.Q * f.X_P + QE * jm.d;
+  C.x = x_A - C.Q * f.X_C;
+  // twist (J2): the anchor slides with ḋ, the child turns with ω_rel about the anchor
+  V_J.setZero();
+  for (int k = 0; k < j.nu; ++k) V_J += jm.S.col(k) * u[k];
+  const Vec3 w_rel = QE * V_J.tail<3>();
+  C.w = P.w + w_rel;
+  C.v = P.v + P.w.cross(C.x - P.x) + w_rel.cross(C.x - x_A) + QE * V_J.head<3>();
+}
+
+void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
+                     const Eigen::Ref<const Eigen::VectorXd>& u, Data& d) {
+  JointMotion jm;
+  Vec6 V_J;
+  for (const TreeJoint& t : m.tree().joints) {
+    const BodyState& P = t.parent_body == kWorld ? kRest : d.body[t.parent_body];
+    BodyState& C = d.body[t.body];
+    joint_kinematics(t, P, q.data() + t.q_offset, u.data() + t.u_offset, C, jm, V_J);
+    d.J[t.body] = world_inertia(m.bodies()[t.body], C);
+  }
+}
+
+void maximal_from_bodies(const Model& m, Data& d) {
+  for (int i = 0; i < m.nbody(); ++i) {
+    const BodyState& C = d.body[i];
+    const int bq = m.q_offset(i), bu = m.u_offset(i);
+    d.q.segment<3>(bq) = C.x;
+    d.u.segment<3>(bu) = C.v;
+    if (m.bodies()[i].rigid()) {
+      const Quat o(C.Q);
+      d.q.segment<4>(bq + 3) << o.w(), o.x(), o.y(), o.z();
+      d.u.segment<3>(bu + 3) = C.w;
+    }
+  }
+}
+
+void tree_from_bodies(const TreeModel& tree, const std::vector<BodyState>& body,
+                      Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> u) {
+  const double zero[6] = {0, 0, 0, 0, 0, 0};
+  JointMotion jm;
+  for (const TreeJoint& t : tree.joints) {
+    const BodyState& C = body[t.body];
+    const BodyState& P = t.parent_body == kWorld ? kRest : body[t.parent_body];
+    const JointFrames& f = t.frames;
+    // the inverse of J1: R = (Q_P E_P)ᵀ Q_C E_C,  d = E_Pᵀ (Q_Pᵀ (x_A − x̄_P) − X_P)
+    const Mat3 QE = P.Q * f.E_P;
+    const Vec3 x_A = C.x + C.Q * f.X_C;
+    const Mat3 R = QE.transpose() * C.Q * f.E_C;
+    const Vec3 dq = f.E_P.transpose() * (P.Q.transpose() * (x_A - P.x) - f.X_P);
+    t.type->coordinates(R, dq, q.data() + t.q_offset);
+    // the inverse of J2: (ḋ; ω_rel) in the joint frame, u = Sᵀ (ḋ; ω_rel) (S orthonormal)
+    Vec6 V_J;
+    V_J.tail<3>() = QE.transpose() * (C.w - P.w);
+    V_J.head<3>() = QE.transpose() * ((C.v + C.w.cross(x_A - C.x)) - (P.v + P.w.cross(x_A - P.x)));
+    t.type->motion(q.data() + t.q_offset, zero, jm);
+    for (int k = 0; k < t.nu; ++k) u(t.u_offset + k) = jm.S.col(k).dot(V_J);
+  }
+}
+
+void tree_qdot(const TreeModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
+               const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::Ref<Eigen::VectorXd> qdot) {
+  for (const TreeJoint& t : tree.joints)
+    t.type->qdot(q.data() + t.q_offset, u.data() + t.u_offset, qdot.data() + t.q_offset);
+}
+
+void tree_normalize(const TreeModel& tree, Eigen::Ref<Eigen::VectorXd> q) {
+  for (const TreeJoint& t : tree.joints) t.type->normalize(q.data() + t.q_offset);
+}
+
+}  // namespace appell

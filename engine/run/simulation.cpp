@@ -1,0 +1,133 @@
+#include "appell/simulation.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "engine/run/simulation_impl.hpp"
+
+namespace appell {
+
+using Clock = std::chrono::steady_clock;
+
+const char* simulation_status_name(SimulationStatus s) {
+  switch (s) {
+    case SimulationStatus::Completed:
+      return "completed";
+    case SimulationStatus::NotFinite:
+      return "not finite";
+    case SimulationStatus::Inconsistent:
+      return "inconsistent";
+    case SimulationStatus::StepUnderflow:
+      return "step size underflow";
+    case SimulationStatus::Stiff:
+      return "stiff";
+  }
+  return "?";
+}
+
+SimulationOptions SimulationOptions::from_settings(const Settings& s) {
+  SimulationOptions o;
+  o.formulation = s.solver.formulation;
+  o.stabilization = s.solver.stabilization;
+  o.integrator = s.integrator;
+  o.every = s.output.every;
+  return o;
+}
+
+Simulation::Simulation(const Model& m, SimulationOptions options) {
+  const IntegratorOptions& in = options.integrator;
+  const auto bad = [](const std::string& what) {
+    throw std::invalid_argument("Simulation(): " + what);
+  };
+  if (in.method != "rk4" && in.method != "dopri5" && in.method != "rkf78")
+    bad("integrator.method must be rk4, dopri5 or rkf78, got '" + in.method + "'");
+  if (!(in.dt > 0) || !std::isfinite(in.dt)) bad("integrator.dt must be > 0");
+  if (!(in.duration >= 0) || !std::isfinite(in.duration)) bad("integrator.duration must be >= 0");
+  if (!(in.rtol > 0) || !(in.atol > 0)) bad("integrator.rtol and atol must be > 0");
+  // the step and output counters are longs: duration / dt must stay countable
+  if (!(in.duration / in.dt <= 1e15))
+    bad("integrator.duration / dt is above 1e15 steps; dt is too small for this duration");
+  if (options.every < 1) bad("every must be >= 1, got " + std::to_string(options.every));
+  impl_ = std::make_unique<Impl>(m, std::move(options));
+}
+
+Simulation::~Simulation() = default;
+
+namespace {
+// adds the wall time of one public call to the result
+struct WallTimer {
+  SimulationResult& r;
+  Clock::time_point t0 = Clock::now();
+  ~WallTimer() { r.wall_seconds += std::chrono::duration<double>(Clock::now() - t0).count(); }
+};
+}  // namespace
+
+bool Simulation::start(const Observer& observe) {
+  return start(impl_->m.initial_state(), observe);
+}
+
+bool Simulation::start(const State& initial, const Observer& observe) {
+  Impl& s = *impl_;
+  s.observe = &observe;
+  bool ok;
+  {
+    s.r = SimulationResult{};
+    WallTimer timer{s.r};
+    ok = s.start(initial);
+  }
+  s.observe = nullptr;
+  return ok;
+}
+
+bool Simulation::step(const Observer& observe) {
+  Impl& s = *impl_;
+  s.observe = &observe;
+  WallTimer timer{s.r};
+  const bool ok = s.step();
+  s.observe = nullptr;
+  return ok;
+}
+
+bool Simulation::running() const {
+  return impl_->running;
+}
+double Simulation::time() const {
+  return impl_->t;
+}
+const SimulationResult& Simulation::result() const {
+  return impl_->r;
+}
+
+SimulationResult Simulation::run(const Observer& observe) {
+  return run(impl_->m.initial_state(), observe);
+}
+
+SimulationResult Simulation::run(const State& initial, const Observer& observe) {
+  if (start(initial, observe))
+    while (step(observe)) {
+    }
+  return impl_->r;
+}
+
+const Data& Simulation::data() const {
+  return impl_->d;
+}
+const Eigen::VectorXd& Simulation::state() const {
+  return impl_->x;
+}
+const StateSpace& Simulation::state_space() const {
+  return *impl_->ss;
+}
+
+SimulationResult simulate(const Model& m, const SimulationOptions& options,
+                          const Observer& observe) {
+  return Simulation(m, options).run(observe);
+}
+
+SimulationResult simulate(const Model& m, const State& initial, const SimulationOptions& options,
+                          const Observer& observe) {
+  return Simulation(m, options).run(initial, observe);
+}
+
+}  // namespace appell

@@ -1,0 +1,72 @@
+#include "appell/state_space.hpp"
+
+#include "appell/forward.hpp"
+#include "engine/assembly/stages.hpp"
+#include "engine/formulations/projection.hpp"
+#include "engine/run/tree_state_space.hpp"
+
+namespace appell {
+
+std::unique_ptr<StateSpace> make_state_space(const Model& m, const SolverOptions& o) {
+  SolverOptions r = o;
+  r.formulation = resolve_formulation(m, o.formulation);
+  if (r.formulation == Formulation::Recursive)
+    return std::make_unique<TreeStateSpace>(m, r.stabilization);
+  return std::make_unique<MaximalStateSpace>(m, r);
+}
+
+void MaximalStateSpace::from_maximal(const Data& d, Eigen::VectorXd& x) const {
+  x.resize(size());
+  x << d.q, d.u;
+}
+
+void MaximalStateSpace::to_maximal(const Eigen::VectorXd& x, double t, Data& d) {
+  d.t = t;
+  d.q = x.head(m_.nq());
+  d.u = x.tail(m_.nu());
+  kinematics(m_, d);
+}
+
+SolveStatus MaximalStateSpace::derivative(const Eigen::VectorXd& x, double t, Data& d,
+                                          Eigen::VectorXd& xdot) {
+  d.t = t;
+  d.q = x.head(m_.nq());
+  d.u = x.tail(m_.nu());
+  const SolveStatus status = forward(m_, d, o_);
+  xdot.resize(size());
+  for (int i = 0; i < m_.nbody(); ++i) {
+    const int iq = m_.q_offset(i), iu = m_.u_offset(i);
+    xdot.segment<3>(iq) = d.u.segment<3>(iu);  // dx̄/dt = v̄
+    if (m_.bodies()[i].rigid()) {
+      // dq/dt = ½ (0, ω) ⊗ q with ω in the world frame; keeps |q| constant exactly
+      const Quat q(x(iq + 3), x(iq + 4), x(iq + 5), x(iq + 6));
+      const Vec3 w = d.u.segment<3>(iu + 3);
+      const Quat qd = Quat(0.0, w.x(), w.y(), w.z()) * q;
+      xdot.segment<4>(iq + 3) << 0.5 * qd.w(), 0.5 * qd.x(), 0.5 * qd.y(), 0.5 * qd.z();
+    }
+  }
+  xdot.tail(m_.nu()) = d.udot;
+  return status;
+}
+
+void MaximalStateSpace::normalize(Eigen::VectorXd& x) const {
+  for (int i = 0; i < m_.nbody(); ++i)
+    if (m_.bodies()[i].rigid()) {
+      auto q = x.segment<4>(m_.q_offset(i) + 3);
+      const double n = q.norm();
+      if (n > 0) q /= n;
+    }
+}
+
+SolveStatus MaximalStateSpace::project(Eigen::VectorXd& x, double t, Data& d) {
+  // positions first (Gauss–Newton), then velocities at the projected positions; see
+  // projection.hpp (P1–P3)
+  d.diagnostics = Diagnostics{};
+  to_maximal(x, t, d);
+  SolveStatus status = project_positions(m_, d);
+  if (status == SolveStatus::Ok) status = project_velocities(m_, d);
+  if (status == SolveStatus::Ok) from_maximal(d, x);
+  return status;
+}
+
+}  // namespace appell
