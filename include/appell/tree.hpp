@@ -4,7 +4,9 @@
 // Tree.  The joints are the edges of a graph on the bodies and the world.  A breadth-first
 // search from the world gives a spanning forest in which every body's parent precedes it
 // (STYLE §1: parent[i] < i).  Bodies not reached from the world become roots of their own
-// subtrees on a free joint (a particle joint for a particle: x̄, v̄).  A joint is traversed
+// subtrees on a free joint (a particle joint for a particle: x̄, v̄).  Every body is in the
+// tree, welded ones too (on their nu = 0 joints, which pass a child's inertia to its parent
+// in the recursion); the maximal coordinates carry the composites (appell/model.hpp).  A joint is traversed
 // in either direction: when its Joint::child() is reached first the joint is "reversed":
 // its two frames trade places (JointType::reversed_axes), so that the tree parent is
 // always the frame's parent.  Joints that close loops, joints that would make a particle a
@@ -62,11 +64,12 @@ void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, c
 void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
                       BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE);
 
-// Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2).
-// O(n).
+// Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2), and
+// the composites' d.composite, d.Jc.  O(n).
 void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
                      const Eigen::Ref<const Eigen::VectorXd>& u, Data& d);
-// Body states d.body → the maximal q, u (d.q, d.u).  O(n).
+// Body states d.body → the maximal q, u (d.q, d.u) of the composites (appell/model.hpp).
+// O(n).
 void maximal_from_bodies(const Model& m, Data& d);
 // Body states → joint coordinates, q (nq) and u (nu): the inverse of tree_kinematics for
 // states that satisfy the tree joints.  O(n).
