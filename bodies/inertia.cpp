@@ -46,4 +46,17 @@ std::string inertia_defect(const Mat3& J) {
   return "";
 }
 
+std::string inertia_semidefinite_defect(const Mat3& J) {
+  const std::string defect = inertia_defect(J);
+  if (defect.empty() || !J.allFinite()) return defect;
+  const double scale = J.cwiseAbs().maxCoeff();
+  if (scale <= 0) return "";  // zero
+  if ((J - J.transpose()).cwiseAbs().maxCoeff() > 1e-9 * scale) return defect;
+  Eigen::SelfAdjointEigenSolver<Mat3> eig(J, Eigen::EigenvaluesOnly);
+  const Vec3 I = eig.eigenvalues();  // ascending
+  // positive semi-definite up to round-off: a dummy link's, a sensor's; the triangle
+  // inequality is the composite's to satisfy
+  return I(0) >= -1e-9 * scale ? "" : defect;
+}
+
 }  // namespace appell

@@ -62,8 +62,10 @@ int run_eval(const EvalOptions& o) {
   for (int i = 0; i < m.nbody(); ++i) {
     const Body& b = m.bodies()[i];
     ojson e;
-    e["linear_acceleration"] = vec(d.udot.segment<3>(m.u_offset(i)));
-    if (b.rigid()) e["angular_acceleration"] = vec(d.udot.segment<3>(m.u_offset(i) + 3));
+    Vec3 a, alpha;
+    body_acceleration(m, d, i, a, alpha);
+    e["linear_acceleration"] = vec(a);
+    if (b.rigid()) e["angular_acceleration"] = vec(alpha);
     bodies[b.name] = e;
   }
   out["bodies"] = bodies;

@@ -50,8 +50,10 @@ Mat3 parse_inertia(const Node& n, double mass) {
     return J;
   }
   if (n.has("matrix")) {
+    // zero or degenerate passes here: fine on a body welded to bodies with mass (a URDF's
+    // dummy links); check_composites() reports the others
     const Mat3 J = n["matrix"].mat3();
-    const std::string defect = inertia_defect(J);
+    const std::string defect = inertia_semidefinite_defect(J);
     if (!defect.empty()) n["matrix"].fail(defect);
     return 0.5 * (J + J.transpose());
   }
@@ -349,6 +351,34 @@ void check_root_marks(const ModelBuilder& m, const std::vector<SceneBody>& bodie
   }
 }
 
+// A body without mass or with a degenerate inertia is fine welded to bodies with mass
+// (appell/model.hpp "Composites"); compile()'s message for one that is not, at its inertia.
+void check_composites(const ModelBuilder& m, const std::vector<SceneBody>& bodies,
+                      const UrdfScene* urdf) {
+  bool degenerate = false;
+  for (const SceneBody& b : bodies)
+    degenerate = degenerate || (b.body.rigid() && !inertia_defect(b.body.inertia).empty());
+  if (!degenerate) return;
+  try {
+    (void)compile(m);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what(), prefix = "compile(): body '";
+    if (what.rfind(prefix, 0) != 0) return;  // not ours: compile() reports it later
+    const size_t end = what.find("': ", prefix.size());
+    const std::string name = what.substr(prefix.size(), end - prefix.size());
+    for (const SceneBody& b : bodies) {
+      if (b.body.name != name) continue;
+      // a URDF's link is named by build_scene_located; the element is its <inertia>
+      const bool link = urdf && b.node.file() == urdf->file;
+      const std::string message = (link ? "<inertia>: " : "") + what.substr(end + 3);
+      if (!b.node.has("inertia")) b.node.fail(message);
+      const Node in = b.node["inertia"];
+      (in.has("matrix") ? in["matrix"] : in).fail(message);
+    }
+    throw;
+  }
+}
+
 // The scene `top` says, with the included URDF part (or none) before its own parts.
 Scene build_scene(const Node& top, const UrdfScene* urdf) {
   Scene scene;
@@ -378,6 +408,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   std::vector<Node> constraint_nodes;
   for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);
   check_root_marks(m, bodies);
+  check_composites(m, bodies, urdf);
   if (urdf) add_joint_damping(m);
   if (top.has("forces")) parse_forces(top["forces"], ctx);
   parse_settings(top, scene.settings);

@@ -204,7 +204,9 @@ class Converter {
     // the tensor is given in the <inertial> frame: rotate it into the link frame
     const Mat3 R = rotation(in.origin.rotation);
     const Mat3 J_link = R * J * R.transpose();
-    const std::string defect = inertia_defect(J_link);
+    // zero or degenerate is fine on a link welded to links with mass (compile() merges
+    // them; a sensor's or a dummy base's link); the scene reports the others
+    const std::string defect = inertia_semidefinite_defect(J_link);
     if (!defect.empty()) fail("link '" + l.name + "': <inertia>: " + defect);
     json rows = json::array();
     for (int r = 0; r < 3; ++r) rows.push_back(to_json(J_link.row(r).transpose()));

@@ -93,16 +93,25 @@ TEST(Inertia, ModelRejectsUnphysicalBodies) {
   Body b;
   b.name = "slab";
   b.inertia = Vec3(1, 1, 3).asDiagonal();
+  // accepted here (a body welded to others may have it); compile() rejects it alone
   try {
-    m_b.add_body(b);
+    ModelBuilder alone;
+    alone.add_body(b);
+    (void)compile(alone);
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
-                 "Model::add_body(): body 'slab': principal moments [1, 1, 3] violate the "
-                 "triangle inequality");
+                 "compile(): body 'slab': principal moments [1, 1, 3] violate the triangle "
+                 "inequality");
   }
   b.inertia = Mat3::Identity();
-  b.mass = 0.0;
+  b.mass = 0.0;  // accepted here (a welded link may have none); compile() rejects it alone
+  {
+    ModelBuilder massless;
+    massless.add_body(b);
+    EXPECT_THROW(compile(massless), std::invalid_argument);
+  }
+  b.mass = -1.0;
   EXPECT_THROW(m_b.add_body(b), std::invalid_argument);
   b.mass = 1.0;
   b.name = "world";

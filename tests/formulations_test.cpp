@@ -346,7 +346,7 @@ TEST(Formulations, ResultsDoNotDependOnUnits) {
       const Model& m = scaled.model;
       ASSERT_EQ(m.nrows(), base.model.nrows());
       Eigen::VectorXd u = base.u;
-      for (int i = 0; i < m.nbody(); ++i) u.segment<3>(m.u_offset(i)) *= L;
+      for (int i = 0; i < m.ncomposite(); ++i) u.segment<3>(m.u_offset(i)) *= L;
       SCOPED_TRACE("scene " + std::to_string(k) + " in units L = " + std::to_string(L) +
                    ", K = " + std::to_string(K));
       for (Formulation f : {Formulation::Pinv, Formulation::GibbsAppell}) {
@@ -355,10 +355,10 @@ TEST(Formulations, ResultsDoNotDependOnUnits) {
         ASSERT_EQ(b.status, SolveStatus::Ok) << b.d.diagnostics.message;
         EXPECT_EQ(a.d.diagnostics.rank, b.d.diagnostics.rank) << formulation_name(f);
         Eigen::VectorXd expected = a.d.udot;
-        for (int i = 0; i < m.nbody(); ++i) expected.segment<3>(m.u_offset(i)) *= L;
+        for (int i = 0; i < m.ncomposite(); ++i) expected.segment<3>(m.u_offset(i)) *= L;
         Eigen::VectorXd diff = b.d.udot - expected;
         // compare in the base units
-        for (int i = 0; i < m.nbody(); ++i) diff.segment<3>(m.u_offset(i)) /= L;
+        for (int i = 0; i < m.ncomposite(); ++i) diff.segment<3>(m.u_offset(i)) /= L;
         EXPECT_LE(max_abs(diff), 1e-9 * std::max(1.0, max_abs(a.d.udot))) << formulation_name(f);
         // where rows are dependent, the minimum-norm multipliers mix N and N·m across rows
         if (a.d.diagnostics.rank < m.nrows()) continue;

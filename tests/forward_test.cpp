@@ -37,10 +37,10 @@ const Formulation kFormulations[] = {Formulation::Pinv, Formulation::GibbsAppell
 void advance(const Model& m, const Data& d, double h, Eigen::VectorXd& q, Eigen::VectorXd& u) {
   q = d.q;
   u = d.u + h * d.udot;
-  for (int i = 0; i < m.nbody(); ++i) {
+  for (int i = 0; i < m.ncomposite(); ++i) {  // the maximal slots: one per composite
     const int iq = m.q_offset(i), iu = m.u_offset(i);
     q.segment<3>(iq) += h * d.u.segment<3>(iu) + 0.5 * h * h * d.udot.segment<3>(iu);
-    if (m.bodies()[i].rigid()) {
+    if (m.composites()[i].rigid()) {
       const Vec3 phi = h * d.u.segment<3>(iu + 3) + 0.5 * h * h * d.udot.segment<3>(iu + 3);
       const Quat q0(q(iq + 3), q(iq + 4), q(iq + 5), q(iq + 6));
       const Quat q1 = quat_from_rotation_vector(phi) * q0;
@@ -112,13 +112,14 @@ TEST(Forward, MomentumOfAFloatingSystemIsConserved) {
       double scale = 0.0;
       for (int i = 0; i < m.nbody(); ++i) {
         const BodyState& s = d.body[i];
-        const int iu = m.u_offset(i);
-        const Vec3 ma = m.bodies()[i].mass * d.udot.segment<3>(iu);
+        Vec3 a, alpha;  // the body's, from its composite's (welded bodies)
+        body_acceleration(m, d, i, a, alpha);
+        const Vec3 ma = m.bodies()[i].mass * a;
         dP += ma;
         dH += s.x.cross(ma);
         scale += ma.norm() * (1 + s.x.norm());
         if (m.bodies()[i].rigid()) {
-          const Vec3 Jwdot = d.J[i] * d.udot.segment<3>(iu + 3);
+          const Vec3 Jwdot = d.J[i] * alpha;
           const Vec3 gyro = s.w.cross(d.J[i] * s.w);
           dH += Jwdot + gyro;
           scale += Jwdot.norm() + gyro.norm();

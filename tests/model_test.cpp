@@ -80,7 +80,7 @@ TEST(Model, LayoutOfCoordinatesAndRows) {
   constraint_rows(mc, d);
   dense_rows(mc, d);
   EXPECT_EQ(d.A.rows(), 12);
-  EXPECT_EQ(d.A.cols(), 15);
+  EXPECT_EQ(d.A.cols(), 9);  // the fixed joint welds a and c into one composite (6 + 3)
 }
 
 TEST(Model, MisuseThrowsNamingTheProblem) {

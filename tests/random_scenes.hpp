@@ -247,7 +247,7 @@ inline TestScene random_scene(unsigned seed, const SceneOptions& o, bool with_re
   Data d(cm);
   sc.u = d.u;
   for (int i = 0; i < cm.nu(); ++i) sc.u(i) = rng.uniform(-1.5, 1.5);
-  for (int i = 0; i < cm.nbody(); ++i) sc.u.segment<3>(cm.u_offset(i)) *= L;  // v̄; ω unchanged
+  for (int i = 0; i < cm.ncomposite(); ++i) sc.u.segment<3>(cm.u_offset(i)) *= L;  // v̄; ω unchanged
   return sc;
 }
 

@@ -51,10 +51,10 @@ TEST(StateSpace, DerivativeIsTheRateOfTheMaximalState) {
     space->from_maximal(d, x);
     ASSERT_EQ(space->derivative(x, 0.0, d, xdot), SolveStatus::Ok) << d.diagnostics.message;
     EXPECT_EQ(xdot.tail(m.nu()), d.udot);
-    for (int i = 0; i < m.nbody(); ++i) {
+    for (int i = 0; i < m.ncomposite(); ++i) {  // the maximal slots: one per composite
       const int iq = m.q_offset(i), iu = m.u_offset(i);
       EXPECT_EQ(xdot.segment<3>(iq), x.segment<3>(m.nq() + iu));  // dx̄/dt = v̄
-      if (!m.bodies()[i].rigid()) continue;
+      if (!m.composites()[i].rigid()) continue;
       const Quat q(x(iq + 3), x(iq + 4), x(iq + 5), x(iq + 6));
       const Vec3 w = x.segment<3>(m.nq() + iu + 3);
       const double h = 1e-6;

@@ -4,14 +4,51 @@
 
 #include <algorithm>
 
+#include "appell/joint.hpp"
 #include "engine/assembly/row_terms.hpp"
 
 namespace appell {
 
+void bodies_from_composites(const Model& m, Data& d) {
+  for (int b = 0; b < m.nbody(); ++b) {
+    const Weld& w = m.weld(b);
+    const BodyState& K = d.composite[w.composite];
+    BodyState& s = d.body[b];
+    if (w.identity) {
+      s = K;
+    } else {
+      const Vec3 r = K.Q * w.p;  // (W0)
+      s.x = K.x + r;
+      s.Q.noalias() = K.Q * w.R;
+      s.v = K.v + K.w.cross(r);
+      s.w = K.w;
+    }
+    d.J[b] = world_inertia(m.bodies()[b], s);
+  }
+}
+
+void composites_from_bodies(const Model& m, Data& d) {
+  if (!m.merged()) return;
+  for (int k = 0; k < m.ncomposite(); ++k) {
+    const int c = m.carrier(k);
+    const Weld& w = m.weld(c);
+    const BodyState& s = d.body[c];
+    BodyState& K = d.composite[k];
+    K.Q.noalias() = s.Q * w.R.transpose();
+    const Vec3 r = K.Q * w.p;  // x̄_c − x̄_k
+    K.x = s.x - r;
+    K.w = s.w;
+    K.v = s.v - s.w.cross(r);
+    d.Jc[k] = world_inertia(m.composites()[k], K);
+  }
+}
+
 void kinematics(const Model& m, Data& d) {
-  for (int i = 0; i < m.nbody(); ++i) {
-    const Body& b = m.bodies()[i];
-    BodyState& s = d.body[i];
+  const bool merged = m.merged();
+  for (int i = 0; i < m.ncomposite(); ++i) {
+    const Body& b = m.composites()[i];
+    BodyState& s = merged ? d.composite[i] : d.body[i];
+    Mat3& J = merged ? d.Jc[i] : d.J[i];
     const int iq = m.q_offset(i), iu = m.u_offset(i);
     s.x = d.q.segment<3>(iq);
     s.v = d.u.segment<3>(iu);
@@ -21,13 +58,14 @@ void kinematics(const Model& m, Data& d) {
       const Quat o = Quat(d.q(iq + 3), d.q(iq + 4), d.q(iq + 5), d.q(iq + 6)).normalized();
       s.Q = o.toRotationMatrix();
       s.w = d.u.segment<3>(iu + 3);
-      d.J[i] = s.Q * b.inertia * s.Q.transpose();
+      J = s.Q * b.inertia * s.Q.transpose();
     } else {
       s.Q.setIdentity();
       s.w.setZero();
-      d.J[i].setZero();
+      J.setZero();
     }
   }
+  if (merged) bodies_from_composites(m, d);
 }
 
 void applied_forces(const Model& m, Data& d) {
@@ -35,13 +73,74 @@ void applied_forces(const Model& m, Data& d) {
     d.applied[i] = Wrench{m.bodies()[i].mass * m.gravity(), Vec3::Zero()};
   const StateView view = d.view();
   for (const ForcePtr& f : m.forces()) f->apply(view, d.applied.data());
-  for (int i = 0; i < m.nbody(); ++i) {
-    const int iu = m.u_offset(i);
-    d.F.segment<3>(iu) = d.applied[i].force;
-    if (m.bodies()[i].rigid()) {
-      const BodyState& s = d.body[i];
-      d.F.segment<3>(iu + 3) = d.applied[i].moment - s.w.cross(d.J[i] * s.w);  // [HO21 eq. 7]
+  if (!m.merged()) {
+    for (int i = 0; i < m.nbody(); ++i) {
+      const int iu = m.u_offset(i);
+      d.F.segment<3>(iu) = d.applied[i].force;
+      if (m.bodies()[i].rigid()) {
+        const BodyState& s = d.body[i];
+        d.F.segment<3>(iu + 3) = d.applied[i].moment - s.w.cross(d.J[i] * s.w);  // [HO21 eq. 7]
+      }
     }
+    return;
+  }
+  // each body's wrench onto its composite (W1), then the composite's −ω × J ω
+  d.F.setZero();
+  for (int i = 0; i < m.nbody(); ++i) {
+    const int k = m.composite(i), iu = m.u_offset(k);
+    const Wrench& a = d.applied[i];
+    d.F.segment<3>(iu) += a.force;
+    if (m.composites()[k].rigid())
+      d.F.segment<3>(iu + 3) += a.moment + (d.body[i].x - d.composite[k].x).cross(a.force);
+  }
+  for (int k = 0; k < m.ncomposite(); ++k)
+    if (m.composites()[k].rigid()) {
+      const BodyState& s = d.composite[k];
+      d.F.segment<3>(m.u_offset(k) + 3) -= s.w.cross(d.Jc[k] * s.w);  // [HO21 eq. 7]
+    }
+}
+
+namespace {
+
+// the terms of constraint c folded onto the composites (W1), and its right side
+void fold_rows_of(const Model& m, Data& d, bool right_side, int c) {
+  const Constraint& con = *m.constraints()[c];
+  const int nb = static_cast<int>(con.bodies().size()), r0 = m.row_offset(c);
+  const int t0 = m.term_offset(c), nt = con.rows() * nb;
+  if (m.internal(c)) {
+    std::fill(d.cterms.begin() + t0, d.cterms.begin() + t0 + nt, RowTerm{});
+    if (right_side) d.b.segment(r0, con.rows()).setZero();
+    return;
+  }
+  for (int j = 0; j < nb; ++j) {
+    const int b = con.bodies()[j];
+    const Weld& w = m.weld(b);
+    const BodyState& K = d.composite[w.composite];
+    const Vec3 r = d.body[b].x - K.x;
+    const Vec3 wwr = K.w.cross(K.w.cross(r));
+    for (int i = 0; i < con.rows(); ++i) {
+      const RowTerm& t = d.terms[t0 + i * nb + j];
+      RowTerm& f = d.cterms[t0 + i * nb + j];
+      if (w.identity) {
+        f = t;
+        continue;
+      }
+      f.lin = t.lin;
+      f.ang = t.ang + r.cross(t.lin);
+      if (right_side) d.b(r0 + i) -= t.lin.dot(wwr);
+    }
+  }
+}
+
+}  // namespace
+
+void fold_rows(const Model& m, Data& d, bool right_side, const std::vector<int>* only) {
+  if (!m.merged()) return;
+  if (only) {
+    for (int c : *only) fold_rows_of(m, d, right_side, c);
+  } else {
+    for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
+      fold_rows_of(m, d, right_side, c);
   }
 }
 
@@ -85,17 +184,21 @@ void constraint_rows(const Model& m, Data& d, const std::vector<int>& constraint
 
 void dense_rows(const Model& m, Data& d) {
   d.A.setZero(m.nrows(), m.nu());  // sized here, once: only dense formulations need it
+  const bool merged = m.merged();
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    if (merged && m.internal(c)) continue;  // zero on the composites
     const Constraint& con = *m.constraints()[c];
     const int nb = static_cast<int>(con.bodies().size());
-    for (int i = 0; i < con.rows(); ++i) {
-      const int row = m.row_offset(c) + i;
-      for (int j = 0; j < nb; ++j) {
-        const int body = con.bodies()[j];
+    for (int j = 0; j < nb; ++j) {
+      const int body = con.bodies()[j], k = m.composite(body), iu = m.u_offset(k);
+      const bool rigid = m.composites()[k].rigid();
+      // the terms onto the composite (W1), from d.terms: valid whether or not fold_rows ran
+      const Vec3 r = merged ? Vec3(d.body[body].x - d.composite[k].x) : Vec3::Zero();
+      for (int i = 0; i < con.rows(); ++i) {
+        const int row = m.row_offset(c) + i;
         const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
-        const int iu = m.u_offset(body);
         d.A.block<1, 3>(row, iu) += t.lin.transpose();
-        if (m.bodies()[body].rigid()) d.A.block<1, 3>(row, iu + 3) += t.ang.transpose();
+        if (rigid) d.A.block<1, 3>(row, iu + 3) += (t.ang + r.cross(t.lin)).transpose();
       }
     }
   }
@@ -127,6 +230,57 @@ void constraint_reactions(const Model& m, Data& d) {
 
 void constraint_reactions(const Model& m, Data& d, const std::vector<int>& constraints) {
   for (int c : constraints) reactions_of(m, d, c);
+}
+
+void weld_reactions(const Model& m, Data& d) {
+  if (!m.merged()) return;
+  // what each body needs beyond its applied forces and the reactions of the rows that are
+  // not internal: (force, moment about the world origin)
+  for (int b = 0; b < m.nbody(); ++b) {
+    const Body& body = m.bodies()[b];
+    const BodyState& s = d.body[b];
+    Vec3 a, alpha;
+    body_acceleration(m, d, b, a, alpha);
+    Wrench& w = d.subtree[b];
+    w.force = body.mass * a - d.applied[b].force;
+    w.moment = body.rigid() ? Vec3(d.J[b] * alpha + s.w.cross(d.J[b] * s.w) - d.applied[b].moment)
+                            : Vec3::Zero();
+  }
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    if (m.internal(c)) continue;
+    const Constraint& con = *m.constraints()[c];
+    for (int j = 0; j < static_cast<int>(con.bodies().size()); ++j) {
+      const Wrench& r = d.reaction[m.slot_offset(c) + j];
+      Wrench& w = d.subtree[con.bodies()[j]];
+      w.force -= r.force;
+      w.moment -= r.moment;
+    }
+  }
+  for (int b = 0; b < m.nbody(); ++b) d.subtree[b].moment += d.body[b].x.cross(d.subtree[b].force);
+  const TreeModel& tree = m.tree();
+  const BodyState rest{};
+  for (int i = static_cast<int>(tree.joints.size()) - 1; i >= 0; --i) {
+    const TreeJoint& t = tree.joints[i];
+    if (t.constraint < 0 || !m.internal(t.constraint)) continue;
+    // the joint carries all that the tree child's welded subtree needs (R15)
+    const Wrench S = d.subtree[t.body];
+    d.subtree[t.parent_body].force += S.force;
+    d.subtree[t.parent_body].moment += S.moment;
+    const Joint& joint = static_cast<const Joint&>(*m.constraints()[t.constraint]);
+    const BodyState& T = d.body[t.body];
+    const BodyState& O = t.parent_body == kWorld ? rest : d.body[t.parent_body];
+    const BodyState& P = t.reversed ? T : O;
+    const BodyState& C = t.reversed ? O : T;
+    const Vec3 x_B = C.x + C.Q * joint.frames().X_C;  // the child's anchor point
+    Vec3 f = S.force;
+    Vec3 mo = S.moment - x_B.cross(f);  // about x_B
+    if (t.reversed) f = -f, mo = -mo;   // from P onto C
+    const int r0 = m.row_offset(t.constraint);
+    t.type->multipliers(P, C, joint.frames(), f, mo, d.lambda.data() + r0);
+    Wrench* r = d.reaction.data() + m.slot_offset(t.constraint);
+    r[joint.child_slot()] = Wrench{f, mo + (x_B - C.x).cross(f)};
+    r[joint.parent_slot()] = Wrench{-f, -mo - (x_B - P.x).cross(f)};
+  }
 }
 
 }  // namespace appell

@@ -8,7 +8,35 @@
 
 namespace appell {
 
-// Reads d.q, d.u.  Writes d.body, d.J.  O(n).
+// Welded bodies (appell/model.hpp "Composites").  Body b of composite k with r = x̄_b − x̄_k
+// moves with k:  Q_b = Q_k R_b,  v̄_b = v̄_k + ω_k × r,  ω_b = ω_k,
+//                dv̄_b/dt = dv̄_k/dt + dω_k/dt × r + ω_k × (ω_k × r).                 (W0)
+// So a row term (lin, ang) on b acts on k as (lin, ang + r × lin), and the row's right
+// side loses lin · ω_k × (ω_k × r); a wrench (f, τ) on b is (f, τ + r × f) on k.     (W1)
+// These folds happen here, in one place: no constraint or force knows of the composites.
+
+// composite k's state and world inertia (body k's when nothing is welded)
+inline const BodyState& composite_state(const Model& m, const Data& d, int k) {
+  return m.merged() ? d.composite[k] : d.body[k];
+}
+inline const Mat3& composite_inertia(const Model& m, const Data& d, int k) {
+  return m.merged() ? d.Jc[k] : d.J[k];
+}
+// the row terms in composite coordinates: d.cterms when welded (after fold_rows), else
+// d.terms
+inline const RowTerm* composite_terms(const Model& m, const Data& d) {
+  return m.merged() ? d.cterms.data() : d.terms.data();
+}
+// Reads d.composite.  Writes d.body, d.J of every body (W0).  O(n).
+void bodies_from_composites(const Model& m, Data& d);
+// Reads d.body (the carriers').  Writes d.composite, d.Jc (W0).  O(n).  No-op unwelded.
+void composites_from_bodies(const Model& m, Data& d);
+// Reads d.terms, d.body, d.composite.  Writes d.cterms (W1; zero on internal rows) of the
+// listed constraints (all when null) and, when `right_side`, moves d.b onto the composites'
+// accelerations (W1; 0 on internal rows).  No-op unwelded.  O(terms).
+void fold_rows(const Model& m, Data& d, bool right_side, const std::vector<int>* only = nullptr);
+
+// Reads d.q, d.u.  Writes d.body, d.J (and d.composite, d.Jc).  O(n).
 void kinematics(const Model& m, Data& d);
 // Reads d.body, d.J.  Writes d.applied, d.F (generalized: f, τ − ω×Jω).  O(n).
 void applied_forces(const Model& m, Data& d);
@@ -19,14 +47,22 @@ void constraint_rows(const Model& m, Data& d, const Stabilization& st = {});
 // O(their rows).
 void constraint_rows(const Model& m, Data& d, const std::vector<int>& constraints,
                      const Stabilization& st = {});
-// Reads d.terms.  Writes d.A (dense, rows × nu).  O(rows · nu).
+// Reads d.terms (folded onto the composites here, W1).  Writes d.A (dense, rows × nu).
+// O(rows · nu).
 void dense_rows(const Model& m, Data& d);
 // Reads d.lambda, d.terms.  Writes d.reaction.  O(terms).
 void constraint_reactions(const Model& m, Data& d);
+// The multipliers and reactions of the internal rows (the merged fixed joints), which the
+// maximal formulations leave 0: Newton–Euler of the welded subtree below each such joint,
+// tip to base, from the bodies' accelerations, applied forces and the other rows'
+// reactions (as the recursion's R15).  Reads d.udot, d.body, d.J, d.applied, d.reaction.
+// Writes d.lambda and d.reaction of the internal rows.  No-op unwelded.  O(n + slots).
+void weld_reactions(const Model& m, Data& d);
 // The same for the listed constraints only.  O(their terms).
 void constraint_reactions(const Model& m, Data& d, const std::vector<int>& constraints);
 
-// Generalized mass matrix action y = M x and its inverse (block diagonal: m I, J).  O(n).
+// Generalized mass matrix action y = M x and its inverse (block diagonal: m I, J per
+// composite).  O(n).
 void multiply_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::VectorXd& y);
 void solve_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::VectorXd& y);
 

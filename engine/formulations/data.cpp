@@ -22,15 +22,19 @@ Data::Data(const Model& m)
       u(m.nu()),
       body(m.nbody()),
       J(m.nbody(), Mat3::Zero()),
+      composite(m.merged() ? m.ncomposite() : 0),
+      Jc(m.merged() ? m.ncomposite() : 0, Mat3::Zero()),
       applied(m.nbody()),
       F(m.nu()),
       terms(m.nterms()),
+      cterms(m.merged() ? m.nterms() : 0),
       b(m.nrows()),
       velocity_residual(m.nrows()),
       position_residual(m.nrows()),
       udot(m.nu()),
       lambda(m.nrows()),
       reaction(m.nslots()),
+      subtree(m.merged() ? m.nbody() : 0),
       scratch(m.scratch_size()),
       nbody(m.nbody()),
       nq(m.nq()),
@@ -73,6 +77,16 @@ void check(const Model& m, const Data& d, const char* caller) {
                                 " entries and data.u " + std::to_string(d.u.size()) +
                                 ", expected nq = " + std::to_string(m.nq()) +
                                 " and nu = " + std::to_string(m.nu()));
+}
+
+void body_acceleration(const Model& m, const Data& d, int b, Vec3& linear, Vec3& angular) {
+  const int k = m.composite(b), iu = m.u_offset(k);
+  linear = d.udot.segment<3>(iu);
+  angular = m.composites()[k].rigid() ? Vec3(d.udot.segment<3>(iu + 3)) : Vec3::Zero();
+  if (m.weld(b).identity) return;
+  const BodyState& K = d.composite[k];
+  const Vec3 r = d.body[b].x - K.x;
+  linear += angular.cross(r) + K.w.cross(K.w.cross(r));
 }
 
 void set_state(const Model& m, Data& d, const State& s) {

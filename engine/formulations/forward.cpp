@@ -88,6 +88,7 @@ SolveStatus solve_and_react(const Model& m, Data& d, Formulation f) {
       break;
   }
   constraint_reactions(m, d);
+  weld_reactions(m, d);
   outputs_finite(d);
   return d.diagnostics.status;
 }
@@ -116,6 +117,7 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o) {
   }
   applied_forces(m, d);
   constraint_rows(m, d, o.stabilization);
+  fold_rows(m, d, true);  // onto the composites that carry the maximal coordinates
   return solve_and_react(m, d, f);
 }
 
@@ -153,6 +155,7 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
   // multipliers and reactions come from the recursion (solve_recursive)
   const std::vector<int>& extra = m.tree().extra;
   constraint_rows(m, d, extra, st);
+  fold_rows(m, d, false, &extra);  // the rank policy's row responses (W1)
   if (!inputs_finite(m, d, extra)) return d.diagnostics.status;
   solve_recursive(m, d);
   constraint_reactions(m, d, extra);

@@ -70,6 +70,7 @@ SolveStatus project_positions(const Model& m, Data& d, ProjectionReport* report)
   for (;;) {
     kinematics(m, d);
     constraint_rows(m, d);
+    fold_rows(m, d, true);
     rep.residual = max_position_violation(m, d);
     // converged, or stalled at round-off; the first step is always taken (see the header)
     if (rows.empty() || !std::isfinite(rep.residual) ||
@@ -86,10 +87,10 @@ SolveStatus project_positions(const Model& m, Data& d, ProjectionReport* report)
     }
     const Eigen::VectorXd delta = mass_metric_correction(m, d, G, g);
     rep.correction = std::max(rep.correction, delta.cwiseAbs().maxCoeff());
-    for (int i = 0; i < m.nbody(); ++i) {
+    for (int i = 0; i < m.ncomposite(); ++i) {
       const int iq = m.q_offset(i), iu = m.u_offset(i);
       d.q.segment<3>(iq) += delta.segment<3>(iu);
-      if (m.bodies()[i].rigid()) {
+      if (m.composites()[i].rigid()) {
         // Q ← exp(δθ×) Q: left multiplication, δθ is a world-frame rotation vector
         const Quat q(d.q(iq + 3), d.q(iq + 4), d.q(iq + 5), d.q(iq + 6));
         const Quat qn = (quat_from_rotation_vector(delta.segment<3>(iu + 3)) * q).normalized();
@@ -119,6 +120,7 @@ SolveStatus project_velocities(const Model& m, Data& d, ProjectionReport* report
     // O(rows³), would only move u by round-off (20 s for a chain of 1000 links)
     kinematics(m, d);
     constraint_rows(m, d);
+    fold_rows(m, d, true);
     rep.residual = m.nrows() ? d.velocity_residual.cwiseAbs().maxCoeff() : 0.0;
     if (report) *report = rep;
     return SolveStatus::Ok;
@@ -128,6 +130,7 @@ SolveStatus project_velocities(const Model& m, Data& d, ProjectionReport* report
   for (;;) {
     kinematics(m, d);
     constraint_rows(m, d);
+    fold_rows(m, d, true);
     rep.residual = m.nrows() ? d.velocity_residual.cwiseAbs().maxCoeff() : 0.0;
     if (!std::isfinite(rep.residual)) break;
     const double tol = kVelocityTolerance * (1.0 + d.u.cwiseAbs().maxCoeff());

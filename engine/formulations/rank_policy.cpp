@@ -21,14 +21,16 @@ void for_constraints(const Model& m, const std::vector<int>* only, Fn&& fn) {
   }
 }
 
-// calls fn(row, body, term) for every term of the rows of constraint c
+// calls fn(row, composite, term) for every term of the rows of constraint c, in composite
+// coordinates (stages.hpp, W1)
 template <typename Fn>
 void for_terms_of(const Model& m, const Data& d, int c, Fn&& fn) {
   const Constraint& con = *m.constraints()[c];
   const int nb = static_cast<int>(con.bodies().size());
+  const RowTerm* terms = composite_terms(m, d);
   for (int i = 0; i < con.rows(); ++i)
     for (int j = 0; j < nb; ++j)
-      fn(m.row_offset(c) + i, con.bodies()[j], d.terms[m.term_offset(c) + i * nb + j]);
+      fn(m.row_offset(c) + i, m.composite(con.bodies()[j]), terms[m.term_offset(c) + i * nb + j]);
 }
 
 }  // namespace
@@ -40,8 +42,9 @@ void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho,
     const int r0 = m.row_offset(c), nr = m.constraints()[c]->rows();
     rho.segment(r0, nr).setZero();
     for_terms_of(m, d, c, [&](int row, int body, const RowTerm& t) {
-      rho(row) += t.lin.squaredNorm() / m.bodies()[body].mass;  // (P1)
-      if (m.bodies()[body].rigid()) rho(row) += t.ang.dot(d.J[body].ldlt().solve(t.ang));
+      rho(row) += t.lin.squaredNorm() / m.composites()[body].mass;  // (P1)
+      if (m.composites()[body].rigid())
+        rho(row) += t.ang.dot(composite_inertia(m, d, body).ldlt().solve(t.ang));
     });
     rho.segment(r0, nr) = rho.segment(r0, nr).cwiseSqrt();
   });
@@ -55,8 +58,8 @@ double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd
     const Constraint& con = *m.constraints()[c];
     double lever = INFINITY;  // √kg·m: the smallest sqrt(tr J₀/2) of the row's rigid bodies
     for (int b : con.bodies())
-      if (m.bodies()[b].rigid())
-        lever = std::min(lever, std::sqrt(0.5 * m.bodies()[b].inertia.trace()));
+      if (m.composites()[m.composite(b)].rigid())
+        lever = std::min(lever, std::sqrt(0.5 * m.composites()[m.composite(b)].inertia.trace()));
     if (!std::isfinite(lever) || !(lever > 0)) return;
     for (int i = 0; i < con.rows(); ++i) {
       const int row = m.row_offset(c) + i;
@@ -69,38 +72,38 @@ double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd
 }
 
 InverseSqrtMass::InverseSqrtMass(const Model& m, const Data& d)
-    : m_(m), Jinvsqrt_(m.nbody(), Mat3::Zero()), Jsqrt_(m.nbody(), Mat3::Zero()) {
-  for (int i = 0; i < m.nbody(); ++i)
-    if (m.bodies()[i].rigid()) {
-      const Eigen::SelfAdjointEigenSolver<Mat3> eig(d.J[i]);
+    : m_(m), Jinvsqrt_(m.ncomposite(), Mat3::Zero()), Jsqrt_(m.ncomposite(), Mat3::Zero()) {
+  for (int i = 0; i < m.ncomposite(); ++i)
+    if (m.composites()[i].rigid()) {
+      const Eigen::SelfAdjointEigenSolver<Mat3> eig(composite_inertia(m, d, i));
       Jinvsqrt_[i] = eig.operatorInverseSqrt();
       Jsqrt_[i] = eig.operatorSqrt();
     }
 }
 
 void InverseSqrtMass::right_multiply(Eigen::MatrixXd& X) const {
-  for (int i = 0; i < m_.nbody(); ++i) {
+  for (int i = 0; i < m_.ncomposite(); ++i) {
     const int o = m_.u_offset(i);
-    X.middleCols<3>(o) /= std::sqrt(m_.bodies()[i].mass);
-    if (m_.bodies()[i].rigid()) X.middleCols<3>(o + 3) = X.middleCols<3>(o + 3) * Jinvsqrt_[i];
+    X.middleCols<3>(o) /= std::sqrt(m_.composites()[i].mass);
+    if (m_.composites()[i].rigid()) X.middleCols<3>(o + 3) = X.middleCols<3>(o + 3) * Jinvsqrt_[i];
   }
 }
 
 void InverseSqrtMass::apply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
   y.resize(m_.nu());
-  for (int i = 0; i < m_.nbody(); ++i) {
+  for (int i = 0; i < m_.ncomposite(); ++i) {
     const int o = m_.u_offset(i);
-    y.segment<3>(o) = x.segment<3>(o) / std::sqrt(m_.bodies()[i].mass);
-    if (m_.bodies()[i].rigid()) y.segment<3>(o + 3) = Jinvsqrt_[i] * x.segment<3>(o + 3);
+    y.segment<3>(o) = x.segment<3>(o) / std::sqrt(m_.composites()[i].mass);
+    if (m_.composites()[i].rigid()) y.segment<3>(o + 3) = Jinvsqrt_[i] * x.segment<3>(o + 3);
   }
 }
 
 void InverseSqrtMass::apply_inverse(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
   y.resize(m_.nu());
-  for (int i = 0; i < m_.nbody(); ++i) {
+  for (int i = 0; i < m_.ncomposite(); ++i) {
     const int o = m_.u_offset(i);
-    y.segment<3>(o) = x.segment<3>(o) * std::sqrt(m_.bodies()[i].mass);
-    if (m_.bodies()[i].rigid()) y.segment<3>(o + 3) = Jsqrt_[i] * x.segment<3>(o + 3);
+    y.segment<3>(o) = x.segment<3>(o) * std::sqrt(m_.composites()[i].mass);
+    if (m_.composites()[i].rigid()) y.segment<3>(o + 3) = Jsqrt_[i] * x.segment<3>(o + 3);
   }
 }
 
@@ -141,15 +144,16 @@ namespace {
 // the mass-metric sizes |M^{1/2} u̇| + |M^{-1/2} F| of the scale s, body by body.  O(n).
 double mass_norms(const Model& m, const Data& d) {
   double uMu = 0.0, FMF = 0.0;
-  for (int i = 0; i < m.nbody(); ++i) {
+  for (int i = 0; i < m.ncomposite(); ++i) {
     const int o = m.u_offset(i);
-    const double mass = m.bodies()[i].mass;
+    const double mass = m.composites()[i].mass;
     uMu += mass * d.udot.segment<3>(o).squaredNorm();
     FMF += d.F.segment<3>(o).squaredNorm() / mass;
-    if (!m.bodies()[i].rigid()) continue;
+    if (!m.composites()[i].rigid()) continue;
     const Vec3 w = d.udot.segment<3>(o + 3), tau = d.F.segment<3>(o + 3);
-    uMu += w.dot(d.J[i] * w);
-    FMF += tau.dot(d.J[i].ldlt().solve(tau));
+    const Mat3& J = composite_inertia(m, d, i);
+    uMu += w.dot(J * w);
+    FMF += tau.dot(J.ldlt().solve(tau));
   }
   return std::sqrt(std::max(0.0, uMu)) + std::sqrt(std::max(0.0, FMF));
 }
@@ -168,6 +172,7 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
   const double s = mass_norms(m, d) + bmax;
   const double tol = kConsistencyFactor * tau;
   double r2 = 0.0;  // |A u̇ − b|²
+  const RowTerm* terms = composite_terms(m, d);
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const int r0 = m.row_offset(c), nb = static_cast<int>(m.constraints()[c]->bodies().size());
     bool failed = false;
@@ -175,11 +180,11 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
       // r_i = A_i u̇ − b_i and Σ_j |A_ij u̇_j| from the terms
       double r = -d.b(r0 + i), size = 0.0;
       for (int j = 0; j < nb; ++j) {
-        const int body = m.constraints()[c]->bodies()[j], iu = m.u_offset(body);
-        const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
+        const int body = m.composite(m.constraints()[c]->bodies()[j]), iu = m.u_offset(body);
+        const RowTerm& t = terms[m.term_offset(c) + i * nb + j];
         r += t.lin.dot(d.udot.segment<3>(iu));
         size += t.lin.cwiseProduct(d.udot.segment<3>(iu)).cwiseAbs().sum();
-        if (m.bodies()[body].rigid()) {
+        if (m.composites()[body].rigid()) {
           r += t.ang.dot(d.udot.segment<3>(iu + 3));
           size += t.ang.cwiseProduct(d.udot.segment<3>(iu + 3)).cwiseAbs().sum();
         }

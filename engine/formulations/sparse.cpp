@@ -1,5 +1,6 @@
 #include "engine/formulations/sparse.hpp"
 
+#include "engine/assembly/stages.hpp"
 #include "engine/formulations/rank_policy.hpp"
 #include "engine/formulations/sparse_workspace.hpp"
 
@@ -10,23 +11,24 @@ namespace {
 // M_b⁻¹ per body, a = M⁻¹ F, w = M⁻¹ t per term, ρ_r² = Σ_t tᵀ M⁻¹ t per row (P1, as
 // row_responses) and e = b − A a, in one pass over the terms.  O(n + terms).
 void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
-  for (int b = 0; b < m.nbody(); ++b) {
-    const Body& bd = m.bodies()[b];
+  for (int b = 0; b < m.ncomposite(); ++b) {
+    const Body& bd = m.composites()[b];
     const int o = m.u_offset(b);
     ws.a.segment<3>(o) = d.F.segment<3>(o) / bd.mass;
     if (!bd.rigid()) continue;
-    ws.Jinv[b] = d.J[b].inverse();  // symmetric positive definite 3 × 3
+    ws.Jinv[b] = composite_inertia(m, d, b).inverse();  // symmetric positive definite 3 × 3
     ws.a.segment<3>(o + 3) = ws.Jinv[b] * d.F.segment<3>(o + 3);
   }
   ws.rho.setZero();
   ws.e = d.b;
+  const RowTerm* terms = composite_terms(m, d);
   for (int t = 0; t < m.nterms(); ++t) {
     const int b = ws.term_body[t], o = m.u_offset(b), row = ws.term_row[t];
-    const RowTerm& term = d.terms[t];
+    const RowTerm& term = terms[t];
     RowTerm& w = ws.w[t];
-    w.lin = term.lin / m.bodies()[b].mass;
+    w.lin = term.lin / m.composites()[b].mass;
     double r2 = term.lin.dot(w.lin), At = term.lin.dot(ws.a.segment<3>(o));
-    if (m.bodies()[b].rigid()) {
+    if (m.composites()[b].rigid()) {
       w.ang = ws.Jinv[b] * term.ang;
       r2 += term.ang.dot(w.ang);
       At += term.ang.dot(ws.a.segment<3>(o + 3));
@@ -43,11 +45,12 @@ void assemble_gram(const Model& m, SparseWorkspace& ws, const Data& d) {
   std::vector<double>& Gx = ws.ldlt.values();
   std::fill(Gx.begin(), Gx.end(), 0.0);
   const int* slot = ws.pair_slot.data();
-  for (int b = 0; b < m.nbody(); ++b) {
-    const bool rigid = m.bodies()[b].rigid();
+  const RowTerm* terms = composite_terms(m, d);
+  for (int b = 0; b < m.ncomposite(); ++b) {
+    const bool rigid = m.composites()[b].rigid();
     const int p0 = ws.body_terms_p[b], p1 = ws.body_terms_p[b + 1];
     for (int p = p0; p < p1; ++p) {
-      const RowTerm& tx = d.terms[ws.body_terms[p]];
+      const RowTerm& tx = terms[ws.body_terms[p]];
       for (int q = p; q < p1; ++q, ++slot) {
         const RowTerm& wy = ws.w[ws.body_terms[q]];
         double g = tx.lin.dot(wy.lin);
@@ -88,7 +91,7 @@ void solve_sparse(const Model& m, Data& d) {
     const int b = ws.term_body[t], o = m.u_offset(b);
     const double l = d.lambda(ws.term_row[t]);
     d.udot.segment<3>(o) += l * ws.w[t].lin;
-    if (m.bodies()[b].rigid()) d.udot.segment<3>(o + 3) += l * ws.w[t].ang;
+    if (m.composites()[b].rigid()) d.udot.segment<3>(o + 3) += l * ws.w[t].ang;
   }
   d.diagnostics.rank = ws.ldlt.rank();
   d.diagnostics.rank_tolerance = tau;

@@ -13,11 +13,12 @@ SparseCache& SparseCache::operator=(const SparseCache& o) {
 
 namespace {
 
-// every term's row and body, and the terms naming each body (a counting sort)
+// every term's row and composite (its body's, stages.hpp W1), and the terms naming each
+// composite (a counting sort)
 void incidence(const Model& m, SparseWorkspace& ws) {
   ws.term_row.assign(m.nterms(), 0);
   ws.term_body.assign(m.nterms(), 0);
-  ws.body_terms_p.assign(m.nbody() + 1, 0);
+  ws.body_terms_p.assign(m.ncomposite() + 1, 0);
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const Constraint& con = *m.constraints()[c];
     const int nb = static_cast<int>(con.bodies().size());
@@ -25,11 +26,11 @@ void incidence(const Model& m, SparseWorkspace& ws) {
       for (int j = 0; j < nb; ++j) {
         const int t = m.term_offset(c) + i * nb + j;
         ws.term_row[t] = m.row_offset(c) + i;
-        ws.term_body[t] = con.bodies()[j];
-        ++ws.body_terms_p[con.bodies()[j] + 1];
+        ws.term_body[t] = m.composite(con.bodies()[j]);
+        ++ws.body_terms_p[ws.term_body[t] + 1];
       }
   }
-  for (int b = 0; b < m.nbody(); ++b) ws.body_terms_p[b + 1] += ws.body_terms_p[b];
+  for (int b = 0; b < m.ncomposite(); ++b) ws.body_terms_p[b + 1] += ws.body_terms_p[b];
   ws.body_terms.assign(m.nterms(), 0);
   std::vector<int> next(ws.body_terms_p.begin(), ws.body_terms_p.end() - 1);
   for (int t = 0; t < m.nterms(); ++t) ws.body_terms[next[ws.term_body[t]]++] = t;
@@ -55,7 +56,7 @@ SparseWorkspace::SparseWorkspace(const Model& m) {
   // the pattern of G: every row's diagonal, and the rows that share a body (S1)
   std::vector<Eigen::Triplet<double>> entries;
   for (int r = 0; r < m.nrows(); ++r) entries.emplace_back(r, r, 1.0);
-  for (int b = 0; b < m.nbody(); ++b)
+  for (int b = 0; b < m.ncomposite(); ++b)
     for_body_pairs(*this, b, [&](int x, int y) {
       entries.emplace_back(term_row[x], term_row[y], 1.0);
       entries.emplace_back(term_row[y], term_row[x], 1.0);
@@ -65,13 +66,13 @@ SparseWorkspace::SparseWorkspace(const Model& m) {
   ldlt.analyze(G);
 
   // where each pair's product goes in the factor's values
-  for (int b = 0; b < m.nbody(); ++b)
+  for (int b = 0; b < m.ncomposite(); ++b)
     for_body_pairs(*this, b, [&](int x, int y) {
       const int slot = ldlt.slot(term_row[x], term_row[y]);
       pair_slot.push_back(x != y && term_row[x] == term_row[y] ? -1 - slot : slot);
     });
 
-  Jinv.assign(m.nbody(), Mat3::Zero());
+  Jinv.assign(m.ncomposite(), Mat3::Zero());
   w.assign(m.nterms(), RowTerm{});
   rho.setZero(m.nrows());
   D.setZero(m.nrows());

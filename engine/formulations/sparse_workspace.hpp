@@ -29,7 +29,7 @@ struct SparseWorkspace {
 
   std::vector<const Constraint*> built_for;  // m.constraints() at analysis
   std::vector<int> built_bodies;             // and the bodies each names, in order
-  std::vector<int> term_row, term_body;      // per term: its row, its body   (nterms)
+  std::vector<int> term_row, term_body;      // per term: its row, its composite (nterms)
   std::vector<int> body_terms_p;             // terms naming body b: body_terms[p_b, p_b+1)
   std::vector<int> body_terms;               //                              (nterms)
   // per body, per pair x ≤ y of its terms (row-major upper triangle): the slot of
@@ -39,7 +39,7 @@ struct SparseWorkspace {
   ZeroPivotLDLT ldlt;
 
   // numeric workspace, sized here
-  std::vector<Mat3> Jinv;     // J⁻¹ per body                                        (nbody)
+  std::vector<Mat3> Jinv;     // J⁻¹ per composite                             (ncomposite)
   std::vector<RowTerm> w;     // M_b⁻¹ t per term                                    (nterms)
   Eigen::VectorXd rho, D, e;  // ρ (P1), 1/ρ, ê = D (b − A a)                         (nrows)
   Eigen::VectorXd mu;         // μ = Ĝ⁻ ê                                            (nrows)

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "appell/inertia.hpp"
+#include "appell/joint_type.hpp"
 #include "engine/model/tree.hpp"
 
 namespace appell {
@@ -14,10 +15,15 @@ int ModelBuilder::add_body(const Body& body) {
     throw std::invalid_argument("Model::add_body(): the name '" + body.name + "' is reserved");
   if (body_index(body.name) != -2)
     throw std::invalid_argument("Model::add_body(): duplicate body name '" + body.name + "'");
-  if (!(body.mass > 0) || !std::isfinite(body.mass))
-    throw std::invalid_argument("Model::add_body(): body '" + body.name + "': mass must be > 0");
+  if (!(body.mass >= 0) || !std::isfinite(body.mass))
+    throw std::invalid_argument("Model::add_body(): body '" + body.name +
+                                "': mass must be finite and >= 0");
+  if (!body.rigid() && !(body.mass > 0))
+    throw std::invalid_argument("Model::add_body(): particle '" + body.name +
+                                "': mass must be > 0");
   if (body.rigid()) {
-    const std::string defect = inertia_defect(body.inertia);
+    // zero or degenerate inertia passes here; compile() checks the composites
+    const std::string defect = inertia_semidefinite_defect(body.inertia);
     if (!defect.empty())
       throw std::invalid_argument("Model::add_body(): body '" + body.name + "': " + defect);
   }
@@ -64,6 +70,120 @@ BodyState state_of(const std::vector<Body>& bodies, int b) {
   return s;
 }
 
+// The welded groups of m's tree (bodies joined by tree joints without motion, both rigid)
+// merged into composites: m.composites_, m.weld_, m.carrier_, m.internal_, m.merged_.
+// Composites are numbered in the order of their first body, so that without welds
+// composite k is body k.  The carrier of a group is its member nearest the tree's root;
+// every other member's tree parent is in the group, so its pose in the carrier follows from
+// the joints' frames, in tree order.
+void merge_welds(Model& m, const TreeModel& tree, std::vector<Body>& composites,
+                 std::vector<Weld>& weld, std::vector<int>& carrier, std::vector<char>& internal,
+                 bool& merged) {
+  const int nb = m.nbody();
+  const auto& bodies = m.bodies();
+  std::vector<int> top(nb);                   // the carrier of each body's group
+  std::vector<Mat3> R(nb, Mat3::Identity());  // pose in the carrier's frame
+  std::vector<Vec3> p(nb, Vec3::Zero());
+  const BodyState rest{};
+  JointMotion jm;
+  Vec6 V_J;
+  const double zero[7] = {0, 0, 0, 1, 0, 0, 0};
+  for (int b = 0; b < nb; ++b) top[b] = b;
+  for (const TreeJoint& t : tree.joints) {
+    const int b = t.body, P = t.parent_body;
+    if (t.nu != 0 || t.nq != 0 || P == kWorld || !bodies[b].rigid() || !bodies[P].rigid()) continue;
+    // C's pose in P's frame, from P at rest (J1 with R = I, d = 0)
+    BodyState C;
+    joint_kinematics(t, rest, zero, zero, C, jm, V_J);
+    top[b] = top[P];
+    R[b] = R[P] * C.Q;
+    p[b] = p[P] + R[P] * C.x;
+    merged = true;
+  }
+  weld.assign(nb, Weld{});
+  std::vector<int> index(nb, -1);  // carrier → composite
+  for (int b = 0; b < nb; ++b) {
+    const int c = top[b];
+    if (index[c] < 0) {
+      index[c] = static_cast<int>(composites.size());
+      Body k = bodies[c];
+      k.mass = 0;
+      k.inertia.setZero();
+      composites.push_back(k);
+      carrier.push_back(c);
+    }
+  }
+  // mass and centre in the carrier's frame, then inertia about the centre (parallel axes)
+  std::vector<Vec3> centre(composites.size(), Vec3::Zero());
+  for (int b = 0; b < nb; ++b) {
+    const int k = index[top[b]];
+    composites[k].mass += bodies[b].mass;
+    centre[k] += bodies[b].mass * p[b];
+  }
+  for (size_t k = 0; k < composites.size(); ++k)
+    if (composites[k].mass > 0) centre[k] /= composites[k].mass;
+  for (int b = 0; b < nb; ++b) {
+    const int k = index[top[b]];
+    Weld& w = weld[b];
+    w.composite = k;
+    w.R = R[b];
+    w.p = p[b] - centre[k];
+    w.identity = top[b] == b && w.p.isZero(0.0) && composites[k].mass == bodies[b].mass;
+    if (!bodies[b].rigid()) {
+      composites[k].inertia.setZero();
+      continue;
+    }
+    composites[k].inertia +=
+        R[b] * bodies[b].inertia * R[b].transpose() +
+        bodies[b].mass * (w.p.squaredNorm() * Mat3::Identity() - w.p * w.p.transpose());
+  }
+  // the composite's initial state: its centre, moving with the carrier
+  for (size_t k = 0; k < composites.size(); ++k) {
+    Body& K = composites[k];
+    const Body& c = bodies[carrier[k]];
+    const Mat3 Q = c.orientation.normalized().toRotationMatrix();
+    K.position = c.position + Q * centre[k];
+    K.velocity = c.velocity + c.angular_velocity.cross(Q * centre[k]);
+    K.root = false;
+    for (int b = 0; b < nb; ++b)
+      if (index[top[b]] == static_cast<int>(k)) K.root = K.root || bodies[b].root;
+  }
+  // internal: a constraint among bodies of one composite (the merged fixed joints, and any
+  // loop between welded bodies), whose rows vanish in the composites' coordinates
+  internal.assign(m.constraints().size(), 0);
+  if (merged)
+    for (size_t c = 0; c < m.constraints().size(); ++c) {
+      const std::vector<int>& named = m.constraints()[c]->bodies();
+      bool same = named.size() >= 2;
+      for (int b : named) same = same && weld[b].composite == weld[named[0]].composite;
+      internal[c] = same;
+    }
+}
+
+// Why composite k would make the mass matrix singular, naming its bodies; "" when not.
+std::string composite_defect(const Model& m, const Body& K, int k) {
+  std::string what = K.rigid() ? inertia_defect(K.inertia) : std::string();
+  const bool singular = !(K.mass > 0) || (K.rigid() && !(K.inertia.determinant() > 0)) ||
+                        what.find("triangle") == std::string::npos;
+  if (!(K.mass > 0)) what = "mass is zero";
+  if (what.empty()) return what;
+  std::string members;
+  int n = 0;
+  for (int b = 0; b < m.nbody(); ++b)
+    if (m.composite(b) == k) {
+      members += (n ? ", '" : "'") + m.bodies()[b].name + "'";
+      ++n;
+    }
+  const std::string& name = m.bodies()[m.carrier(k)].name;
+  if (!singular) return "body '" + name + "': " + what;  // unphysical, not singular
+  if (n == 1)
+    return "body '" + name + "': " + what +
+           ", and no fixed joint welds it to a body with mass: its joint would move a body "
+           "without inertia (a singular mass matrix)";
+  return "body '" + name + "': " + what + " for the welded bodies " + members +
+         " together (a singular mass matrix)";
+}
+
 }  // namespace
 
 int ModelBuilder::body_index(const std::string& name) const {
@@ -96,8 +216,15 @@ Model compile(const ModelBuilder& b) {
   for (int i = 0; i < m.nbody(); ++i) m.body_names_.emplace(m.bodies_[i].name, i);
   m.constraints_ = b.constraints();
   m.forces_ = b.forces();
-  // maximal coordinates, body after body
-  for (const Body& body : m.bodies_) {
+  // the spanning tree, then the composites it welds, which carry the maximal coordinates
+  m.tree_ = std::make_shared<const TreeModel>(build_tree(m));
+  merge_welds(m, *m.tree_, m.composites_, m.weld_, m.carrier_, m.internal_, m.merged_);
+  for (int k = 0; k < m.ncomposite(); ++k) {
+    const std::string defect = composite_defect(m, m.composites_[k], k);
+    if (!defect.empty()) throw std::invalid_argument("compile(): " + defect);
+  }
+  // maximal coordinates, composite after composite
+  for (const Body& body : m.composites_) {
     m.q_offset_.push_back(m.nq_);
     m.u_offset_.push_back(m.nu_);
     m.nq_ += body.nq();
@@ -126,8 +253,7 @@ Model compile(const ModelBuilder& b) {
   }
   for (const ForcePtr& f : m.forces_)
     m.scratch_size_ = std::max(m.scratch_size_, f->scratch_size());
-  // the spanning tree, and the described state in its coordinates
-  m.tree_ = std::make_shared<const TreeModel>(build_tree(m));
+  // the described state in the tree's coordinates
   std::vector<BodyState> states(m.nbody());
   for (int i = 0; i < m.nbody(); ++i) states[i] = state_of(m.bodies_, i);
   m.initial_ = state_from_bodies(m, states);

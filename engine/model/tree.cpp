@@ -5,6 +5,7 @@
 
 #include "appell/data.hpp"
 #include "appell/joint.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 
@@ -194,15 +195,17 @@ void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
     joint_kinematics(t, P, q.data() + t.q_offset, u.data() + t.u_offset, C, jm, V_J);
     d.J[t.body] = world_inertia(m.bodies()[t.body], C);
   }
+  composites_from_bodies(m, d);
 }
 
 void maximal_from_bodies(const Model& m, Data& d) {
-  for (int i = 0; i < m.nbody(); ++i) {
-    const BodyState& C = d.body[i];
+  composites_from_bodies(m, d);
+  for (int i = 0; i < m.ncomposite(); ++i) {
+    const BodyState& C = composite_state(m, d, i);
     const int bq = m.q_offset(i), bu = m.u_offset(i);
     d.q.segment<3>(bq) = C.x;
     d.u.segment<3>(bu) = C.v;
-    if (m.bodies()[i].rigid()) {
+    if (m.composites()[i].rigid()) {
       const Quat o(C.Q);
       d.q.segment<4>(bq + 3) << o.w(), o.x(), o.y(), o.z();
       d.u.segment<3>(bu + 3) = C.w;

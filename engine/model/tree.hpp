@@ -22,11 +22,12 @@ void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, c
 void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
                       BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE);
 
-// Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2).
-// O(n).
+// Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2), and
+// the composites' d.composite, d.Jc.  O(n).
 void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
                      const Eigen::Ref<const Eigen::VectorXd>& u, Data& d);
-// Body states d.body → the maximal q, u (d.q, d.u).  O(n).
+// Body states d.body → the maximal q, u (d.q, d.u) of the composites (appell/model.hpp).
+// O(n).
 void maximal_from_bodies(const Model& m, Data& d);
 // Body states → joint coordinates, q (nq) and u (nu): the inverse of tree_kinematics for
 // states that satisfy the tree joints.  O(n).

@@ -34,10 +34,10 @@ SolveStatus MaximalStateSpace::derivative(const Eigen::VectorXd& x, double t, Da
   d.u = x.tail(m_.nu());
   const SolveStatus status = forward(m_, d, o_);
   xdot.resize(size());
-  for (int i = 0; i < m_.nbody(); ++i) {
+  for (int i = 0; i < m_.ncomposite(); ++i) {
     const int iq = m_.q_offset(i), iu = m_.u_offset(i);
     xdot.segment<3>(iq) = d.u.segment<3>(iu);  // dx̄/dt = v̄
-    if (m_.bodies()[i].rigid()) {
+    if (m_.composites()[i].rigid()) {
       // dq/dt = ½ (0, ω) ⊗ q with ω in the world frame; keeps |q| constant exactly
       const Quat q(x(iq + 3), x(iq + 4), x(iq + 5), x(iq + 6));
       const Vec3 w = d.u.segment<3>(iu + 3);
@@ -50,8 +50,8 @@ SolveStatus MaximalStateSpace::derivative(const Eigen::VectorXd& x, double t, Da
 }
 
 void MaximalStateSpace::normalize(Eigen::VectorXd& x) const {
-  for (int i = 0; i < m_.nbody(); ++i)
-    if (m_.bodies()[i].rigid()) {
+  for (int i = 0; i < m_.ncomposite(); ++i)
+    if (m_.composites()[i].rigid()) {
       auto q = x.segment<4>(m_.q_offset(i) + 3);
       const double n = q.norm();
       if (n > 0) q /= n;

@@ -61,13 +61,17 @@ struct Data {
   explicit Data(const Model& m);
 
   double t = 0.0;     // time                                        (set by caller)
-  Eigen::VectorXd q;  // maximal configuration                        (nq)
-  Eigen::VectorXd u;  // maximal quasi-velocities                     (nu)
+  Eigen::VectorXd q;  // maximal configuration of the composites      (nq)
+  Eigen::VectorXd u;  // maximal quasi-velocities of the composites   (nu)
 
   std::vector<BodyState> body;  // world-frame state; by kinematics()           (nbody)
   std::vector<Mat3> J;          // world inertia Q J0 Qᵀ; by kinematics()        (nbody)
-  std::vector<Wrench> applied;  // applied wrenches; by applied_forces()         (nbody)
-  Eigen::VectorXd F;            // (f, τ − ω×Jω) per body; by applied_forces()   (nu)
+  // the composites' states and world inertias (appell/model.hpp "Composites"); by
+  // kinematics(); empty when nothing is welded (then they are body and J)
+  std::vector<BodyState> composite;  //                                  (ncomposite)
+  std::vector<Mat3> Jc;              //                                  (ncomposite)
+  std::vector<Wrench> applied;       // applied wrenches; by applied_forces()         (nbody)
+  Eigen::VectorXd F;  // (f, τ − ω×Jω) per composite; by applied_forces()       (nu)
 
   // The rows A u̇ = b.  The recursive formulation forms only the rows beyond its tree: a
   // tree joint holds by construction in joint coordinates, so its residuals are 0 and its
@@ -76,11 +80,15 @@ struct Data {
   Eigen::VectorXd b;                  // acceleration right side; by constraint_rows() (nrows)
   Eigen::VectorXd velocity_residual;  // π; by constraint_rows()                   (nrows)
   Eigen::VectorXd position_residual;  // g (0 for nonholonomic rows)               (nrows)
-  Eigen::MatrixXd A;  // dense A; by dense_rows(), sized by its first call (nrows × nu)
+  // the terms folded onto the composites (W1 in engine/assembly/stages.hpp), zero on internal rows;
+  // by fold_rows(); empty when nothing is welded (then they are `terms`)
+  std::vector<RowTerm> cterms;  //                                                 (nterms)
+  Eigen::MatrixXd A;            // dense A; by dense_rows(), sized by its first call (nrows × nu)
 
   Eigen::VectorXd udot;          // accelerations; by forward()                   (nu)
   Eigen::VectorXd lambda;        // minimum-norm multipliers; by forward()        (nrows)
   std::vector<Wrench> reaction;  // per constraint, per named body; by forward()  (nslots)
+  std::vector<Wrench> subtree;   // workspace of weld_reactions(); empty unwelded  (nbody)
   Diagnostics diagnostics;       // by forward()
   RecursiveCache recursive;      // the recursion's workspace; by forward(Recursive)
   SparseCache sparse;            // sparse's analysis and workspace; by forward(Sparse)
@@ -98,6 +106,11 @@ struct Data {
 // Throws std::invalid_argument, naming `caller` and both sizes, unless d was built for a
 // model of m's sizes (Data(m)).  O(1); every entry point of the library calls it.
 void check(const Model& m, const Data& d, const char* caller);
+
+// Body b's centre-of-mass and angular accelerations (world frame) from d.udot, which holds
+// its composite's (appell/model.hpp "Composites"): a = a_k + α × r + ω × (ω × r) with
+// r = x̄_b − x̄_k.  Valid after forward().  O(1).
+void body_acceleration(const Model& m, const Data& d, int b, Vec3& linear, Vec3& angular);
 
 // d.t, d.body, d.J and the maximal d.q, d.u of the joint-space State s (tree kinematics).
 // Throws std::invalid_argument when s does not have the model's sizes.  O(n).

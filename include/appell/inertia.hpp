@@ -22,5 +22,9 @@ Mat3 inertia_cylinder(double mass, double radius, double height);
 // "principal moments [1, 1, 3] violate the triangle inequality".  Tolerances are
 // relative to the largest moment (1e-9 for symmetry, 1e-12 for the inequality).
 std::string inertia_defect(const Mat3& J);
+// Empty when J is symmetric positive semi-definite (principal moments >= −1e-9 of the
+// largest; zero included, the triangle inequality not required): what a body welded to
+// others may have (appell/model.hpp, "Composites"); otherwise inertia_defect(J).
+std::string inertia_semidefinite_defect(const Mat3& J);
 
 }  // namespace appell

@@ -7,8 +7,18 @@
 //
 // A Model never changes after compile(), so one Model serves many Data, States and
 // threads.  It fixes the layout of the maximal coordinates:
-//   q = per body (x̄, [w x y z]) for rigid bodies, x̄ for particles          (nq)
-//   u = per body (v̄, ω) for rigid bodies, v̄ for particles                   (nu)
+//   q = per composite (x̄, [w x y z]) for rigid bodies, x̄ for particles     (nq)
+//   u = per composite (v̄, ω) for rigid bodies, v̄ for particles              (nu)
+// Composites.  Bodies joined by tree joints without motion (nu = 0: "fixed") are welded:
+// compile() merges each welded group into one composite rigid body (the sum of the
+// masses, the combined centre of mass, the inertia about it by the parallel-axis
+// theorem), and the maximal coordinates carry composites only.  Every body stays in
+// bodies() as a named frame of its composite (weld(b)): constraints, forces and outputs
+// name it as before, the engine derives its state from its composite's and folds what
+// constraints and forces write on it onto the composite.  So a body of zero or degenerate
+// inertia is fine when it is welded to bodies with mass; compile() rejects a composite
+// without mass or with a degenerate inertia, which would make the mass matrix singular.
+// Without welds composite k is body k.
 // of the constraint rows: constraint c owns rows [row_offset(c), +rows) and, for each row,
 // one RowTerm per body it names, starting at term_offset(c); and of the joint coordinates
 // of its spanning tree (engine/model/tree.hpp): a State's q (tree().nq) and u (tree().nu).
@@ -48,8 +58,10 @@ class ModelBuilder {
   Vec3 gravity = Vec3::Zero();
 
   // Adds a body (its initial pose and velocity included) and returns its index.  Throws
-  // std::invalid_argument on a duplicate or reserved name, a non-positive mass or an
-  // unphysical inertia.
+  // std::invalid_argument on a duplicate or reserved name, a negative or non-finite mass
+  // or an unphysical inertia.  A zero mass and a zero or degenerate (positive
+  // semi-definite) inertia pass here: compile() accepts them on a body welded to bodies
+  // with mass (see "Composites" above).
   int add_body(const Body& body);
   // Adds a constraint; its bodies must already exist.  Throws std::invalid_argument.
   void add_constraint(ConstraintPtr c);
@@ -72,6 +84,15 @@ class ModelBuilder {
   std::unordered_set<std::string> constraint_names_;  // names in constraints_
 };
 
+// Where body b sits in its composite: Q_b = Q_k R, x̄_b = x̄_k + Q_k p, where x̄_k, Q_k
+// are the composite's centre of mass and axes (the axes of its carrier body).
+struct Weld {
+  int composite = 0;  // k
+  Mat3 R = Mat3::Identity();
+  Vec3 p = Vec3::Zero();
+  bool identity = true;  // R = I, p = 0: the body is its composite
+};
+
 class Model {
  public:
   Model();  // an empty model; compile() makes real ones
@@ -90,8 +111,23 @@ class Model {
   int nslots() const { return nslots_; }  // Σ over constraints of their body counts
   // the largest StateView::scratch any constraint or force needs; Data holds that much
   size_t scratch_size() const { return scratch_size_; }
-  int q_offset(int b) const { return q_offset_[b]; }
-  int u_offset(int b) const { return u_offset_[b]; }
+  // maximal offsets of composite k (= body k when nothing is welded)
+  int q_offset(int k) const { return q_offset_[k]; }
+  int u_offset(int k) const { return u_offset_[k]; }
+
+  // the composite rigid bodies that carry the maximal coordinates (see "Composites")
+  const std::vector<Body>& composites() const { return composites_; }
+  int ncomposite() const { return static_cast<int>(composites_.size()); }
+  // body b's composite and its pose there
+  const Weld& weld(int b) const { return weld_[b]; }
+  int composite(int b) const { return weld_[b].composite; }
+  // the body whose axes composite k takes (its member nearest the tree's root)
+  int carrier(int k) const { return carrier_[k]; }
+  // true when some composite has more than one body
+  bool merged() const { return merged_; }
+  // true when constraint c joins two bodies of one composite (its rows are then internal:
+  // zero in the maximal coordinates, held by the merge)
+  bool internal(int c) const { return internal_[c] != 0; }
   int row_offset(int c) const { return row_offset_[c]; }
   int term_offset(int c) const { return term_offset_[c]; }
   int slot_offset(int c) const { return slot_offset_[c]; }
@@ -116,14 +152,20 @@ class Model {
   std::vector<ForcePtr> forces_;
   std::unordered_map<std::string, int> body_names_;  // name → index in bodies_
   std::vector<int> q_offset_, u_offset_, row_offset_, term_offset_, slot_offset_;
+  std::vector<Body> composites_;
+  std::vector<Weld> weld_;
+  std::vector<int> carrier_;
+  std::vector<char> internal_;
+  bool merged_ = false;
   int nq_ = 0, nu_ = 0, nrows_ = 0, nterms_ = 0, nslots_ = 0;
   size_t scratch_size_ = 0;
   std::shared_ptr<const TreeModel> tree_;  // constant, shared by copies
   State initial_;
 };
 
-// The constant Model of what `b` describes: offsets, the spanning tree, the initial State.
-// O(n + constraints).
+// The constant Model of what `b` describes: the spanning tree, the composites, offsets, the
+// initial State.  O(n + constraints).  Throws std::invalid_argument naming the body when a
+// composite has no mass or a degenerate inertia.
 Model compile(const ModelBuilder& b);
 
 // Body states → the State of the tree's joint coordinates (t = 0): the inverse of the

@@ -4,8 +4,10 @@
 // Tree.  The joints are the edges of a graph on the bodies and the world.  A breadth-first
 // search from the world gives a spanning forest in which every body's parent precedes it
 // (STYLE §1: parent[i] < i).  Bodies not reached from the world become roots of their own
-// subtrees on a free joint (a particle joint for a particle: x̄, v̄).  A joint is traversed
-// in either direction: when its Joint::child() is reached first the joint is "reversed":
+// subtrees on a free joint (a particle joint for a particle: x̄, v̄).  Every body is in the
+// tree, welded ones too (on their nu = 0 joints, which pass a child's inertia to its parent
+// in the recursion); the maximal coordinates carry the composites (appell/model.hpp).  A joint is
+// traversed in either direction: when its Joint::child() is reached first the joint is "reversed":
 // its two frames trade places (JointType::reversed_axes), so that the tree parent is
 // always the frame's parent.  Joints that close loops, joints that would make a particle a
 // tree child (a particle has no rotation for the joint to act on), and every non-joint

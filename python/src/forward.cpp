@@ -56,8 +56,10 @@ py::dict result_of(const Model& m, const Data& d, SolveStatus status, Formulatio
   py::dict acc, mult, forces;
   for (int i = 0; i < m.nbody(); ++i) {
     py::dict e;
-    e["linear"] = Vec3(d.udot.segment<3>(m.u_offset(i)));
-    if (m.bodies()[i].rigid()) e["angular"] = Vec3(d.udot.segment<3>(m.u_offset(i) + 3));
+    Vec3 a, alpha;
+    body_acceleration(m, d, i, a, alpha);
+    e["linear"] = a;
+    if (m.bodies()[i].rigid()) e["angular"] = alpha;
     acc[py::str(m.bodies()[i].name)] = e;
   }
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {

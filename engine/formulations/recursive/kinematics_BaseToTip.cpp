@@ -4,6 +4,7 @@
 // of their S and Ṡu; every other type goes through its JointType::motion.
 #include <cmath>
 
+#include "engine/assembly/stages.hpp"
 #include "engine/formulations/recursive/workspace.hpp"
 
 namespace appell {
@@ -114,20 +115,24 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
     own_inertia(body, d.J[t.body], w.IA);
     w.r = C.x - P.x;
   }
+  composites_from_bodies(m, d);  // for the outputs and the rank policy's rows (W0)
 }
 
-// Each body's own force f_i = (f, τ − ω × J ω) from d.F (R1) [HO21 eqs. 6, 7]
+// Each body's own force f_i = (f, τ − ω × J ω) from d.applied (R1) [HO21 eqs. 6, 7]; the
+// tree has every body, welded ones on their fixed joints, so it reads the bodies' own
+// wrenches, not the composites' d.F
 void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
   const int n = static_cast<int>(tree.joints.size());
   for (int i = 0; i < n; ++i) {
     const int b = tree.joints[i].body;
-    const int iu = m.u_offset(b);
     SpatialForce& f = ws.w[i].f;
-    f.vec.head<3>() = d.F.segment<3>(iu);
-    if (m.bodies()[b].rigid())
-      f.vec.tail<3>() = d.F.segment<3>(iu + 3);
-    else
+    f.vec.head<3>() = d.applied[b].force;
+    if (m.bodies()[b].rigid()) {
+      const BodyState& s = d.body[b];
+      f.vec.tail<3>() = d.applied[b].moment - s.w.cross(d.J[b] * s.w);
+    } else {
       f.vec.tail<3>().setZero();
+    }
   }
 }
 

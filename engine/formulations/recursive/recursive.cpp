@@ -41,13 +41,29 @@ const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d) {
 
 namespace {
 
-// the tree bodies' accelerations into the maximal u̇ (for outputs and reactions)
+// the tree bodies' accelerations into the maximal u̇ (for outputs and reactions): each
+// composite's from its carrier's (stages.hpp, W0)
 void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
-  for (int i = 0; i < static_cast<int>(ws.w.size()); ++i) {
-    const int b = m.tree().joints[i].body;
-    const int iu = m.u_offset(b);
-    d.udot.segment<3>(iu) = ws.w[i].a.linear();
-    if (m.bodies()[b].rigid()) d.udot.segment<3>(iu + 3) = ws.w[i].a.angular();
+  if (!m.merged()) {
+    for (int i = 0; i < static_cast<int>(ws.w.size()); ++i) {
+      const int b = m.tree().joints[i].body;
+      const int iu = m.u_offset(b);
+      d.udot.segment<3>(iu) = ws.w[i].a.linear();
+      if (m.bodies()[b].rigid()) d.udot.segment<3>(iu + 3) = ws.w[i].a.angular();
+    }
+    return;
+  }
+  for (int k = 0; k < m.ncomposite(); ++k) {
+    const int c = m.carrier(k), iu = m.u_offset(k);
+    const SpatialMotion& a = ws.w[m.tree().tree_index[c]].a;
+    if (!m.composites()[k].rigid()) {
+      d.udot.segment<3>(iu) = a.linear();
+      continue;
+    }
+    const BodyState& K = d.composite[k];
+    const Vec3 r = K.x - d.body[c].x, alpha = a.angular();
+    d.udot.segment<3>(iu) = a.linear() + alpha.cross(r) + K.w.cross(K.w.cross(r));
+    d.udot.segment<3>(iu + 3) = alpha;
   }
 }
 
@@ -68,6 +84,9 @@ void passes(const Model& m, Data& d, RecursiveWorkspace& ws) {
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);
   d.diagnostics.rank = tree.ntree_rows;
+  if (m.merged())  // a merged fixed joint's rows are no rows of the composites' coordinates
+    for (const TreeJoint& t : tree.joints)
+      if (t.constraint >= 0 && m.internal(t.constraint)) d.diagnostics.rank -= t.rows;
   d.diagnostics.rank_tolerance = kDependentSine;
   if (tree.nrows_extra > 0) solve_extra_rows(m, tree, d, ws);
 }
@@ -95,6 +114,7 @@ void solve_recursive(const Model& m, Data& d) {
     d.diagnostics.message.clear();
     d.diagnostics.inconsistent.clear();
     form_tree_rows(m, d);
+    fold_rows(m, d, true);        // every row on the composites' u̇ (W1)
     row_responses(m, d, ws.rho);  // every row's, for the shared test
     check_consistency(m, d, ws.rho, d.diagnostics.rank_tolerance);
   }
@@ -107,7 +127,10 @@ SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eige
   d.diagnostics = Diagnostics{};
   kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
   applied_forces(m, d);
-  if (m.tree().nrows_extra > 0) constraint_rows(m, d, m.tree().extra, st);
+  if (m.tree().nrows_extra > 0) {
+    constraint_rows(m, d, m.tree().extra, st);
+    fold_rows(m, d, false, &m.tree().extra);  // the rank policy's row responses (W1)
+  }
   passes(m, d, ws);
   if (d.diagnostics.status == SolveStatus::Ok &&
       (!ws.udot.allFinite() || (m.tree().nrows_extra > 0 && !ws.lambda.allFinite()))) {
