@@ -54,8 +54,9 @@ const Eigen::VectorXd& joint_space_forces(const Model& m, Data& d);
 
 // The applied forces of the recursion after recursive_kinematics: body-space forces into
 // d.applied and d.F (applied_forces), joint-space forces of tree joints into τ from the
-// joint coordinates q, u (not into d.F; solve_recursive adds them there afterwards).  O(n).
-void recursive_applied_forces(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+// joint coordinates q, u (not into d.F; solve_recursive adds them there afterwards).
+// Returns whether τ is finite.  O(n).
+bool recursive_applied_forces(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                               const Eigen::Ref<const Eigen::VectorXd>& u);
 
 // Pass 1: body states d.body and world inertias d.J straight from the joint coordinates

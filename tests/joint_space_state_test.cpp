@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
+#include <limits>
 
 #include "engine/recursive.hpp"
 #include "random_chain.hpp"
@@ -189,6 +190,19 @@ TEST(JointSpaceForces, EnergyFallsAtTheDampersRate) {
     const double dE = (energy(h) - energy(-h)) / (2 * h);
     EXPECT_NEAR(dE, expected, 1e-6 * (1 + std::abs(expected))) << "seed " << seed;
     EXPECT_LT(expected, 0.0);
+  }
+}
+
+TEST(JointSpaceForces, NonFiniteTauIsReportedAsAppliedForces) {
+  // a NaN torque is named as a non-finite applied force in τ as it was in the wrenches
+  for (Formulation f : {Formulation::Recursive, Formulation::Pinv}) {
+    ActuatedChain c = actuated_chain(joint_type("revolute"), 1, false);
+    c.b.add_force(std::make_shared<JointTorque>(
+        c.joints[1], Eigen::VectorXd::Constant(1, std::numeric_limits<double>::quiet_NaN())));
+    const Model m = compile(c.b);
+    Data d(m);
+    EXPECT_EQ(forward(m, d, m.initial_state(), SolverOptions{f, {}}), SolveStatus::NotFinite);
+    EXPECT_EQ(d.diagnostics.message, "applied forces are not finite") << formulation_name(f);
   }
 }
 

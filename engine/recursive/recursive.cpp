@@ -44,17 +44,18 @@ const Eigen::VectorXd& joint_space_forces(const Model& m, Data& d) {
   return recursive_workspace(m, d).tau;
 }
 
-void recursive_applied_forces(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+bool recursive_applied_forces(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                               const Eigen::Ref<const Eigen::VectorXd>& u) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   if (ws.tau_model != &m || ws.in_tau.size() != m.forces().size())
     find_joint_space_forces(m, ws);  // d was built for another model of the same sizes
   if (ws.tau_forces.empty()) {
     applied_forces(m, d);
-    return;
+    return true;
   }
   applied_forces(m, d, ws.in_tau);
   generalized_forces(m, d, q, u, ws);
+  return ws.tau.allFinite();
 }
 
 namespace {
