@@ -59,6 +59,13 @@ void JointForce::apply(const StateView& s, Wrench* out) const {
   apply_joint_force(*joint_, s, t, out);
 }
 
+void JointForce::add_generalized_force(const StateView& s, const double* q, const double* u,
+                                       double* out) const {
+  double t[6];
+  tau(s, q, u, t);
+  for (int k = 0; k < nu(); ++k) out[k] += t[k];
+}
+
 // ---- torque -------------------------------------------------------------------------------
 
 JointTorque::JointTorque(std::shared_ptr<const Joint> joint, const Eigen::VectorXd& value)

@@ -68,11 +68,16 @@ void kinematics(const Model& m, Data& d) {
   if (merged) bodies_from_composites(m, d);
 }
 
-void applied_forces(const Model& m, Data& d) {
+namespace {
+
+// gravity and the forces not skipped as wrenches, then d.F
+void applied_forces(const Model& m, Data& d, const std::vector<char>* skip) {
   for (int i = 0; i < m.nbody(); ++i)
     d.applied[i] = Wrench{m.bodies()[i].mass * m.gravity(), Vec3::Zero()};
   const StateView view = d.view();
-  for (const ForcePtr& f : m.forces()) f->apply(view, d.applied.data());
+  const int nf = static_cast<int>(m.forces().size());
+  for (int k = 0; k < nf; ++k)
+    if (!skip || !(*skip)[k]) m.forces()[k]->apply(view, d.applied.data());
   if (!m.merged()) {
     for (int i = 0; i < m.nbody(); ++i) {
       const int iu = m.u_offset(i);
@@ -98,6 +103,16 @@ void applied_forces(const Model& m, Data& d) {
       const BodyState& s = d.composite[k];
       d.F.segment<3>(m.u_offset(k) + 3) -= s.w.cross(d.Jc[k] * s.w);  // [HO21 eq. 7]
     }
+}
+
+}  // namespace
+
+void applied_forces(const Model& m, Data& d) {
+  applied_forces(m, d, nullptr);
+}
+
+void applied_forces(const Model& m, Data& d, const std::vector<char>& skip) {
+  applied_forces(m, d, &skip);
 }
 
 namespace {

@@ -40,6 +40,9 @@ void fold_rows(const Model& m, Data& d, bool right_side, const std::vector<int>*
 void kinematics(const Model& m, Data& d);
 // Reads d.body, d.J.  Writes d.applied, d.F (generalized: f, τ − ω×Jω).  O(n).
 void applied_forces(const Model& m, Data& d);
+// The same without the forces k with skip[k] (the recursion's joint-space forces, which it
+// adds into τ instead: recursive_applied_forces).  O(n).
+void applied_forces(const Model& m, Data& d, const std::vector<char>& skip);
 // Reads d.body, d.t.  Writes d.terms, d.b, d.velocity_residual, d.position_residual,
 // then applies `st` (Baumgarte; nothing for the others) to d.b.  O(rows).
 void constraint_rows(const Model& m, Data& d, const Stabilization& st = {});

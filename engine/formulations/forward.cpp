@@ -149,13 +149,14 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
     not_finite(d, "state is not finite");
     return d.diagnostics.status;
   }
-  recursive_kinematics(m, d, q, u);  // body states once, from q and u
-  applied_forces(m, d);
+  recursive_kinematics(m, d, q, u);                              // body states once, from q and u
+  const bool tau_finite = recursive_applied_forces(m, d, q, u);  // joint forces into τ
   // only the rows beyond the tree: the tree joints hold by construction, and their
   // multipliers and reactions come from the recursion (solve_recursive)
   const std::vector<int>& extra = m.tree().extra;
   constraint_rows(m, d, extra, st);
   fold_rows(m, d, false, &extra);  // the rank policy's row responses (W1)
+  if (!tau_finite && not_finite(d, "applied forces are not finite")) return d.diagnostics.status;
   if (!inputs_finite(m, d, extra)) return d.diagnostics.status;
   solve_recursive(m, d);
   constraint_reactions(m, d, extra);

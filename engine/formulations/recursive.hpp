@@ -47,14 +47,27 @@ RecursiveWorkspace& recursive_workspace(const Model& m, Data& d);
 // recursive_accelerations on d.
 const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d);
 
+// The joint-space applied forces τ (tree.nu) of the last evaluation on d: the sum of the
+// generalized forces of the forces that act along a tree joint (Force::joint_space),
+// zero where there are none.  Their power is τ·u.
+const Eigen::VectorXd& joint_space_forces(const Model& m, Data& d);
+
+// The applied forces of the recursion after recursive_kinematics: body-space forces into
+// d.applied and d.F (applied_forces), joint-space forces of tree joints into τ from the
+// joint coordinates q, u (not into d.F; solve_recursive adds them there afterwards).
+// Returns whether τ is finite.  O(n).
+bool recursive_applied_forces(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                              const Eigen::Ref<const Eigen::VectorXd>& u);
+
 // Pass 1: body states d.body and world inertias d.J straight from the joint coordinates
 // q (tree.nq) and quasi-velocities u (tree.nu), with the joints' motion subspaces and
 // velocity products.  O(n).  Run before applied_forces() and constraint_rows().
 void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                           const Eigen::Ref<const Eigen::VectorXd>& u);
 
-// The recursive solve after recursive_kinematics, applied_forces and constraint_rows of
-// the extra rows: passes 2 and 3, extra rows, joint multipliers.  Writes d.udot (maximal),
+// The recursive solve after recursive_kinematics, recursive_applied_forces and
+// constraint_rows of the extra rows: passes 2 and 3, extra rows, joint multipliers; then τ
+// joins d.applied and d.F as body wrenches.  Writes d.udot (maximal),
 // d.lambda (tree joint rows and extra rows), the tree joints' reactions and residuals (0),
 // d.diagnostics and the joint u̇.
 // O(n) for a tree, O(n·m + m³) with m extra rows.  Never allocates after the first call.

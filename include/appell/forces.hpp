@@ -24,12 +24,27 @@ struct Wrench {
   }
 };
 
+class Joint;
+
 class Force {
  public:
   virtual ~Force() = default;
   virtual std::string type() const = 0;
   // Adds this force's wrench on each body to out[body] (out has one entry per body).
   virtual void apply(const StateView& s, Wrench* out) const = 0;
+  // The joint-space capability (appell/joint_forces.hpp).  A force that acts only along
+  // one joint's motion subspace names that joint here and gives its generalized force
+  // from the joint's own coordinates in add_generalized_force().  Where the joint is an
+  // edge of the model's tree, run in its own direction, the recursion adds that τ
+  // straight into its joint-space force vector and never calls apply(); everywhere else
+  // (maximal formulations, loop-closing joints, inverse dynamics) apply() is used, so the
+  // two must agree: apply() adds the wrenches whose power is τ·u.  nullptr (the default):
+  // a body-space force, always applied as wrenches.
+  virtual const Joint* joint_space() const { return nullptr; }
+  // Adds τ (the joint's nu entries) at state s, for the joint's coordinates q (nq) and
+  // quasi-velocities u (nu).  Called only when joint_space() is not null.
+  virtual void add_generalized_force(const StateView&, const double* /*q*/, const double* /*u*/,
+                                     double* /*tau*/) const {}
   // Potential energy, or 0 when the force has none.
   virtual double potential(const StateView&) const { return 0.0; }
   // doubles of StateView::scratch that apply()/potential() use (0: none)

@@ -3,9 +3,13 @@
 //
 // A JointForce computes a generalized force τ (one entry per joint quasi-velocity u, in
 // N·m about a revolute axis, N along a prismatic one) from the joint's own coordinates q
-// and rates u (appell/joint_state.hpp), and applies it equally and oppositely to the
-// joint's two bodies as the wrench S τ at the anchor (joint_state.hpp G1).  Every
-// formulation sees it as body wrenches, so all of them agree.  Its power is τ·u (G1).
+// and rates u.  It is a joint-space force (Force::joint_space): when its joint is an edge
+// of the model's tree the recursion reads q, u from the state and adds τ into its
+// joint-space force vector (engine/formulations/recursive/generalized_forces.cpp), with no body states
+// read and no wrench formed.  Elsewhere (the maximal formulations, a loop-closing or
+// reversed joint) q, u are read off the body states (appell/joint_state.hpp) and τ is
+// applied equally and oppositely to the joint's two bodies as the wrench S τ at the anchor
+// (joint_state.hpp G1).  Both give the same motion; its power is τ·u (G1).
 //
 //   JointTorque   τ = value(t, q(j), qd(j), bodies...)   constant or expressions
 //   JointServo    τ = kp (q* − q) + kd (q̇* − u),  q* = target(t, ...), q̇* its exact
@@ -16,8 +20,8 @@
 // Coordinates that are angles (periodic_coordinates) enter errors modulo 2π, in (−π, π]:
 // the body poses determine an angle only up to whole turns.  Springs and servos need
 // nq = nu (no quaternion joints); torques and damping work on every joint type.
-// Cost: one joint_coordinates() and one apply_joint_force() per evaluation, O(1), plus the
-// expression sweeps; no allocation.
+// Cost: O(1) per evaluation plus the expression sweeps, no allocation; in body space one
+// joint_coordinates() and one apply_joint_force() more.
 #pragma once
 
 #include <memory>
@@ -39,6 +43,9 @@ class JointForce : public Force {
   // τ·u, the rate at which this force does work on the system (G1)
   double power(const StateView& s) const;
   void apply(const StateView& s, Wrench* out) const final;
+  const Joint* joint_space() const final { return joint_.get(); }
+  void add_generalized_force(const StateView& s, const double* q, const double* u,
+                             double* tau) const final;
 
  protected:
   // τ from the joint's q (nq) and u (nu)

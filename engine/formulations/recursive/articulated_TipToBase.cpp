@@ -1,5 +1,6 @@
 // Pass 2, tip to base: articulated inertias IA_i and biases pA_i (R4–R9); pass 2', the
-// biases alone (for the response to extra-row forces, R12).  docs/recursive.md.
+// biases alone (with_c: of the applied forces, τ included; without: the response to
+// extra-row forces, R12).  docs/recursive.md.
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 
@@ -46,13 +47,16 @@ inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i
   Ia.noalias() = w.IA - U * Dinv * U.transpose();
 }
 
-// uu = −Sᵀ pA (R9);  returns pa = pA + U D⁻¹ uu (+ Ia c), the bias the parent sees (R8)
+// uu = τ − Sᵀ pA (R9, τ from generalized_forces, or 0);  returns pa = pA + U D⁻¹ uu
+// (+ Ia c), the bias the parent sees (R8)
 template <int K>
-inline SpatialForce project_bias(const TreeModel& tree, RecursiveWorkspace& ws, int i,
-                                 bool with_c) {
+inline SpatialForce project_bias(const TreeModel& tree, RecursiveWorkspace& ws, int i, bool with_c,
+                                 bool with_tau) {
   JointBlocks<K> j = blocks<K>(tree, ws, i);
   const TreeBodyWork& w = ws.w[i];
-  const Eigen::Matrix<double, K, 1> uu = -j.S.transpose() * w.pA.vec;
+  Eigen::Matrix<double, K, 1> uu = -j.S.transpose() * w.pA.vec;
+  if (with_tau && ws.joint_tau[i])
+    uu += Eigen::Map<const Eigen::Matrix<double, K, 1>>(ws.tau.data() + tree.joints[i].u_offset);
   j.uu = uu;
   SpatialForce pa(w.pA.vec + j.U * (j.Dinv * uu));
   if (with_c) pa += w.Iac;
@@ -76,7 +80,7 @@ void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws) {
       dispatch(nu, [&](auto K) {
         constexpr int k = decltype(K)::value;
         project_inertia<k>(tree, ws, i, Ia);
-        pa = project_bias<k>(tree, ws, i, false);
+        pa = project_bias<k>(tree, ws, i, false, true);
       });
     }
     w.Iac = Ia * w.c;
@@ -98,7 +102,8 @@ void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c) 
     const int nu = tree.joints[i].nu;
     SpatialForce pa = w.pA;
     if (nu == 0 && with_c) pa += w.Iac;
-    dispatch(nu, [&](auto K) { pa = project_bias<decltype(K)::value>(tree, ws, i, with_c); });
+    dispatch(nu,
+             [&](auto K) { pa = project_bias<decltype(K)::value>(tree, ws, i, with_c, with_c); });
     const int p = tree.joints[i].parent;
     if (p >= 0) ws.w[p].pA += pa.shifted(w.r);  // (R4)
   }

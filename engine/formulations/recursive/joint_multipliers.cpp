@@ -1,11 +1,11 @@
 // Tree joints' multipliers and reactions [HO21 §6]: the force through joint i on its
 // subtree is
 //   R_i = IA_i a_i + pA_i                                                          (R15)
-// on the tree child at its centre.  Moved to the joint's anchor it is the wrench the joint
-// carries; its type splits it over its canonical rows in closed form (R16,
-// JointType::multipliers), and Lagrange's prescription gives the reactions on the two
-// bodies [HO21 eq. 15]: the wrench on the child, its opposite on the parent.  The
-// canonical rows themselves are never formed (their residuals are zero, b is left zero).
+// on the tree child at its centre, less the joint-space forces' wrench τ_i (R1').  Moved to the
+// joint's anchor it is the wrench the joint carries; its type splits it over its canonical rows in
+// closed form (R16, JointType::multipliers), and Lagrange's prescription gives the reactions on the
+// two bodies [HO21 eq. 15]: the wrench on the child, its opposite on the parent.  The canonical
+// rows themselves are never formed (their residuals are zero, b is left zero).
 #include "appell/joint.hpp"
 #include "engine/formulations/recursive/workspace.hpp"
 
@@ -36,7 +36,15 @@ void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, Recursive
     const Vec3 x_B = C.x + C.Q * joint.frames().X_C;  // the child's anchor point
     Vec3 f = R.force();
     Vec3 mo = R.moment() - (x_B - T.x).cross(f);  // about x_B
-    if (t.reversed) f = -f, mo = -mo;             // from P onto C
+    if (ws.joint_tau[i]) {
+      // R_i carries the joint-space forces' τ_i too (generalized_forces.cpp); the rows
+      // carry the rest (never reversed: such joints apply their forces as wrenches)
+      Vec3 fa, na;
+      tau_wrench_at_anchor(tree, ws, i, x_B, T.x, fa, na);
+      f -= fa;
+      mo -= na;
+    }
+    if (t.reversed) f = -f, mo = -mo;  // from P onto C
     const int r0 = m.row_offset(t.constraint);
     t.type->multipliers(P, C, joint.frames(), f, mo, d.lambda.data() + r0);
     // the joint holds by construction in joint coordinates: no residuals; b unformed

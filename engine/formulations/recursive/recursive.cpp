@@ -28,6 +28,7 @@ RecursiveWorkspace::RecursiveWorkspace(const Model& m) : w(m.nbody()) {
   q.setZero(tree.nq);
   u.setZero(tree.nu);
   udot.setZero(tree.nu);
+  find_joint_space_forces(m, *this);
 }
 
 RecursiveWorkspace& recursive_workspace(const Model& m, Data& d) {
@@ -37,6 +38,24 @@ RecursiveWorkspace& recursive_workspace(const Model& m, Data& d) {
 
 const Eigen::VectorXd& joint_accelerations(const Model& m, Data& d) {
   return recursive_workspace(m, d).udot;
+}
+
+const Eigen::VectorXd& joint_space_forces(const Model& m, Data& d) {
+  return recursive_workspace(m, d).tau;
+}
+
+bool recursive_applied_forces(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                              const Eigen::Ref<const Eigen::VectorXd>& u) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  if (ws.tau_model != &m || ws.in_tau.size() != m.forces().size())
+    find_joint_space_forces(m, ws);  // d was built for another model of the same sizes
+  if (ws.tau_forces.empty()) {
+    applied_forces(m, d);
+    return true;
+  }
+  applied_forces(m, d, ws.in_tau);
+  generalized_forces(m, d, q, u, ws);
+  return ws.tau.allFinite();
 }
 
 namespace {
@@ -107,6 +126,7 @@ void solve_recursive(const Model& m, Data& d) {
   const TreeModel& tree = m.tree();
   passes(m, d, ws);
   write_accelerations(m, d, ws);
+  if (!ws.tau_forces.empty()) add_tau_wrenches(m, d, ws);  // d.F complete, for what follows
   if (d.diagnostics.status == SolveStatus::Inconsistent) {
     // confirm with the criterion every formulation uses (rank_policy.hpp), so that all
     // call the same scenes inconsistent; O(terms), allocates, on this path only
@@ -126,7 +146,7 @@ SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eige
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   d.diagnostics = Diagnostics{};
   kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
-  applied_forces(m, d);
+  recursive_applied_forces(m, d, q, u);
   if (m.tree().nrows_extra > 0) {
     constraint_rows(m, d, m.tree().extra, st);
     fold_rows(m, d, false, &m.tree().extra);  // the rank policy's row responses (W1)
@@ -145,11 +165,12 @@ void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eig
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
   kinematics_BaseToTip(m, tree, q, u, d, ws);
-  applied_forces(m, d);
+  recursive_applied_forces(m, d, q, u);
   body_forces(m, tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);
   write_accelerations(m, d, ws);
+  if (!ws.tau_forces.empty()) add_tau_wrenches(m, d, ws);
 }
 
 }  // namespace appell

@@ -19,10 +19,16 @@ struct TreeBodyWork {
                      // articulated inertia (R6) by inertia_bias_TipToBase
   SpatialMotion c;   // velocity-product acceleration (R3); by kinematics_BaseToTip
   SpatialForce Iac;  // Ia c, Ia condensed onto the joint (R8); by inertia_bias_TipToBase
-  SpatialForce f;    // applied generalized force (R1), plus extra-row forces
+  SpatialForce f;    // applied body-space force (R1), plus extra-row forces
   SpatialForce pA;   // bias (R6); by the bias passes
   SpatialMotion a;   // acceleration (R11); by accelerations_BaseToTip
   Vec3 r;            // x̄_i − x̄_p; by kinematics_BaseToTip
+};
+
+// A joint-space force (Force::joint_space): model force `force` on tree joint `joint`
+struct TauForce {
+  int force;
+  int joint;
 };
 
 struct RecursiveWorkspace {
@@ -40,7 +46,25 @@ struct RecursiveWorkspace {
   std::vector<int> row_constraint;   // extra row → model constraint              (m)
   Eigen::VectorXd q, u;              // joint coordinates of a maximal state   (tree.nq, .nu)
   Eigen::VectorXd udot;              // joint quasi-accelerations u̇ (tree.nu); by pass 3
+  Eigen::VectorXd tau;               // joint-space applied forces; by generalized_forces (tree.nu)
+  std::vector<TauForce> tau_forces;  // the forces added into tau, found for `tau_model`
+  const Model* tau_model = nullptr;  // the model they were found for
+  std::vector<char> in_tau;          // per model force: added into tau, not as wrenches
+  std::vector<char> joint_tau;       // per tree joint: some force adds into its tau   (nbody)
 };
+
+// the forces that go into tau (ws.tau_forces, in_tau, joint_tau); by the constructor, and
+// again (allocating) when the Data is used with another Model of the same sizes
+void find_joint_space_forces(const Model& m, RecursiveWorkspace& ws);
+// tau from the joint coordinates q, u: Σ of the joint-space forces' τ (R1')
+void generalized_forces(const Model& m, const Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                        const Eigen::Ref<const Eigen::VectorXd>& u, RecursiveWorkspace& ws);
+// joint i's tau as the wrench (force f; moment n about the anchor x_A) on its child, whose
+// centre is x_C
+void tau_wrench_at_anchor(const TreeModel& tree, const RecursiveWorkspace& ws, int i,
+                          const Vec3& x_A, const Vec3& x_C, Vec3& f, Vec3& n);
+// tau as body wrenches added into d.applied and d.F, for what reads them after a solve
+void add_tau_wrenches(const Model& m, Data& d, const RecursiveWorkspace& ws);
 
 // the passes, in the order solve_recursive runs them (one file each)
 void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
@@ -50,6 +74,7 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
 // each body's own force f_i into w.f (R1) (its M_i is written by kinematics_BaseToTip)
 void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws);
 void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws);
+// with_c: the biases of the applied problem (c and τ); without: the response to w.f alone
 void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);
 void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);
 void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
