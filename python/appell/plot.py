@@ -129,12 +129,16 @@ def constraint_forces(result, constraints=None, ax=None):
     for panel, (constraint, entries) in zip(axes, lines.items()):
         for label, f in entries:
             panel.plot(result.t, f, label=label)
-    for panel in dict.fromkeys(axes):  # each panel once
-        panel.set_ylabel("|force| [N]")
+    panels = list(dict.fromkeys(axes))  # each panel once
+    for panel in panels:
         if panel.lines:
-            panel.legend(fontsize="small", loc="upper right")
+            panel.legend(fontsize="x-small" if len(panels) > 1 else "small", loc="best")
+    if len(panels) == 1:
+        panels[0].set_ylabel("|force| [N]")
+        panels[0].set_title("constraint forces")
+    else:  # stacked panels: one title says the unit (labels of each would overlap)
+        panels[0].set_title("constraint forces, |force| [N]")
     axes[-1].set_xlabel("t [s]")
-    axes[0].set_title("constraint forces")
     return axes[0]
 
 

@@ -3,6 +3,7 @@ system's site packages: numpy, pybind11, setuptools, wheel), and the installed p
 imports and runs.  The CMake build of the module reuses the build tree that ctest runs
 from (APPELL_CMAKE_BUILD_DIR), so only the install itself is timed here."""
 
+import importlib.util
 import os
 import pathlib
 import shutil
@@ -15,14 +16,12 @@ from conftest import EXAMPLES, SOURCE
 
 
 def test_pip_install_into_a_venv(tmp_path):
-    try:
-        import ensurepip  # noqa: F401  (python3-venv)
-        import pip  # noqa: F401  (python3-pip)
-        import setuptools  # noqa: F401
-        import wheel  # noqa: F401
-    except ImportError as e:
+    # found, not imported: importing setuptools here would fight distutils in this process
+    missing = [m for m in ("ensurepip", "pip", "setuptools", "wheel")
+               if importlib.util.find_spec(m) is None]
+    if missing:
         pytest.skip(f"pip install needs python3-venv, python3-pip, python3-setuptools and "
-                    f"python3-wheel (make deps installs them): {e}")
+                    f"python3-wheel (make deps installs them); missing: {', '.join(missing)}")
     import appell
     build = pathlib.Path(appell.__file__).resolve().parents[2]  # <build>/python/appell
     if not (build / "CMakeCache.txt").exists():
