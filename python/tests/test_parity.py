@@ -166,3 +166,24 @@ def test_cli_ranges_equal_numpy_linspace(tmp_path):
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     column = [k for k in rows[0] if "mass" in k][0]
     assert bits([float(r[column]) for r in rows]) == bits(np.linspace(0.2, 2.0, 10))
+
+
+def test_a_controller_loop_sets_a_python_force_between_steps():
+    """The model's forces are fixed once compiled; a Python force reading a value the loop
+    sets is the way to change an input between steps.  A free particle, no gravity: at
+    rest while the push is 0, then v = F/m (t − t1), less one stage: the first stage of
+    the step after the change is the rate already evaluated at t1 (with F = 0, for the
+    sample there), so rk4's first step gains F/m dt (2 + 2 + 1)/6 instead of F/m dt."""
+    push = {"f": 0.0}
+    b = appell.ModelBuilder()
+    b.gravity = (0, 0, 0)
+    b.add_body("puck", mass=2.0, type="particle")
+    b.add_callable_force(lambda s: np.array([[push["f"], 0, 0, 0, 0, 0]]))
+    model = appell.compile(b)
+    sim = appell.Simulator(model, integrator="rk4", dt=0.01, duration=1.0)
+    sim.step(10)
+    assert np.array_equal(sim.state.u, np.zeros(3))
+    t1 = sim.t
+    push["f"] = 3.0
+    sim.step(20)
+    assert abs(sim.state.u[0] - 3.0 / 2.0 * (sim.t - t1 - 0.01 / 6)) < 1e-12
