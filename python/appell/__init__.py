@@ -148,7 +148,8 @@ def describe(model):
 
 
 def _model_joints(self):
-    """{joint name: {type, nq, nu, q_offset, u_offset, parent, child}} (describe())."""
+    """{joint name: {type, nq, nu, q_offset, u_offset, parent, child}} (describe()); the
+    free joint of a floating body is under that body's name."""
     return {j["name"] or j["child"]: j for j in _appell._describe(self)["joints"]}
 
 
