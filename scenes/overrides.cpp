@@ -144,10 +144,20 @@ std::vector<std::string> parse_set_values(const std::string& ptr, const std::str
       throw SceneError("--set", ptr,
                        "'" + values + "': count " + count + " out of range (1.." +
                            std::to_string(kMaxSetValues) + ")");
+    // numpy.linspace(a, b, n) bit for bit (numpy/core/function_base.py): a + k·step with
+    // step = (b − a)/(n − 1), or a + (k/(n − 1))·(b − a) when the step underflows to 0;
+    // the last value is b exactly
     const int n = static_cast<int>(parsed);
+    const double delta = b - a, div = n - 1.0;
+    const double step = n > 1 ? delta / div : 0.0;
     std::vector<std::string> out;
-    for (int k = 0; k < n; ++k)
-      out.push_back(format(k == 0 ? a : k == n - 1 ? b : a + (b - a) * k / (n - 1.0)));
+    for (int k = 0; k < n; ++k) {
+      const double y = n == 1        ? 0.0 * delta + a
+                       : k == n - 1  ? b
+                       : step == 0.0 ? k / div * delta + a
+                                     : k * step + a;
+      out.push_back(format(y));
+    }
     return out;
   }
   std::vector<std::string> out;

@@ -36,7 +36,8 @@ std::string read_scene_text(const std::string& path);
 constexpr long long kMaxSetValues = 1000000;
 
 // The values of one `--set POINTER=VALUES` of the command line, as JSON texts:
-//   a:b:n        n numbers evenly spaced from a to b (1 ≤ n ≤ kMaxSetValues; n = 1 gives a)
+//   a:b:n        n numbers evenly spaced from a to b (1 ≤ n ≤ kMaxSetValues; n = 1 gives a),
+//                those of numpy.linspace(a, b, n) bit for bit
 //   v1,v2,...    each one JSON value, or a string when it is not JSON (pinv, rk4)
 //   (arrays, objects and strings may contain commas: [0,1,0],[0,2,0] is two values)
 // Throws SceneError (file "--set", the pointer) when VALUES says none of these.

@@ -5,7 +5,8 @@
     r = appell.forward(model)                      # accelerations, multipliers, forces by name
     result = appell.simulate(model, duration=2.0)  # columns as numpy arrays
     result.to_csv("traj.csv")                      # what `appell simulate --out` writes
-    runs = appell.sweep("pendulum.json", grid={"/bodies/0/mass": [1, 2, 3]})
+    runs = appell.sweep(model, grid={"/bodies/1/mass": [1, 2, 3]})
+    sim = appell.Simulator(model, dt=1e-3); sim.step(10); sim.t, sim.state
 
 The C++ core is appell._appell (pybind11); this package adds the result objects, the
 sweeps (threads or Dask) and the plotting helpers (appell.plot).
@@ -13,6 +14,7 @@ sweeps (threads or Dask) and the plotting helpers (appell.plot).
 
 import json as _json
 import os as _os
+import weakref as _weakref
 
 from . import _appell
 from ._appell import (  # noqa: F401  (the public names)
@@ -29,7 +31,7 @@ from .sweep import SweepResult, sweep
 __all__ = [
     "Data", "Model", "ModelBuilder", "SceneError", "State", "Result", "SweepResult",
     "load_model", "load_model_from_string", "load_scene", "compile", "forward", "simulate", "sweep",
-    "options", "hardware_threads",
+    "options", "hardware_threads", "Simulator", "describe", "range_values",
 ]
 
 
@@ -65,11 +67,38 @@ def load_model(scene, overrides=None):
 load_scene = load_model
 
 
+# the builders compile() has turned into Models: adding to them afterwards would change
+# nothing the Model sees, so it is an error (a new ModelBuilder describes a new model)
+_compiled = _weakref.WeakSet()
+
+
 def compile(builder):  # noqa: A001  (mirrors appell::compile)
-    """The constant Model of a ModelBuilder (a Model is returned as it is)."""
+    """The constant Model of a ModelBuilder (a Model is returned as it is).  The builder is
+    spent: adding bodies, constraints or forces to it afterwards raises RuntimeError."""
     if isinstance(builder, Model):
         return builder
-    return _appell._compile(builder)
+    model = _appell._compile(builder)
+    _compiled.add(builder)
+    return model
+
+
+def _guard(name):
+    method = getattr(ModelBuilder, name)
+
+    def guarded(self, *args, **kwargs):
+        if self in _compiled:
+            raise RuntimeError(
+                f"ModelBuilder.{name}(): this builder was compiled already and its Model "
+                f"would not see what is added now; add everything before appell.compile()")
+        return method(self, *args, **kwargs)
+
+    guarded.__name__ = name
+    guarded.__doc__ = method.__doc__
+    setattr(ModelBuilder, name, guarded)
+
+
+for _name in [n for n in dir(ModelBuilder) if n.startswith("add_")]:
+    _guard(_name)
 
 
 def forward(model, state=None, formulation=None):
@@ -98,3 +127,116 @@ def simulate(model, state=None, observer=None, forces=True, **kwargs):
     and the samples so far are kept."""
     columns, values, info = _appell.simulate(model, state, observer, forces, kwargs)
     return Result(columns, values, info, model.bodies, model.constraints)
+
+
+def range_values(text):
+    """The values of a range `a:b:n` (n numbers from a to b, equal bit for bit to
+    numpy.linspace(a, b, n)) or of a list `v1,v2,...` (JSON values, or words such as
+    pinv): what `appell sweep --set P=TEXT` uses.  Raises SceneError on bad text.
+    A string value in sweep()'s grid is read this way."""
+    return [_json.loads(v) for v in _appell._set_values("", str(text))]
+
+
+def describe(model):
+    """The model as plain Python objects: {name, gravity, bodies, joints, constraints,
+    forces}, each a list of dicts.  bodies: name, type, rigid, mass, inertia (3 x 3, body
+    frame, about the centre of mass), position, orientation [w x y z], velocity,
+    angular_velocity (the t = 0 values); joints (the spanning tree's, in tree order, with
+    the free joints of floating bodies, whose name is ""): name, type, nq, nu, q_offset,
+    u_offset, parent, child; constraints: name, type, rows, bodies; forces: type."""
+    return _appell._describe(model)
+
+
+def _model_joints(self):
+    """{joint name: {type, nq, nu, q_offset, u_offset, parent, child}} (describe()); the
+    free joint of a floating body is under that body's name."""
+    return {j["name"] or j["child"]: j for j in _appell._describe(self)["joints"]}
+
+
+def _model_body(self, name):
+    """The body named `name` as a dict (describe())."""
+    for b in _appell._describe(self)["bodies"]:
+        if b["name"] == name:
+            return b
+    raise KeyError(f"no body '{name}'; bodies: {', '.join(self.bodies)}")
+
+
+def _rebuild_model(text, file, overrides):
+    return _appell._load_model_text(text, file, list(overrides))
+
+
+def _reduce_model(self):
+    source = self.source
+    if source is None:
+        raise TypeError("a Model built in code (ModelBuilder) cannot be pickled; a Model "
+                        "loaded from a scene pickles as its scene text and overrides")
+    return (_rebuild_model, source)
+
+
+def _reduce_state(self):
+    return (State, (self.t, self.q, self.u))
+
+
+Model.describe = describe
+Model.joints = property(_model_joints)
+Model.body = _model_body
+Model.__reduce__ = _reduce_model
+State.__reduce__ = _reduce_state
+State.__eq__ = lambda a, b: (isinstance(b, State) and a.t == b.t
+                             and a.q.shape == b.q.shape and a.u.shape == b.u.shape
+                             and bool((a.q == b.q).all() and (a.u == b.u).all()))
+State.__hash__ = None
+
+
+class Simulator:
+    """A simulation driven step by step (a controller loop, a viewer):
+
+        sim = appell.Simulator(model, state=None, dt=1e-3, integrator="rk4")
+        while sim.step():            # one accepted step; False once finished or failed
+            ... sim.t, sim.state ...
+        sim.result()                 # the samples so far, as simulate() returns them
+
+    `state` defaults to the model's initial state; keyword options are simulate()'s
+    (the run ends at `duration`).  Stepping in any number of calls makes the same steps,
+    bit for bit, as one simulate() call.  sim.state is a copy of the state reached (joint
+    coordinates).  The inputs of a run (forces, actuators) are those of the model: they
+    cannot be changed between steps (a Python force, ModelBuilder.add_callable_force, can
+    read a value a controller loop sets)."""
+
+    def __init__(self, model, state=None, forces=True, **options):
+        self.model = model
+        self._sim = _appell.Simulator(model, state, options, forces)
+
+    def step(self, n=1):
+        """n accepted steps (fewer when the run ends); True while the run can go on."""
+        return self._sim.step(int(n))
+
+    def advance_to(self, t):
+        """Steps until the time reaches t (or the run ends); True while it can go on."""
+        return self._sim.advance_to(float(t))
+
+    @property
+    def t(self):
+        return self._sim.t
+
+    @property
+    def state(self):
+        return self._sim.state
+
+    @property
+    def running(self):
+        """False once the run has finished (duration reached) or failed."""
+        return self._sim.running
+
+    @property
+    def status(self):
+        return self._sim.info["status"]
+
+    @property
+    def message(self):
+        return self._sim.info["message"]
+
+    def result(self):
+        """The samples so far as a Result (the columns of simulate())."""
+        columns, values, info = self._sim.samples()
+        return Result(columns, values, info, self.model.bodies, self.model.constraints)

@@ -115,6 +115,8 @@ def _same(a, b):
 def _grid_runs(grid):
     """The cartesian product of {pointer: values}, the last pointer varying fastest."""
     pointers = list(grid)
+    from . import range_values
+    grid = {p: range_values(v) if isinstance(v, str) else v for p, v in grid.items()}
     values = [list(np.asarray(grid[p]).tolist()) if hasattr(grid[p], "tolist") else list(grid[p])
               for p in pointers]
     return [dict(zip(pointers, combo)) for combo in itertools.product(*values)]

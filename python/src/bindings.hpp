@@ -3,7 +3,7 @@
 // A Python Model is a PyModel: the constant C++ Model (shared, so that sweeps on worker
 // threads and Python objects hold the same one), the run settings its scene gave, and,
 // when it came from a scene, the scene's text and overrides, from which a Dask worker
-// rebuilds it (C++ objects do not pickle).
+// rebuilds it (and a pickled Model is rebuilt: appell/__init__.py).
 #pragma once
 
 #include <pybind11/eigen.h>
@@ -39,6 +39,7 @@ void bind_callables(py::module_& m);
 void bind_forward(py::module_& m);
 void bind_simulate(py::module_& m);
 void bind_sweep(py::module_& m);
+void bind_stepping(py::module_& m);  // stepping.cpp: Simulator, _describe, _set_values
 
 // the model's SimulationOptions (its scene's settings) changed by keyword arguments:
 // formulation, integrator, duration, dt, rtol, atol, every, stabilization; throws

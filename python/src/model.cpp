@@ -10,6 +10,7 @@
 #include "appell/tree.hpp"
 #include "python/src/bindings.hpp"
 #include "scenes/reader.hpp"
+#include "scenes/urdf.hpp"
 
 namespace appell::python {
 
@@ -99,7 +100,13 @@ std::shared_ptr<PyModel> from_text(const std::string& text, const std::string& f
                                    const std::vector<std::pair<std::string, std::string>>& ov) {
   auto pm = std::make_shared<PyModel>();
   for (const auto& [pointer, value] : ov) pm->overrides.push_back({pointer, value});
-  Scene scene = load_scene_with_overrides(text, file, pm->overrides);
+  // a URDF (XML) loads as `appell` loads it; overrides are JSON Pointers into a JSON scene
+  if (!ov.empty() && is_urdf_text(text, file))
+    throw SceneError(file, "",
+                     "overrides apply to JSON scenes; include the URDF from a scene "
+                     "(\"include\") to override its values");
+  Scene scene = ov.empty() ? load_scene_from_string(text, file)
+                           : load_scene_with_overrides(text, file, pm->overrides);
   pm->model = std::make_shared<const Model>(compile(scene));
   pm->settings = scene.settings;
   pm->text = text;
@@ -206,17 +213,30 @@ void bind_builder(py::module_& m) {
       .def("body_index", &ModelBuilder::body_index);
 }
 
+py::array_t<double> read_only(const Eigen::VectorXd& v) {
+  py::array_t<double> a(v.size());
+  std::copy(v.data(), v.data() + v.size(), a.mutable_data());
+  a.attr("setflags")(py::arg("write") = false);
+  return a;
+}
+
 void bind_state(py::module_& m) {
   py::class_<State>(m, "State",
                     "A state in the joint coordinates of a model's spanning tree: t, q (nq), "
-                    "u (nu), as numpy arrays (copies: assign whole arrays).")
+                    "u (nu), as numpy arrays.  Reading q or u gives a read-only copy (it never "
+                    "changes or dangles when the State changes); assign whole arrays.")
       .def(py::init([](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u) {
              return State{t, q, u};
            }),
            py::arg("t"), py::arg("q"), py::arg("u"))
       .def_readwrite("t", &State::t)
-      .def_readwrite("q", &State::q)
-      .def_readwrite("u", &State::u)
+      // copies, read-only so that s.q[0] = 1 (which would change only the copy) raises
+      .def_property(
+          "q", [](const State& s) { return read_only(s.q); },
+          [](State& s, const Eigen::VectorXd& q) { s.q = q; })
+      .def_property(
+          "u", [](const State& s) { return read_only(s.u); },
+          [](State& s, const Eigen::VectorXd& u) { s.u = u; })
       .def("copy", [](const State& s) { return s; })
       .def("__repr__", [](const State& s) {
         return "<appell.State t=" + std::to_string(s.t) + " nq=" + std::to_string(s.q.size()) +

@@ -42,4 +42,5 @@ PYBIND11_MODULE(_appell, m) {
   bind_forward(m);
   bind_simulate(m);
   bind_sweep(m);
+  bind_stepping(m);
 }
