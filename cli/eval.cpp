@@ -13,8 +13,6 @@
 #include "cli/joint_outputs.hpp"
 #include "cli/recorder.hpp"
 #include "cli/table.hpp"
-#include "engine/assembly/stages.hpp"
-#include "engine/formulations/projection.hpp"
 
 namespace appell::cli {
 
@@ -29,10 +27,7 @@ static ojson vec(const Vec3& v) {
 // one forward pass.  Prints the error and returns false when that fails.
 static bool evaluate_t0(const std::string& scene, const Model& m, Data& d,
                         const SolverOptions& solver) {
-  kinematics(m, d);
-  SolveStatus status = project_velocities(m, d);
-  if (status == SolveStatus::Ok) status = forward(m, d, solver);
-  if (status == SolveStatus::Ok) return true;
+  if (initial_conditions(m, d, m.initial_state(), solver) == SolveStatus::Ok) return true;
   std::cerr << "error: " << scene << ": at t = 0: " << d.diagnostics.message << "\n";
   return false;
 }

@@ -12,6 +12,7 @@
 #include "appell/joint_columns.hpp"
 #include "appell/joint_state.hpp"
 #include "cli_util.hpp"
+#include "engine/model/tree.hpp"
 
 namespace appell {
 

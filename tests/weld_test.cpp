@@ -15,6 +15,7 @@
 #include "appell/scene.hpp"
 #include "appell/simulation.hpp"
 #include "cli_util.hpp"
+#include "engine/model/tree.hpp"
 #include "maximal_formulations.hpp"
 
 namespace appell {

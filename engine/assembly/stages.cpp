@@ -6,6 +6,7 @@
 
 #include "appell/joint.hpp"
 #include "engine/assembly/row_terms.hpp"
+#include "engine/model/tree.hpp"
 
 namespace appell {
 

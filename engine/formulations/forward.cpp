@@ -7,6 +7,7 @@
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/gibbs_appell.hpp"
 #include "engine/formulations/pinv.hpp"
+#include "engine/formulations/projection.hpp"
 #include "engine/formulations/recursive.hpp"
 #include "engine/formulations/recursive/workspace.hpp"
 #include "engine/formulations/sparse.hpp"
@@ -162,6 +163,13 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
   constraint_reactions(m, d, extra);
   outputs_finite(d);
   return d.diagnostics.status;
+}
+
+SolveStatus initial_conditions(const Model& m, Data& d, const State& s, const SolverOptions& o) {
+  set_state(m, d, s);  // throws on a State of the wrong size
+  kinematics(m, d);
+  const SolveStatus status = project_velocities(m, d);
+  return status == SolveStatus::Ok ? forward(m, d, o) : status;
 }
 
 }  // namespace appell

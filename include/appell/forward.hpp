@@ -27,6 +27,12 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o);
 // On a joint-space State (set_state, then the formulation; `recursive` reads s.q, s.u
 // and computes the body states once).
 SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o = {});
+// The state a run starts from (docs/scene-format.md, "Initial conditions"): d set to s, its
+// velocities projected onto the constraints in the mass metric (nothing changes when they
+// are consistent), then forward() with o.  `appell eval`, Python's evaluate() and
+// simulation start from it.  Returns d.diagnostics.status (its message says what failed).
+SolveStatus initial_conditions(const Model& m, Data& d, const State& s,
+                               const SolverOptions& o = {});
 
 // The recursive formulation on the joint coordinates q (tree.nq), u (tree.nu) of the
 // model's spanning tree (engine/model/tree.hpp) at d.t: body states are computed once from q, u

@@ -39,7 +39,6 @@
 #include "appell/constraint.hpp"
 #include "appell/forces.hpp"
 #include "appell/settings.hpp"
-#include "engine/model/tree.hpp"
 
 namespace appell {
 

@@ -8,8 +8,6 @@
 //   data = appell.Data(model); data.forward(state); data.udot
 #include <chrono>
 
-#include "engine/assembly/stages.hpp"
-#include "engine/formulations/projection.hpp"
 #include "python/src/bindings.hpp"
 
 namespace appell::python {
@@ -45,10 +43,7 @@ SolveStatus evaluate(const Model& m, Data& d, const std::optional<State>& s,
     check_state(m, *s);
     return forward(m, d, *s, o);
   }
-  set_state(m, d, m.initial_state());
-  kinematics(m, d);
-  const SolveStatus st = project_velocities(m, d);
-  return st == SolveStatus::Ok ? forward(m, d, o) : st;
+  return initial_conditions(m, d, m.initial_state(), o);
 }
 
 // accelerations, multipliers and forces by name, as `appell eval` prints them
