@@ -272,6 +272,10 @@ class Converter {
     const urdf::JointMimic& mimic = *j.mimic;
     const std::string& leader = mimic.joint_name;
     const std::string what = "joint '" + j.name + "': <mimic joint='" + leader + "'>: ";
+    // a fixed joint has no coordinate to follow with: its <mimic> says nothing (robots as
+    // published keep the tag on grippers they weld shut, as Talos's reduced models do;
+    // Pinocchio and MuJoCo load them), so it is left out.  The leader stays free.
+    if (j.type == urdf::Joint::FIXED) return;
     if (!moves_one_coordinate(j))
       fail(what + "a " + urdf_type_name(j) +
            " joint cannot mimic; a mimic joins revolute, continuous or prismatic joints");
@@ -321,7 +325,6 @@ class Converter {
       if (j.type == urdf::Joint::FIXED && (pf.body == "world" || !has_mass(*child))) {
         // welded to the ground, or a massless frame: merged into its parent
         if (child->name == "world") fail("link 'world' is reserved for the fixed ground");
-        if (j.mimic) add_mimic(j);  // reports that a fixed joint cannot mimic
         out_.aliases[child->name] = Alias{pf.body, at.p, at.R};
         push_children(*child, at);
         continue;

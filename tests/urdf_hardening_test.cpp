@@ -379,13 +379,18 @@ TEST(UrdfHardening, MimicErrorsNameTheUrdfJoint) {
                      fixed_leader +
                          ": joint 'x': <mimic joint='y'>: mimic of fixed joint 'y'; a mimic joins "
                          "revolute, continuous or prismatic joints");
-  const std::string fixed_follower =
-      write("mimic_follower.urdf", robot(link("a") + link("b") + joint("y", "base", "a") +
-                                         joint("x", "a", "b", "fixed", "<mimic joint=\"y\"/>")));
-  EXPECT_EQ(testing::load_error(fixed_follower),
-            fixed_follower +
-                ": joint 'x': <mimic joint='y'>: a fixed joint cannot mimic; a mimic "
-                "joins revolute, continuous or prismatic joints");
+  // a fixed follower has no coordinate: its <mimic> is left out, and the leader stays free
+  // (one degree of freedom: y's), whether the welded link has mass or not
+  for (const std::string& mass : {std::string(""), std::string("0")}) {
+    const std::string b = mass.empty() ? link("b") : "<link name=\"b\"/>";
+    const std::string fixed_follower =
+        write("mimic_follower" + mass + ".urdf",
+              robot(link("a") + b + joint("y", "base", "a") +
+                    joint("x", "a", "b", "fixed", "<mimic joint=\"y\" multiplier=\"2\"/>")));
+    const Model m = compile(load_scene(fixed_follower));
+    EXPECT_EQ(m.tree().nu, 1) << fixed_follower;
+    for (const ConstraintPtr& c : m.constraints()) EXPECT_NE(c->type(), "mimic") << c->name();
+  }
   const std::string unknown =
       write("mimic_unknown.urdf",
             robot(link("a") + joint("x", "base", "a", "continuous", "<mimic joint=\"nobody\"/>")));
