@@ -216,6 +216,17 @@ Model compile(const ModelBuilder& b) {
   for (int i = 0; i < m.nbody(); ++i) m.body_names_.emplace(m.bodies_[i].name, i);
   m.constraints_ = b.constraints();
   m.forces_ = b.forces();
+  // the constraints' rows and terms, summed in ints here and by the tree: checked first
+  long long rows = 0, terms = 0;
+  for (const ConstraintPtr& c : m.constraints_) {
+    rows += c->rows();
+    terms += static_cast<long long>(c->rows()) * static_cast<long long>(c->bodies().size());
+    if (rows > std::numeric_limits<int>::max() || terms > std::numeric_limits<int>::max())
+      throw std::invalid_argument("compile(): the constraints have more than " +
+                                  std::to_string(std::numeric_limits<int>::max()) +
+                                  " rows (or rows × bodies) in all, at constraint '" + c->name() +
+                                  "'");
+  }
   // the spanning tree, then the composites it welds, which carry the maximal coordinates
   m.tree_ = std::make_shared<const TreeModel>(build_tree(m));
   merge_welds(m, *m.tree_, m.composites_, m.weld_, m.carrier_, m.internal_, m.merged_);
@@ -230,17 +241,7 @@ Model compile(const ModelBuilder& b) {
     m.nq_ += body.nq();
     m.nu_ += body.nu();
   }
-  // rows, terms and reaction slots, constraint after constraint; their sums are ints
-  long long rows = 0, terms = 0;
-  for (const ConstraintPtr& c : m.constraints_) {
-    rows += c->rows();
-    terms += static_cast<long long>(c->rows()) * static_cast<long long>(c->bodies().size());
-    if (rows > std::numeric_limits<int>::max() || terms > std::numeric_limits<int>::max())
-      throw std::invalid_argument("compile(): the constraints have more than " +
-                                  std::to_string(std::numeric_limits<int>::max()) +
-                                  " rows (or rows × bodies) in all, at constraint '" + c->name() +
-                                  "'");
-  }
+  // rows, terms and reaction slots, constraint after constraint
   for (const ConstraintPtr& c : m.constraints_) {
     const int nb = static_cast<int>(c->bodies().size());
     m.row_offset_.push_back(m.nrows_);
