@@ -5,8 +5,8 @@
 // N·m about a revolute axis, N along a prismatic one) from the joint's own coordinates q
 // and rates u.  It is a joint-space force (Force::joint_space): when its joint is an edge
 // of the model's tree the recursion reads q, u from the state and adds τ into its
-// joint-space force vector (engine/formulations/recursive/generalized_forces.cpp), with no body states
-// read and no wrench formed.  Elsewhere (the maximal formulations, a loop-closing or
+// joint-space force vector (engine/formulations/recursive/generalized_forces.cpp), with no body
+// states read and no wrench formed.  Elsewhere (the maximal formulations, a loop-closing or
 // reversed joint) q, u are read off the body states (appell/joint_state.hpp) and τ is
 // applied equally and oppositely to the joint's two bodies as the wrench S τ at the anchor
 // (joint_state.hpp G1).  Both give the same motion; its power is τ·u (G1).
