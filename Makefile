@@ -173,11 +173,22 @@ fuzz-run-report:
 	$(call run_fuzzer,report,-max_len=65536 -dict=tests/fuzz/scene.dict,LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp)
 
 # CI (.ci/run): every package the rules above install, in one apt-get run after the one
-# `apt-get update` that .ci/run makes; the rules then find them all installed
-CI_PACKAGES = $(PACKAGES) $(REPORT_PACKAGES) $(BROWSER_PACKAGES) $(CLANG_PACKAGES)
+# `apt-get update` that .ci/run makes; the rules then find them all installed. Only what is
+# missing is asked for: a machine may carry its own Node.js (e.g. NodeSource's, which brings
+# npm and conflicts with Debian's npm), so the report's packages are asked for only when
+# node or npm is missing. Should the one run fail, each rule installs its own group.
+CI_PACKAGES = $(PACKAGES) $(BROWSER_PACKAGES) $(CLANG_PACKAGES)
 deps-ci:
-	@echo "installing: $(CI_PACKAGES)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CI_PACKAGES) >/dev/null
+	@want=""; for p in $(CI_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || want="$$want $$p"; \
+	done; \
+	for f in $(REPORT_PROBES); do [ -e $$f ] || { want="$$want $(REPORT_PACKAGES)"; break; }; done; \
+	if [ -n "$$want" ]; then \
+	  echo "installing:$$want"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$want >/dev/null || \
+	  { echo "note: one install of every package failed; installing group by group" >&2; \
+	    $(MAKE) --no-print-directory deps deps-report deps-browser deps-clang; }; \
+	else echo "every package CI needs is installed"; fi
 
 # the other engines are needed only here (never by the main build)
 BENCH_PACKAGES := libbullet-dev libmujoco-dev
