@@ -7,7 +7,7 @@
 #include "appell/data.hpp"
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/projection.hpp"
-#include "scenes/document.hpp"
+#include "appell/scene_document.hpp"
 
 namespace appell {
 
