@@ -11,9 +11,9 @@
 #include <memory>
 
 #include "appell/forward.hpp"
+#include "appell/scene_document.hpp"
 #include "cli/commands.hpp"
 #include "cli/report.hpp"
-#include "scenes/document.hpp"
 
 namespace appell::cli {
 

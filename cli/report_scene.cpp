@@ -13,8 +13,8 @@
 #include "appell/prescribed.hpp"
 #include "appell/primitives.hpp"
 #include "appell/rolling.hpp"
+#include "appell/scene_document.hpp"
 #include "cli/report.hpp"
-#include "scenes/document.hpp"
 
 namespace appell::cli {
 

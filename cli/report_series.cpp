@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "appell/scene_document.hpp"
 #include "cli/report.hpp"
-#include "scenes/document.hpp"
 
 namespace appell::cli {
 

@@ -51,6 +51,12 @@ void SampleWriter::observe(const Sample& s) {
   c.velocity = s.violation_velocity;
   c.index = s.index;
   c.body = s.data.body;  // same sizes every time: copies, no allocation
+  c.has_state = s.state != nullptr;
+  if (c.has_state) {  // allocates on the snapshot's first use only
+    c.state.t = s.state->t;
+    c.state.q = s.state->q;
+    c.state.u = s.state->u;
+  }
   if (write_forces_) {
     c.reaction = s.data.reaction;
     c.lambda = s.data.lambda;
@@ -107,7 +113,8 @@ void SampleWriter::write(Snapshot& c) {
     data_.reaction.swap(c.reaction);
     data_.lambda.swap(c.lambda);
   }
-  write(Sample{c.t, data_, c.kinetic, c.potential, c.energy, c.position, c.velocity, c.index});
+  write(Sample{c.t, data_, c.kinetic, c.potential, c.energy, c.position, c.velocity, c.index,
+               c.has_state ? &c.state : nullptr});
 }
 
 void SampleWriter::write(const Sample& s) {

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "appell/forward.hpp"
+#include "appell/scene_document.hpp"
 #include "appell/simulation.hpp"
 #include "appell/state_space.hpp"
 #include "cli/commands.hpp"
@@ -22,7 +23,6 @@
 #include "cli/progress.hpp"
 #include "cli/recorder.hpp"
 #include "cli/report.hpp"
-#include "scenes/document.hpp"
 
 namespace appell::cli {
 

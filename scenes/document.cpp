@@ -1,5 +1,3 @@
-#include "scenes/document.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "appell/scene.hpp"
+#include "appell/scene_document.hpp"
 
 namespace appell {
 

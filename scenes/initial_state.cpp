@@ -5,15 +5,19 @@
 #include <sstream>
 
 #include "appell/data.hpp"
-#include "engine/assembly/stages.hpp"
-#include "engine/formulations/projection.hpp"
-#include "scenes/document.hpp"
+#include "appell/forward.hpp"
+#include "appell/scene_document.hpp"
+#include "appell/tree.hpp"
 
 namespace appell {
 
-// Holonomic rows must hold at t = 0 to 1e-6 (docs/scene-format.md "Initial conditions").
-static void check_initial_positions(const Model& m, Data& d, const std::vector<Node>& constraints) {
-  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+// Holonomic rows must hold at t = 0 to 1e-6 (docs/scene-format.md "Initial conditions"): the
+// first constraint in model order that does not is named.  In the joint coordinates of the
+// initial State only the rows beyond the spanning tree can be violated (the tree's hold at
+// every state, engine/model/tree.hpp).
+static void check_initial_positions(const Model& m, const Data& d,
+                                    const std::vector<Node>& constraints) {
+  for (int c : m.tree().extra) {
     const Constraint& con = *m.constraints()[c];
     double worst = 0.0;
     for (int i = 0; i < con.rows(); ++i)
@@ -28,18 +32,16 @@ static void check_initial_positions(const Model& m, Data& d, const std::vector<N
   }
 }
 
-// Some velocity must satisfy the velocity rows at t = 0: the projection a simulation
-// starts with (engine/formulations/projection.hpp) must succeed.  Two linear rows demanding v = 0
-// and v = 1, or vx(p)^2 + 1 = 0, cannot; the constraints whose rows stay violated are named. Rows
-// of the spanning tree's joints alone always can (every joint rate satisfies them,
-// engine/model/tree.hpp; project_velocities then does nothing).
-static void check_initial_velocities(const Model& m, Data& d, const std::vector<Node>& constraints,
-                                     const Node& list) {
-  if (project_velocities(m, d) == SolveStatus::Ok) return;
-  const double worst = d.velocity_residual.cwiseAbs().maxCoeff();
+// Some velocity must satisfy the velocity rows at t = 0: the projection a run starts with
+// (initial_conditions) must succeed.  Two linear rows demanding v = 0 and v = 1, or
+// vx(p)^2 + 1 = 0, cannot; the constraints whose rows stay violated are named.  Rows of
+// the spanning tree's joints alone always can (every joint rate satisfies them).
+static void report_initial_velocities(const Model& m, const Data& d,
+                                      const std::vector<Node>& constraints, const Node& list,
+                                      double worst) {
   std::string names;
   int first = -1;
-  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+  for (int c : m.tree().extra) {
     const int r0 = m.row_offset(c), n = m.constraints()[c]->rows();
     if (n == 0) continue;
     const double rc = d.velocity_residual.segment(r0, n).cwiseAbs().maxCoeff();
@@ -54,9 +56,9 @@ static void check_initial_velocities(const Model& m, Data& d, const std::vector<
   (first >= 0 ? constraints[first] : list).fail(os.str());
 }
 
-// What the constraints demand at t = 0: positions (to 1e-6), then velocities.
-// `constraints`: every constraint's node, in model order; `list`: where a problem of the
-// whole list is reported.
+// What the constraints demand at t = 0, as a run starts (initial_conditions): positions
+// (to 1e-6), then velocities.  `constraints`: every constraint's node, in model order;
+// `list`: where a problem of the whole list is reported.
 void check_initial_state(const ModelBuilder& b, const std::vector<Node>& constraints,
                          const Node& list) {
   const Model m = compile(b);
@@ -64,11 +66,14 @@ void check_initial_state(const ModelBuilder& b, const std::vector<Node>& constra
   if (m.nrows() > SceneLimits::kMaxRows)
     list.fail("the constraints have " + std::to_string(m.nrows()) +
               " rows, more than the limit of " + std::to_string(SceneLimits::kMaxRows));
-  Data d(m);  // the initial state
-  kinematics(m, d);
-  constraint_rows(m, d);
+  Data d(m);
+  InitialConditions start;
+  // a failure of the evaluation after the projection is a run's to report, not the scene's
+  if (initial_conditions(m, d, m.initial_state(), SolverOptions{}, &start) == SolveStatus::Ok ||
+      start.projected)
+    return;
   check_initial_positions(m, d, constraints);
-  check_initial_velocities(m, d, constraints, list);
+  report_initial_velocities(m, d, constraints, list, start.velocity_residual);
 }
 
 }  // namespace appell

@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "appell/joint.hpp"
-#include "engine/model/tree.hpp"
+#include "appell/tree.hpp"
 #include "scenes/scene_parts.hpp"
 
 namespace appell {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "scenes/document.hpp"
+#include "appell/scene_document.hpp"
 
 namespace appell {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "scenes/document.hpp"
+#include "appell/scene_document.hpp"
 
 namespace appell {
 

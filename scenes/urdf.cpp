@@ -9,7 +9,7 @@
 #include <set>
 
 #include "appell/inertia.hpp"
-#include "scenes/document.hpp"
+#include "appell/scene_document.hpp"
 #include "scenes/xml_outline.hpp"
 
 namespace appell {

@@ -1,12 +1,11 @@
 // scenes/document: RFC 6901 reference tokens, one-line messages, and the limits of the
 // document parser (docs/scene-format.md, "Limits").
-#include "scenes/document.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "appell/scene.hpp"
+#include "appell/scene_document.hpp"
 
 namespace {
 

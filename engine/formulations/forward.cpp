@@ -1,6 +1,7 @@
 #include "appell/forward.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 #include "appell/joint.hpp"
@@ -165,11 +166,41 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
   return d.diagnostics.status;
 }
 
-SolveStatus initial_conditions(const Model& m, Data& d, const State& s, const SolverOptions& o) {
+SolveStatus initial_conditions(const Model& m, Data& d, const State& s, const SolverOptions& o,
+                               InitialConditions* start) {
   set_state(m, d, s);  // throws on a State of the wrong size
-  kinematics(m, d);
-  const SolveStatus status = project_velocities(m, d);
-  return status == SolveStatus::Ok ? forward(m, d, o) : status;
+  InitialConditions ic;
+  ic.state = s;
+  d.diagnostics = Diagnostics{};
+  // the tree's rows hold at every joint state: only the extra rows can be violated
+  recursive_kinematics(m, d, ic.state.q, ic.state.u);
+  constraint_rows(m, d, m.tree().extra);
+  ic.position_violation = max_extra_position_violation(m, d, &ic.violated_constraint);
+  const auto done = [&](SolveStatus status) {
+    if (start) *start = ic;
+    return status;
+  };
+  if (!(ic.position_violation <= 1e-6)) {  // NaN included
+    std::ostringstream os;
+    os << "initial positions violate constraint '"
+       << (ic.violated_constraint >= 0 ? m.constraints()[ic.violated_constraint]->name()
+                                       : std::string("?"))
+       << "' by " << ic.position_violation << " (tolerance 1e-6)";
+    d.diagnostics.status = SolveStatus::Inconsistent;
+    d.diagnostics.message = os.str();
+    return done(d.diagnostics.status);
+  }
+  ProjectionReport rep;
+  const SolveStatus status = project_joint_velocities(m, d, ic.state.q, ic.state.u, &rep);
+  ic.velocity_correction = rep.correction;
+  ic.velocity_residual = rep.residual;
+  if (status != SolveStatus::Ok) return done(status);
+  if (!std::isfinite(rep.correction)) {
+    not_finite(d, "the initial velocity correction is not finite");
+    return done(d.diagnostics.status);
+  }
+  ic.projected = true;
+  return done(forward(m, d, ic.state, o));
 }
 
 }  // namespace appell

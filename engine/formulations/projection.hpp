@@ -1,4 +1,6 @@
-// Projections onto the constraint manifolds in maximal coordinates, in the mass metric.
+// Projections onto the constraint manifolds in the mass metric: in maximal coordinates
+// (P1–P3, the maximal formulations' state space), and in the joint coordinates of the
+// spanning tree (J-P1, J-P2 below: the recursion's state space, and the start of every run).
 //
 // Positions.  The holonomic rows g(x̄, Q) = 0 are solved by Gauss–Newton.  A holonomic
 // row's velocity coefficients are the gradient of g: with Q̇ = ω× Q, dg/dt = lin·v̄ + ang·ω
@@ -29,6 +31,19 @@
 // (rank_policy.hpp), drift-aware and with the same τ, so that near a singular position the
 // projection neither divides the drift by a vanishing angle nor disagrees with the solver.
 // Cost: O(m² n) per iteration for m rows and n quasi-velocities (dense).
+//
+// In joint coordinates (q, u of the tree, a State) the tree joints hold at every state, so
+// only the extra rows (loops, primitives; tree().extra) are projected.  Their velocity
+// terms give the joint-space Jacobian J = A ∂V/∂u (V the body twists), and the kinetic
+// energy is ½ uᵀ H u, so the minimum-‖δu‖_H corrections are
+//     positions:  δu = −R (J R)⁺ g,   q ← q + N(q) δu (then unit quaternions)        (J-P1)
+//     velocities: u ← u − R (J R)⁺ π,   R = H⁻¹ Jᵀ                                   (J-P2)
+// R's columns are the recursion's responses to the rows' unit forces and J R its matrix G
+// (engine/formulations/recursive.hpp, R12, R13), so H is never formed: O(n·m + m³) per
+// iteration for m extra rows.  J R is scaled and its dependent directions dropped as in
+// (R13); since ‖δu‖_H = ‖δV‖_M over the tree's motions, (J-P2) gives the velocities P3
+// gives on the same state, and (J-P1) a point of the same manifold (not necessarily the
+// same point: the two iterations take different paths).
 #pragma once
 
 #include "appell/data.hpp"
@@ -49,6 +64,28 @@ SolveStatus project_positions(const Model& m, Data& d, ProjectionReport* report 
 // The velocity projection (P3).  Reads d.t, d.q, d.u.  Writes d.u, d.body, the row fields
 // and d.A.  Returns Ok, or Inconsistent when max |π| stays above 1e-6 (1 + |u|∞).
 SolveStatus project_velocities(const Model& m, Data& d, ProjectionReport* report = nullptr);
+
+// Gauss–Newton on the holonomic extra rows in joint coordinates (J-P1): moves q (tree().nq)
+// at d.t.  Writes d.body, d.J and the extra rows' fields (with u = 0).  Returns Ok, or
+// Inconsistent as project_positions.
+SolveStatus project_joint_positions(const Model& m, Data& d, Eigen::Ref<Eigen::VectorXd> q,
+                                    ProjectionReport* report = nullptr);
+// The velocity projection in joint coordinates (J-P2): moves u (tree().nu) at q, d.t.
+// Leaves d.body, d.J and the extra rows' fields at (q, u).  Returns Ok, or Inconsistent as
+// project_velocities; report->correction is ‖Δu‖_H.
+SolveStatus project_joint_velocities(const Model& m, Data& d,
+                                     const Eigen::Ref<const Eigen::VectorXd>& q,
+                                     Eigen::Ref<Eigen::VectorXd> u,
+                                     ProjectionReport* report = nullptr);
+// The tree's u at q (d.t) whose body velocities are nearest to bodies' v̄, ω in the mass
+// metric, u = H⁻¹ Jᵀ M V (M at q): after (J-P1) moved q, the velocities the bodies had,
+// as the maximal projection keeps them (P1–P3), so that (J-P2) then gives what P3 gives.
+// Writes d.body, d.J.  O(n).
+void joint_velocities_of(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const std::vector<BodyState>& bodies, Eigen::Ref<Eigen::VectorXd> u);
+// The largest |g| over the holonomic extra rows (tree().extra) and its constraint (−1 if
+// none); the tree's rows hold in joint coordinates.  Reads d.position_residual.
+double max_extra_position_violation(const Model& m, const Data& d, int* constraint = nullptr);
 
 // The largest |g| over the holonomic rows and the constraint it belongs to (−1 if none).
 // Reads d.position_residual (call constraint_rows first).

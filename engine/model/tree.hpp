@@ -1,6 +1,7 @@
 // The spanning tree's kinematics (private to the library): building the tree, joint
 // coordinates → body states and back, q̇ = N(q) u.  The tree's layout itself (TreeJoint,
-// TreeModel: which joint owns which coordinates of a State) is public, appell/tree.hpp.
+// TreeModel: which joint owns which coordinates of a State) and one joint's kinematics
+// (joint_kinematics) are public, appell/tree.hpp.
 #pragma once
 
 #include "appell/tree.hpp"
@@ -12,15 +13,6 @@ struct Data;
 
 // The spanning forest of m's joints.  O(n + constraints).
 TreeModel build_tree(const Model& m);
-
-// The world-frame state of tree body C from its parent's state P and its joint's q, u
-// (J1, J2); `jm` receives the joint's motion (R, d, S, Ṡu) and V_J = S u, both in the
-// parent joint frame.  O(1).
-void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
-                      BodyState& C, JointMotion& jm, Vec6& V_J);
-// The same, also giving QE = Q_P E_P, the parent joint frame's axes in the world.
-void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
-                      BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE);
 
 // Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2), and
 // the composites' d.composite, d.Jc.  O(n).

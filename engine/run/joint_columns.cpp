@@ -8,6 +8,7 @@
 #include "appell/joint_forces.hpp"
 #include "appell/joint_state.hpp"
 #include "appell/prescribed.hpp"
+#include "appell/tree.hpp"
 
 namespace appell {
 
@@ -128,8 +129,16 @@ JointColumns::JointColumns(const Model& m, JointFrame frame) {
   for (const Joint* j : model_joints(m)) {
     entry[j] = joints_.size();
     const bool rotate = frame == JointFrame::Child && frame_dependent(j->joint_type());
-    joints_.push_back(Entry{j, rotate, periodic_coordinates(j->joint_type()), {}, {}});
+    joints_.push_back(Entry{j, rotate, -1, -1, periodic_coordinates(j->joint_type()), {}, {}});
   }
+  // the tree joints run in their own direction own their q, u in a State
+  for (const TreeJoint& t : m.tree().joints)
+    if (t.constraint >= 0 && !t.reversed)
+      if (const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get()))
+        if (const auto it = entry.find(j); it != entry.end()) {
+          joints_[it->second].tree_q = t.q_offset;
+          joints_[it->second].tree_u = t.u_offset;
+        }
   // the forces and prescribed rows of each joint, in model order, in one pass
   for (const ForcePtr& f : m.forces())
     if (const auto* jf = dynamic_cast<const JointForce*>(f.get()))
@@ -141,7 +150,38 @@ JointColumns::JointColumns(const Model& m, JointFrame frame) {
         joints_[it->second].prescribed.emplace_back(m.row_offset(c), p->coordinate());
 }
 
+void JointColumns::coordinates(const Entry& e, const StateView& view, const State* s, double* q,
+                               double* u) const {
+  const JointType& t = e.joint->joint_type();
+  if (!s || e.tree_q < 0) {
+    joint_coordinates(*e.joint, view, q, u);
+    return;
+  }
+  for (int k = 0; k < t.nq(); ++k) q[k] = s->q(e.tree_q + k);
+  for (int k = 0; k < t.nu(); ++k) u[k] = s->u(e.tree_u + k);
+  // q and −q are one rotation: the columns keep the sign they have always had, that of the
+  // quaternion of the rotation matrix (Eigen's: w > 0 where tr R = 4w² − 1 > 0, else the
+  // largest of x, y, z positive)
+  if (const int o = t.quaternion(); o >= 0) {
+    double* r = q + o;
+    int i = 1;
+    for (int k = 2; k < 4; ++k)
+      if (std::abs(r[k]) > std::abs(r[i])) i = k;
+    if ((4.0 * r[0] * r[0] - 1.0 > 0.0 ? r[0] : r[i]) < 0.0)
+      for (int k = 0; k < 4; ++k) r[k] = -r[k];
+  }
+}
+
 void JointColumns::append_states(const Data& d, std::vector<double>& last,
+                                 std::vector<double>& out) const {
+  append_states(d, nullptr, last, out);
+}
+
+void JointColumns::append_actuators(const Data& d, std::vector<double>& out) const {
+  append_actuators(d, nullptr, out);
+}
+
+void JointColumns::append_states(const Data& d, const State* s, std::vector<double>& last,
                                  std::vector<double>& out) const {
   const bool first = last.empty();
   const StateView view = d.view();
@@ -149,7 +189,7 @@ void JointColumns::append_states(const Data& d, std::vector<double>& last,
   for (const Entry& e : joints_) {
     const JointType& t = e.joint->joint_type();
     double q[8], u[6];
-    joint_coordinates(*e.joint, view, q, u);
+    coordinates(e, view, s, q, u);
     if (e.rotate) joint_vector_to_child(t, q, u);  // (F1)
     for (int k = 0; k < t.nq(); ++k, ++at) {
       // an angle keeps the whole turns of the previous sample: q + 2π round((q_last − q)/2π)
@@ -164,7 +204,7 @@ void JointColumns::append_states(const Data& d, std::vector<double>& last,
   }
 }
 
-void JointColumns::append_actuators(const Data& d, std::vector<double>& out) const {
+void JointColumns::append_actuators(const Data& d, const State* s, std::vector<double>& out) const {
   const StateView view = d.view();
   for (const Entry& e : joints_) {
     if (e.forces.empty() && e.prescribed.empty()) continue;
@@ -176,7 +216,7 @@ void JointColumns::append_actuators(const Data& d, std::vector<double>& out) con
     }
     for (const auto& [row, k] : e.prescribed) tau[k] += d.lambda(row);  // prescribed.hpp
     double q[8];
-    joint_coordinates(*e.joint, view, q, u);
+    coordinates(e, view, s, q, u);
     if (e.rotate) {  // (F1): the power is the same in either frame
       joint_vector_to_child(e.joint->joint_type(), q, tau);
       joint_vector_to_child(e.joint->joint_type(), q, u);

@@ -84,6 +84,9 @@ struct Simulation::Impl {
   std::unique_ptr<StateSpace> ss;
   Data d;
   Vector x, dxdt, x_new, dxdt_new, x_out, scratch;
+  // the joint-space state of the last sample's evaluation (Sample::state), when x is one
+  State sample_state;
+  bool joint_space = false;
   SimulationResult r;
   const Observer* observe = nullptr;
   bool projection = false;

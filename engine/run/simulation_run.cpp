@@ -45,6 +45,12 @@ SimulationResult& Simulation::Impl::fail(SimulationStatus s, double t, const std
 
 bool Simulation::Impl::evaluate(const Vector& xi, double t, Vector& xdot, Purpose purpose) {
   rhs_failure = {};
+  if (joint_space && purpose != Purpose::Step) {  // what the sample's joint columns read
+    const int nq = m.tree().nq;
+    sample_state.t = t;
+    sample_state.q = xi.head(nq);  // the same sizes every time: no allocation
+    sample_state.u = xi.tail(xi.size() - nq);
+  }
   if (purpose == Purpose::Sample) {
     const SolveStatus s = ss->derivative(xi, t, d, xdot);
     ++r.output_evaluations;
@@ -119,7 +125,15 @@ bool Simulation::Impl::emit(double t) {
   }
   ++r.samples;
   if (!observe || !*observe) return true;
-  const Sample s{t, d, T, V, T + V, vp, vv, static_cast<int>(r.samples - 1)};
+  const Sample s{t,
+                 d,
+                 T,
+                 V,
+                 T + V,
+                 vp,
+                 vv,
+                 static_cast<int>(r.samples - 1),
+                 joint_space ? &sample_state : nullptr};
   (*observe)(s);
   return true;
 }
@@ -142,31 +156,20 @@ bool Simulation::Impl::accept(Vector& xi, double t) {
 bool Simulation::Impl::start(const State& initial) {
   r = SimulationResult{};
   running = false;
-  set_state(m, d, initial);
-  d.t = 0.0;
-  constraint_rows(m, d);
-  int c = -1;
-  const double g = max_position_violation(m, d, &c);
-  if (!(g <= 1e-6)) {
-    std::ostringstream os;
-    os << "initial positions violate constraint '" << m.constraints()[c]->name() << "' by " << g
-       << " (tolerance 1e-6)";
-    fail(SimulationStatus::Inconsistent, 0.0, os.str());
+  // positions checked, velocities projected, in joint coordinates; d evaluated there
+  InitialConditions ic;
+  const SolveStatus s =
+      initial_conditions(m, d, initial, SolverOptions{ss->formulation(), o.stabilization}, &ic);
+  r.initial_velocity_correction =
+      std::isfinite(ic.velocity_correction) ? ic.velocity_correction : 0.0;
+  // a failure of the evaluation itself is the first step's to report (below)
+  if (s != SolveStatus::Ok && !ic.projected) {
+    const bool velocities = ic.position_violation <= 1e-6 && s == SolveStatus::Inconsistent;
+    fail(status_of(s), 0.0, (velocities ? "initial velocities: " : "") + d.diagnostics.message);
     return false;
   }
-  ProjectionReport rep;
-  const SolveStatus s = project_velocities(m, d, &rep);  // nothing to do for a tree alone
-  r.initial_velocity_correction = rep.correction;
-  if (s != SolveStatus::Ok) {
-    fail(status_of(s), 0.0, "initial velocities: " + d.diagnostics.message);
-    return false;
-  }
-  if (!std::isfinite(rep.correction)) {
-    r.initial_velocity_correction = 0.0;
-    fail(SimulationStatus::NotFinite, 0.0, "the initial velocity correction is not finite");
-    return false;
-  }
-  ss->from_maximal(d, x);
+  ss->from_state(ic.state, x, d);
+  joint_space = ss->formulation() == Formulation::Recursive;
 
   // the stepper, fresh
   const IntegratorOptions& in = o.integrator;

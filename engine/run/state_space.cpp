@@ -15,6 +15,11 @@ std::unique_ptr<StateSpace> make_state_space(const Model& m, const SolverOptions
   return std::make_unique<MaximalStateSpace>(m, r);
 }
 
+void MaximalStateSpace::from_state(const State& s, Eigen::VectorXd& x, Data& d) const {
+  set_state(m_, d, s);
+  from_maximal(d, x);
+}
+
 void MaximalStateSpace::from_maximal(const Data& d, Eigen::VectorXd& x) const {
   x.resize(size());
   x << d.q, d.u;

@@ -82,7 +82,7 @@ void SampleRows::traj(const Sample& s, std::vector<double>& out) {
   out.push_back(s.energy);
   out.push_back(s.violation_position);
   out.push_back(s.violation_velocity);
-  joints_.append_states(s.data, last_joint_q_, out);
+  joints_.append_states(s.data, s.state, last_joint_q_, out);
 }
 
 void SampleRows::forces(const Sample& s, std::vector<double>& out) const {
@@ -98,7 +98,7 @@ void SampleRows::forces(const Sample& s, std::vector<double>& out) const {
         out.insert(out.end(), w.moment.data(), w.moment.data() + 3);
     }
   }
-  joints_.append_actuators(s.data, out);
+  joints_.append_actuators(s.data, s.state, out);
 }
 
 int Trajectory::find(const std::string& name) const {

@@ -1,6 +1,8 @@
 #include "engine/run/tree_state_space.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "appell/forward.hpp"
 #include "engine/assembly/stages.hpp"
@@ -10,6 +12,17 @@ namespace appell {
 
 TreeStateSpace::TreeStateSpace(const Model& m, const Stabilization& st)
     : m_(m), tree_(m.tree()), st_(st) {}
+
+void TreeStateSpace::from_state(const State& s, Eigen::VectorXd& x, Data& d) const {
+  check(m_, d, "from_state()");
+  if (s.q.size() != tree_.nq || s.u.size() != tree_.nu)
+    throw std::invalid_argument("from_state(): state.q has " + std::to_string(s.q.size()) +
+                                " entries and state.u " + std::to_string(s.u.size()) +
+                                ", expected the tree's nq = " + std::to_string(tree_.nq) +
+                                " and nu = " + std::to_string(tree_.nu));
+  x.resize(size());
+  x << s.q, s.u;
+}
 
 void TreeStateSpace::from_maximal(const Data& d, Eigen::VectorXd& x) const {
   // the body states of d.q, d.u (d.body may be stale when the caller set q, u only)
@@ -59,14 +72,18 @@ void TreeStateSpace::normalize(Eigen::VectorXd& x) const {
 SolveStatus TreeStateSpace::project(Eigen::VectorXd& x, double t, Data& d) {
   d.diagnostics = Diagnostics{};
   if (tree_.nrows_extra == 0) return d.diagnostics.status;  // joint coordinates never drift
-  // Extra rows (loops, primitives) drift.  Project in maximal coordinates onto every row —
-  // the tree joints, which x satisfies, stay satisfied by the minimum-norm correction —
-  // then read the joint coordinates back (projection.hpp P1–P3).  Dense: O(n·m²).
-  to_maximal(x, t, d);
-  SolveStatus status = project_positions(m_, d);
-  if (status == SolveStatus::Ok) status = project_velocities(m_, d);
-  if (status == SolveStatus::Ok) from_maximal(d, x);
-  return status;
+  // Extra rows (loops, primitives) drift: project onto them in joint coordinates
+  // (projection.hpp, J-P1 and J-P2), O(n·m + m³) per iteration
+  d.t = t;
+  auto q = x.head(tree_.nq);
+  auto u = x.tail(tree_.nu);
+  // the bodies' velocities before the positions move: the velocities to project after
+  tree_kinematics(m_, q, u, d);
+  bodies_ = d.body;
+  SolveStatus status = project_joint_positions(m_, d, q);
+  if (status != SolveStatus::Ok) return status;
+  joint_velocities_of(m_, d, q, bodies_, u);
+  return project_joint_velocities(m_, d, q, u);
 }
 
 }  // namespace appell

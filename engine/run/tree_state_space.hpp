@@ -14,6 +14,8 @@ class TreeStateSpace : public StateSpace {
   explicit TreeStateSpace(const Model& m, const Stabilization& st = {});
   Formulation formulation() const override { return Formulation::Recursive; }
   int size() const override { return tree_.nq + tree_.nu; }
+  // x = (s.q, s.u); throws std::invalid_argument on other sizes
+  void from_state(const State& s, Eigen::VectorXd& x, Data& d) const override;
   // x of d.q, d.u (which must satisfy the tree joints): runs the maximal kinematics on
   // a copy of d, then reads the joint coordinates off the body states.  O(n), allocates.
   void from_maximal(const Data& d, Eigen::VectorXd& x) const override;
@@ -28,8 +30,8 @@ class TreeStateSpace : public StateSpace {
   // With extra rows, also the error of the bodies' maximal coordinates (engine/run/step_error.cpp)
   double step_error(const Eigen::VectorXd& x, const Eigen::VectorXd& xdot,
                     const Eigen::VectorXd& err, double dt, double atol, double rtol) override;
-  // tree joints cannot drift: nothing to do without extra rows; with them, the maximal
-  // projection of every row, read back into joint coordinates
+  // tree joints cannot drift: nothing to do without extra rows; with them, the projection
+  // onto the extra rows in joint coordinates (engine/formulations/projection.hpp, J-P1, J-P2)
   SolveStatus project(Eigen::VectorXd& x, double t, Data& d) override;
 
   const TreeModel& tree() const { return tree_; }
@@ -40,6 +42,7 @@ class TreeStateSpace : public StateSpace {
   Stabilization st_;
   // step_error's workspace: body states at x, at x + err, and at (q, u + dt u̇)
   std::vector<BodyState> at_x_, at_moved_, at_rate_;
+  std::vector<BodyState> bodies_;  // project's: the body states before the positions move
   Eigen::VectorXd moved_;
 };
 

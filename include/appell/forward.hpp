@@ -27,12 +27,28 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o);
 // On a joint-space State (set_state, then the formulation; `recursive` reads s.q, s.u
 // and computes the body states once).
 SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o = {});
-// The state a run starts from (docs/scene-format.md, "Initial conditions"): d set to s, its
-// velocities projected onto the constraints in the mass metric (nothing changes when they
-// are consistent), then forward() with o.  `appell eval`, Python's evaluate() and
-// simulation start from it.  Returns d.diagnostics.status (its message says what failed).
-SolveStatus initial_conditions(const Model& m, Data& d, const State& s,
-                               const SolverOptions& o = {});
+// What initial_conditions() found and made of the state it was given.
+struct InitialConditions {
+  State state;                       // the state a run starts from: s, velocities projected
+  double position_violation = 0.0;   // the largest |g| of the holonomic rows at s
+  int violated_constraint = -1;      // its constraint (−1: none)
+  double velocity_correction = 0.0;  // ‖Δu‖ in the mass metric, sqrt(Δuᵀ H Δu)
+  double velocity_residual = 0.0;    // the largest |π| after the projection
+  bool projected = false;            // positions held and the velocities were projected
+                                     // (a failure after that is forward()'s)
+};
+
+// The state a run starts from (docs/scene-format.md, "Initial conditions"), in the joint
+// coordinates of s: the holonomic rows must hold at s to 1e-6 (else Inconsistent, "initial
+// positions violate constraint 'NAME' by G (tolerance 1e-6)", and nothing else is done);
+// then its velocities are projected onto the constraints in the mass metric (nothing
+// changes when they are consistent; engine/formulations/projection.hpp, J-P2), and d is
+// evaluated there with forward(m, d, state, o).  Simulation start, `appell eval`, Python's
+// evaluate() and scene loading all start from it.  `start` (optional) receives the
+// projected state and the numbers above.  Returns d.diagnostics.status (its message says
+// what failed).  Throws std::invalid_argument when s does not have the model's sizes.
+SolveStatus initial_conditions(const Model& m, Data& d, const State& s, const SolverOptions& o = {},
+                               InitialConditions* start = nullptr);
 
 // The recursive formulation on the joint coordinates q (tree.nq), u (tree.nu) of the
 // model's spanning tree (engine/model/tree.hpp) at d.t: body states are computed once from q, u

@@ -64,16 +64,26 @@ class JointColumns {
   // as append_joint_states / append_joint_actuators below
   void append_states(const Data& d, std::vector<double>& last, std::vector<double>& out) const;
   void append_actuators(const Data& d, std::vector<double>& out) const;
+  // the same with the joint-space state s of d (Sample::state; null: as above): a joint of
+  // the spanning tree run in its own direction reads its q, u from s, the others (loop
+  // joints, reversed tree joints) from the body states.  Equal to the above to round-off.
+  void append_states(const Data& d, const State* s, std::vector<double>& last,
+                     std::vector<double>& out) const;
+  void append_actuators(const Data& d, const State* s, std::vector<double>& out) const;
 
  private:
   struct Entry {
     const Joint* joint;
     bool rotate;                                  // frame Child and a frame-dependent type
+    int tree_q = -1, tree_u = -1;                 // its coordinates in a State (−1: none)
     std::vector<char> periodic;                   // per coordinate: an angle
     std::vector<const JointForce*> forces;        // the joint forces on it
     std::vector<std::pair<int, int>> prescribed;  // (row, coordinate) of its prescribed rows
   };
   std::vector<Entry> joints_;
+  // entry e's q, u: from s where it has coordinates there, else from the body states
+  void coordinates(const Entry& e, const StateView& view, const State* s, double* q,
+                   double* u) const;
 };
 
 // the model's joints, in constraint order

@@ -92,6 +92,10 @@ struct Sample {
   double violation_position;  // max |g| over the holonomic rows
   double violation_velocity;  // max |π| over all rows
   int index;                  // 0, 1, 2, ... over the samples of one run
+  // The joint-space state (q, u) at t when the run integrates in joint coordinates (the
+  // recursive formulation), else null: the joint columns of the outputs read the tree
+  // joints' q, u from it instead of re-deriving them from the body states.
+  const State* state = nullptr;
 };
 using Observer = std::function<void(const Sample&)>;
 

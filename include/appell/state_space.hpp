@@ -1,6 +1,7 @@
 // What an integrator integrates: a first-order system ẋ = f(t, x) in the coordinates of
-// one formulation, and the maps between those coordinates and the maximal ones (d.q, d.u)
-// that every output uses.
+// one formulation.  A run starts from a joint-space State (from_state) and its samples are
+// read from d after derivative(); the maps to and from the maximal coordinates (d.q, d.u)
+// remain for callers that hold maximal states.
 //
 //   maximal (pinv, gibbs-appell, sparse):  x = (q, u), q per body (x̄, quaternion),
 //                                          u per body (v̄, ω);  nx = nq + nu
@@ -21,6 +22,9 @@ class StateSpace {
   virtual ~StateSpace() = default;
   virtual Formulation formulation() const = 0;
   virtual int size() const = 0;  // nx
+  // x of the joint-space State s (appell/model.hpp): s.q, s.u themselves in the tree's
+  // space; the maximal q, u of its body states in the maximal one (d is the workspace)
+  virtual void from_state(const State& s, Eigen::VectorXd& x, Data& d) const = 0;
   // x of the maximal state d.q, d.u (which must satisfy the tree joints, if any)
   virtual void from_maximal(const Data& d, Eigen::VectorXd& x) const = 0;
   // d.t, d.q, d.u and d.body of x
@@ -59,6 +63,7 @@ class MaximalStateSpace : public StateSpace {
   MaximalStateSpace(const Model& m, const SolverOptions& o) : m_(m), o_(o) {}
   Formulation formulation() const override { return o_.formulation; }
   int size() const override { return m_.nq() + m_.nu(); }
+  void from_state(const State& s, Eigen::VectorXd& x, Data& d) const override;
   void from_maximal(const Data& d, Eigen::VectorXd& x) const override;
   void to_maximal(const Eigen::VectorXd& x, double t, Data& d) override;
   SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,

@@ -20,6 +20,7 @@
 
 #include <vector>
 
+#include "appell/body.hpp"
 #include "appell/joint_type.hpp"
 
 namespace appell {
@@ -48,5 +49,14 @@ struct TreeModel {
   int nrows_extra = 0;                     // Σ rows of the extra constraints
   int ntree_rows = 0;                      // Σ rows of the tree joints
 };
+
+// The world-frame state of tree body C from its parent's state P and its joint's q, u
+// (J1, J2); `jm` receives the joint's motion (R, d, S, Ṡu) and V_J = S u, both in the
+// parent joint frame.  O(1).
+void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
+                      BodyState& C, JointMotion& jm, Vec6& V_J);
+// The same, also giving QE = Q_P E_P, the parent joint frame's axes in the world.
+void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
+                      BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE);
 
 }  // namespace appell

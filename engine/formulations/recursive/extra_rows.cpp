@@ -41,14 +41,17 @@ double row_times_a(const Model& m, const TreeModel& tree, const Data& d,
   return s;
 }
 
-// G column by column: the response a^k of the tree to row k's unit force     (R12)
-void build_G(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
+// G column by column: the response a^k of the tree to row k's unit force     (R12);
+// with R, also the joint-space response u̇^k = H⁻¹ J_kᵀ into R's column k
+void build_G(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws,
+             Eigen::MatrixXd* R = nullptr) {
   for (auto& w : ws.w) w.f.setZero();
   for_extra_rows(m, tree, [&](int k, int c, int i, int) {
     add_row_force(m, tree, d, c, i, 1.0, ws);
     bias_TipToBase(tree, ws, false);
     accelerations_BaseToTip(tree, ws, false);
     add_row_force(m, tree, d, c, i, -1.0, ws);
+    if (R) R->col(k) = ws.udot;
     for_extra_rows(m, tree, [&](int k2, int c2, int i2, int) {
       ws.G(k2, k) = row_times_a(m, tree, d, ws, c2, i2);
     });
@@ -109,6 +112,14 @@ void check_extra_rows(const Model& m, const TreeModel& tree, Data& d,
 }
 
 }  // namespace
+
+void extra_row_responses(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws,
+                         Eigen::MatrixXd& R) {
+  for (auto& w : ws.w) w.f.setZero();
+  inertia_bias_TipToBase(tree, ws);  // the articulated inertias; the biases are not used
+  R.resize(tree.nu, tree.nrows_extra);
+  build_G(m, tree, d, ws, &R);
+}
 
 void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws) {
   // e = b − A a⁰                                                              (R13)

@@ -78,6 +78,12 @@ void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws);
 void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);
 void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);
 void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
+// After kinematics_BaseToTip and the extra rows' terms: ws.G = J H⁻¹ Jᵀ of the extra rows
+// (R13, unscaled) and R = H⁻¹ Jᵀ (tree.nu × rows), the joint-space responses to their unit
+// forces, J the rows' joint-space Jacobian and H the tree's mass matrix, never formed.
+// O(n·m + m²); what the joint-space projections need (engine/formulations/projection.hpp).
+void extra_row_responses(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws,
+                         Eigen::MatrixXd& R);
 void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
 // G ← diag(eigenvalues), V ← eigenvectors of the symmetric G; never allocates
 void symmetric_eigen_jacobi(Eigen::MatrixXd& G, Eigen::MatrixXd& V);

@@ -1,6 +1,9 @@
 // Scene text → JSON document, within the limits of docs/scene-format.md ("Limits"):
 // a bounded read, a bounded nesting depth and array length, no duplicate keys, and every
-// error located by the JSON Pointer of the value being read (RFC 6901).
+// error located by the JSON Pointer of the value being read (RFC 6901).  Public for
+// programs that read scene-like files with the same limits and messages (the CLI's report
+// reads its series and scene JSON with them); not part of appell.hpp, and the only public
+// header that needs nlohmann/json.
 #pragma once
 
 #include <cstddef>
