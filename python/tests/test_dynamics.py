@@ -205,3 +205,35 @@ def test_the_constrained_inverse_of_the_free_four_bar_needs_no_actuator():
     assert np.count_nonzero(a["tau"]) <= 1
     back, _ = appell.forward_dynamics(model, s, a["tau"])
     np.testing.assert_allclose(back, want, rtol=1e-8, atol=1e-8)
+
+
+def test_python_forces_enter_the_dynamics_and_their_exceptions_surface():
+    def pendulum(force):
+        b = appell.ModelBuilder()
+        b.gravity = (0, 0, -9.81)
+        b.add_body("bob", mass=2.0, type="particle", position=(0.6, 0, -0.8))
+        b.add_distance("world", "bob", (0, 0, 0), (0.6, 0, -0.8))
+        b.add_callable_force(force)
+        return appell.compile(b)
+
+    push = np.array([[0.5, -1.0, 2.0, 0, 0, 0]])
+    model = pendulum(lambda s: push)
+    s = appell.State(0.0, np.array([0.6, 0, -0.8]), np.array([0.8, 0.2, 0.6]))
+    # the bob is a tree root whose u is its velocity: bias = −(m g + push)
+    np.testing.assert_allclose(appell.bias_forces(model, s),
+                               -(2.0 * np.array([0, 0, -9.81]) + push[0, :3]), rtol=1e-15)
+    Q, U = np.tile(s.q, (5, 1)), np.tile(s.u, (5, 1)) * np.arange(5)[:, None]
+    UDOT, ok = appell.forward_batch(model, Q, U, threads=2)
+    assert ok.all()
+    for i in range(5):
+        one, _ = appell.forward_dynamics(model, appell.State(0.0, Q[i], U[i]))
+        assert np.array_equal(UDOT[i], one)
+
+    def boom(s):
+        raise KeyError("from the force")
+
+    bad = pendulum(boom)
+    with pytest.raises(KeyError, match="from the force"):
+        appell.forward_batch(bad, Q, U)
+    with pytest.raises(KeyError, match="from the force"):
+        appell.inverse_dynamics(bad, s, np.zeros(3))
