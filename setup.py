@@ -42,6 +42,7 @@ class CMakeBuild(build_ext):
 setup(
     packages=["appell"],
     package_dir={"appell": "python/appell"},
+    package_data={"appell": ["*.pyi", "py.typed"]},  # the type stubs
     ext_modules=[Extension("appell._appell", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     zip_safe=False,

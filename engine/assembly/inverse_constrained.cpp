@@ -6,16 +6,21 @@
 #include "appell/inverse_dynamics.hpp"
 #include "engine/assembly/row_terms.hpp"
 #include "engine/assembly/stages.hpp"
+#include "engine/assembly/tree_accelerations.hpp"
 #include "engine/model/tree.hpp"
 
 namespace appell {
 
 namespace {
 
-// the extra rows in tree coordinates, A_T = A J, row by row as Jᵀ of the row's unit force
+// the extra rows in tree coordinates, A_T = A J, row by row as Jᵀ of the row's unit force;
+// their right side b_T = b − A J̇ u, since the bodies' accelerations are J u̇ + J̇ u (J̇ u:
+// pass 1 with u̇ = 0), so that A_T u̇ = b_T is the rows' A a = b at any velocity
 void extra_rows_in_tree(const Model& m, Data& d, const State& s, ConstrainedInverse& out) {
   const TreeModel& tree = m.tree();
   constraint_rows(m, d);  // no stabilization: the exact A u̇ = b
+  std::vector<Vec3> a0, alpha0;
+  tree_body_accelerations(m, d, s, Eigen::VectorXd::Zero(tree.nu), a0, alpha0);
   out.A.setZero(tree.nrows_extra, tree.nu);
   out.b.setZero(tree.nrows_extra);
   std::vector<Wrench> w(m.nbody());
@@ -24,13 +29,18 @@ void extra_rows_in_tree(const Model& m, Data& d, const State& s, ConstrainedInve
   for (int c : tree.extra)
     for (int i = 0; i < m.constraints()[c]->rows(); ++i, ++k) {
       for (Wrench& x : w) x = Wrench{};
+      double bias = 0.0;  // the row's A J̇ u
       for_row_terms(m, d, c, i, [&](int b, const RowTerm& t, bool rigid) {
         w[b].force += t.lin;
-        if (rigid) w[b].moment += t.ang;  // [HO21 eq. 15] with λ = 1
+        bias += t.lin.dot(a0[b]);
+        if (rigid) {
+          w[b].moment += t.ang;  // [HO21 eq. 15] with λ = 1
+          bias += t.ang.dot(alpha0[b]);
+        }
       });
       tree_generalized_forces(m, d, s.q, w, col);
       out.A.row(k) = col.transpose();
-      out.b(k) = d.b(m.row_offset(c) + i);
+      out.b(k) = d.b(m.row_offset(c) + i) - bias;
     }
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/assembly/stages.hpp"
+#include "engine/assembly/tree_accelerations.hpp"
 #include "engine/model/tree.hpp"
 
 namespace appell {
@@ -44,6 +45,14 @@ void accelerations_BaseToTip(const Model& m, const Data& d, const State& s,
 }
 
 }  // namespace
+
+void tree_body_accelerations(const Model& m, const Data& d, const State& s,
+                             const Eigen::VectorXd& udot, std::vector<Vec3>& a,
+                             std::vector<Vec3>& alpha) {
+  a.assign(m.nbody(), Vec3::Zero());
+  alpha.assign(m.nbody(), Vec3::Zero());
+  accelerations_BaseToTip(m, d, s, udot, a, alpha);
+}
 
 void tree_generalized_forces(const Model& m, const Data& d, const Eigen::VectorXd& q,
                              const std::vector<Wrench>& w, Eigen::VectorXd& tau) {

@@ -21,7 +21,8 @@
 //
 // Constrained systems (extra rows beyond the tree: loops, prescribed motion, ...).  The
 // rows A u̇ = b [UK96 eq. 3] are written in tree coordinates, A_T = A J (J the tree's
-// Jacobian, whose transpose is pass 2 applied to each row's unit force).  A motion u̇ that
+// Jacobian, whose transpose is pass 2 applied to each row's unit force), A_T u̇ = b − A J̇ u
+// (J̇ u: pass 1 with u̇ = 0; the bodies' accelerations are J u̇ + J̇ u).  A motion u̇ that
 // satisfies them is produced by any actuator force τ with
 //   τ + A_Tᵀ λ = Q := M u̇ + C u − Q_applied,                                        (N6)
 // the constraint force A_Tᵀ λ being exactly the one the generalized-inverse equation
@@ -55,7 +56,7 @@ struct ConstrainedInverse {
   Eigen::VectorXd tau_tree;    // Q = M u̇ + C u − Q_applied (N6)                (tree nu)
   Eigen::VectorXd lambda;      // multipliers of the extra rows (model row order)  (m)
   Eigen::MatrixXd A;           // extra rows in tree coordinates A_T               (m × nu)
-  Eigen::VectorXd b;           // their right side                                 (m)
+  Eigen::VectorXd b;           // their right side in tree coordinates, b − A J̇ u  (m)
   double constraint_residual;  // max |A_T u̇ − b|
   double force_residual;       // max |τ + A_Tᵀ λ − Q| (0 unless under-actuated)
 };

@@ -7,6 +7,10 @@
     result.to_csv("traj.csv")                      # what `appell simulate --out` writes
     runs = appell.sweep(model, grid={"/bodies/1/mass": [1, 2, 3]})
     sim = appell.Simulator(model, dt=1e-3); sim.step(10); sim.t, sim.state
+    s = model.initial_state()                      # joint coordinates q, u
+    M = appell.mass_matrix(model, s); J = appell.jacobian(model, s, "arm")
+    tau = appell.inverse_dynamics(model, s, udot); udot, status = appell.forward_dynamics(model, s)
+    UDOT, ok = appell.forward_batch(model, Q, U)   # many states on every core
 
 The C++ core is appell._appell (pybind11); this package adds the result objects, the
 sweeps (threads or Dask) and the plotting helpers (appell.plot).
@@ -23,7 +27,14 @@ from ._appell import (  # noqa: F401  (the public names)
     ModelBuilder,
     SceneError,
     State,
+    bias_forces,
+    forward_batch,
+    forward_dynamics,
     hardware_threads,
+    inverse_dynamics,
+    inverse_dynamics_constrained,
+    jacobian,
+    mass_matrix,
 )
 from .result import Result
 from .sweep import SweepResult, sweep
@@ -32,6 +43,8 @@ __all__ = [
     "Data", "Model", "ModelBuilder", "SceneError", "State", "Result", "SweepResult",
     "load_model", "load_model_from_string", "load_scene", "compile", "forward", "simulate", "sweep",
     "options", "hardware_threads", "Simulator", "describe", "range_values",
+    "mass_matrix", "inverse_dynamics", "inverse_dynamics_constrained", "bias_forces", "jacobian",
+    "forward_dynamics", "forward_batch",
 ]
 
 
@@ -204,6 +217,8 @@ class Simulator:
     read a value a controller loop sets)."""
 
     def __init__(self, model, state=None, forces=True, **options):
+        """Simulator(model: Model, state: State | None = None, forces: bool = True,
+        **options): starts the run (options as simulate()'s)."""
         self.model = model
         self._sim = _appell.Simulator(model, state, options, forces)
 
@@ -217,10 +232,12 @@ class Simulator:
 
     @property
     def t(self):
+        """t: float, the time reached."""
         return self._sim.t
 
     @property
     def state(self):
+        """state: State, the joint coordinates reached (a copy)."""
         return self._sim.state
 
     @property
@@ -230,10 +247,12 @@ class Simulator:
 
     @property
     def status(self):
+        """status: str, the run's status as simulate() reports it ('completed', 'not finite', ...)."""
         return self._sim.info["status"]
 
     @property
     def message(self):
+        """message: str, what went wrong ("" while all is well)."""
         return self._sim.info["message"]
 
     def result(self):

@@ -18,6 +18,8 @@ class Result:
     """
 
     def __init__(self, columns, values, info, bodies=(), constraints=()):
+        """Result(columns: list[str], values: array (samples, columns), info: dict,
+        bodies: list[str] = (), constraints: list[str] = ()): what simulate() returns."""
         self.columns = list(columns)
         self.values = np.asarray(values, dtype=float).reshape(-1, len(self.columns))
         self.info = dict(info)
@@ -49,22 +51,28 @@ class Result:
 
     @property
     def ok(self):
+        """ok: bool, True when the run completed (no numerical failure)."""
         return self.info.get("status") == "completed"
 
     @property
     def t(self):
+        """t: ndarray (samples,), the sample times."""
         return self["t"]
 
     @property
     def energy(self):
+        """energy: ndarray (samples,), kinetic + potential (gravity, springs, and Python
+        forces that were given a potential)."""
         return self["energy"]
 
     @property
     def violation_position(self):
+        """violation_position: ndarray (samples,), the largest position-row residual."""
         return self["violation_position"]
 
     @property
     def violation_velocity(self):
+        """violation_velocity: ndarray (samples,), the largest velocity-row residual."""
         return self["violation_velocity"]
 
     def _stack(self, prefix, keys):
@@ -75,6 +83,7 @@ class Result:
         return self._stack(body + ".", ("x", "y", "z"))
 
     def velocity(self, body):
+        """velocity(body: str) -> ndarray (samples, 3): the centre of mass's velocity."""
         return self._stack(body + ".", ("vx", "vy", "vz"))
 
     def quaternion(self, body):
@@ -82,6 +91,7 @@ class Result:
         return self._stack(body + ".", ("qw", "qx", "qy", "qz"))
 
     def angular_velocity(self, body):
+        """angular_velocity(body: str) -> ndarray (samples, 3), world frame."""
         return self._stack(body + ".", ("wx", "wy", "wz"))
 
     def force(self, constraint, body):

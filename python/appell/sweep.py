@@ -37,6 +37,8 @@ class SweepResult:
     """
 
     def __init__(self, runs, bodies, constraints):
+        """SweepResult(runs: list[dict], bodies: list[str], constraints: list[str]): what
+        sweep() returns."""
         self.runs = runs
         self.bodies = list(bodies)
         self.constraints = list(constraints)
@@ -54,9 +56,11 @@ class SweepResult:
 
     @property
     def ok(self):
+        """ok: bool, True when every run completed."""
         return all(r["status"] == "completed" for r in self.runs)
 
     def final(self, body):
+        """final(body: str) -> ndarray (runs, 6): x y z vx vy vz at each run's last sample."""
         i = self.bodies.index(body)
         return np.array([r["final"][i] for r in self.runs])
 
@@ -90,6 +94,7 @@ class SweepResult:
                 w.writerow(row)
 
     def result(self, i):
+        """result(i: int) -> Result: run i's samples (sweep(..., record=True))."""
         r = self.runs[i]
         if "values" not in r:
             raise ValueError("the sweep did not record trajectories: sweep(..., record=True)")

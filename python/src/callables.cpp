@@ -3,7 +3,8 @@
 // The callable receives the bodies' states as numpy arrays (a dict: t, x (n × 3),
 // Q (n × 3 × 3), v (n × 3), w (n × 3), n = the bodies added before it) and returns
 //   a force:       an (n × 6) array of [force, moment about the centre of mass] per body,
-//                  world frame (or None for nothing);
+//                  world frame (or None for nothing), and optionally its potential
+//                  energy from a second callable, potential(states) -> float;
 //   a constraint:  (lin, ang, b, velocity, position): lin, ang (rows × k × 3) the
 //                  canonical-row coefficients ∂π/∂v̄, ∂π/∂ω of its k bodies
 //                  (appell/constraint.hpp, C2), b the acceleration right side, velocity π
@@ -62,6 +63,16 @@ void python_force(const py::function& fn, int n, const StateView& s, Wrench* out
     }
 }
 
+// a Python force's potential energy: potential(states) -> a finite float
+double python_potential(const py::function& fn, int n, const StateView& s) {
+  py::gil_scoped_acquire gil;
+  const py::object r = fn(body_arrays(s.bodies, n, s.t));
+  if (!py::isinstance<py::float_>(r) && !py::isinstance<py::int_>(r) &&
+      !py::hasattr(r, "__float__"))
+    throw std::invalid_argument("a Python force's potential must return a number");
+  return r.cast<double>();
+}
+
 // one (rows × k × 3) array, or one (rows) array, of a constraint callable's result
 template <int D>
 py::detail::unchecked_reference<double, D> part(const py::tuple& r, int i, const char* what,
@@ -109,14 +120,25 @@ void bind_callables(py::module_& m) {
   auto builder = py::reinterpret_borrow<py::class_<ModelBuilder>>(m.attr("ModelBuilder"));
   builder.def(
       "add_callable_force",
-      [](ModelBuilder& b, const py::function& fn) {
+      [](ModelBuilder& b, const py::function& fn, const std::optional<py::function>& potential) {
         const int n = b.nbody();
+        CallableForce::PotentialFn V;
+        if (potential)
+          V = [pot = *potential, n](const StateView& s) { return python_potential(pot, n, s); };
         b.add_force(std::make_shared<CallableForce>(
-            [fn, n](const StateView& s, Wrench* out) { python_force(fn, n, s, out); }));
+            [fn, n](const StateView& s, Wrench* out) { python_force(fn, n, s, out); },
+            std::move(V)));
       },
-      py::arg("fn"),
-      "A force computed by fn(states) -> (n, 6) array of [force, moment] per body (n: the "
-      "bodies added so far).  Costs the GIL and ~10 us per evaluation.");
+      py::arg("fn"), py::arg("potential") = py::none(),
+      "add_callable_force(fn: Callable[[dict], ndarray | None], potential: Callable[[dict], "
+      "float] | None = None) -> None\n\n"
+      "A force computed by fn(states) -> an (n, 6) array of [force, moment about the centre "
+      "of mass] per body, world frame (n: the bodies added so far), or None.  states is a "
+      "dict of arrays: t, x (n, 3), Q (n, 3, 3), v (n, 3), w (n, 3).  potential(states) -> "
+      "float, when given, is the force's potential energy V (the force must then be -grad V "
+      "plus any dissipation): it is added to the reported energy.  Without it the force "
+      "adds no potential energy, so the energy reported by simulate() changes by the work "
+      "it does.  Costs the GIL and ~10 us per evaluation.");
   builder.def(
       "add_callable_constraint",
       [](ModelBuilder& b, const std::string& name, const std::vector<py::object>& bodies, int rows,
@@ -131,7 +153,13 @@ void bind_callables(py::module_& m) {
             }));
       },
       py::arg("name"), py::arg("bodies"), py::arg("rows"), py::arg("holonomic"), py::arg("fn"),
-      "Constraint rows computed by fn(states) -> (lin, ang, b, velocity, position).  Costs "
+      "add_callable_constraint(name: str, bodies: list[str | int], rows: int, holonomic: "
+      "bool, fn: Callable[[dict], tuple]) -> None\n\n"
+      "Constraint rows computed by fn(states) -> (lin, ang, b, velocity, position): lin and "
+      "ang (rows, k, 3) the coefficients of each of the k bodies' v and w in the velocity "
+      "rows, b (rows) the acceleration right side, velocity (rows) the velocity residual, "
+      "position (rows) the position residual (zeros for nonholonomic rows); states as for "
+      "add_callable_force.  The rows are ideal (workless), so they add no energy.  Costs "
       "the GIL and ~10 us per evaluation.");
 }
 

@@ -87,7 +87,8 @@ py::dict result_of(const Model& m, const Data& d, SolveStatus status, Formulatio
 
 void bind_data(py::module_& m) {
   py::class_<PyData>(m, "Data", "The workspace of one model: reuse it for many forward() calls.")
-      .def(py::init<std::shared_ptr<PyModel>>(), py::arg("model"))
+      .def(py::init<std::shared_ptr<PyModel>>(), py::arg("model"),
+           "Data(model: Model): a workspace sized for this model")
       .def(
           "forward",
           [](PyData& pd, const State& s, const std::optional<std::string>& formulation) {
@@ -95,16 +96,22 @@ void bind_data(py::module_& m) {
             return status_name(forward(*pd.model->model, pd.data, s, o));
           },
           py::arg("state"), py::arg("formulation") = py::none(),
+          "forward(state: State, formulation: str | None = None) -> str\n\n"
           "Evaluates the equations of motion on a State; returns 'ok', 'inconsistent' or "
           "'not finite'.  Then read udot, multipliers, reactions, positions.")
-      .def_property_readonly("t", [](const PyData& pd) { return pd.data.t; })
+      .def_property_readonly(
+          "t", [](const PyData& pd) { return pd.data.t; }, "t: float, the time evaluated")
       .def_property_readonly(
           "udot", [](const PyData& pd) { return pd.data.udot; },
-          "maximal accelerations, per body (dv, dw) (rigid) or dv")
-      .def_property_readonly("multipliers", [](const PyData& pd) { return pd.data.lambda; })
+          "udot: ndarray, the maximal accelerations per composite body: (dv, dw) (rigid) or dv; "
+          "appell.forward_dynamics gives them in joint coordinates")
+      .def_property_readonly(
+          "multipliers", [](const PyData& pd) { return pd.data.lambda; },
+          "multipliers: ndarray (nrows,), the minimum-norm Lagrange multipliers")
       .def_property_readonly(
           "positions",
-          [](const PyData& pd) { return body_positions(pd.data.body.data(), pd.data.nbody); })
+          [](const PyData& pd) { return body_positions(pd.data.body.data(), pd.data.nbody); },
+          "positions: ndarray (nbody, 3), the centres of mass, world frame")
       .def_property_readonly(
           "reactions",
           [](const PyData& pd) {
@@ -118,11 +125,15 @@ void bind_data(py::module_& m) {
               }
             return a;
           },
-          "(force, moment) per constraint per body it names, in model order")
-      .def("result", [](const PyData& pd) {
-        return result_of(*pd.model->model, pd.data, pd.data.diagnostics.status,
-                         pd.model->settings.solver.formulation);
-      });
+          "reactions: ndarray (slots, 6), (force, moment) per constraint per body it names, in "
+          "model order")
+      .def(
+          "result",
+          [](const PyData& pd) {
+            return result_of(*pd.model->model, pd.data, pd.data.diagnostics.status,
+                             pd.model->settings.solver.formulation);
+          },
+          "result() -> dict: the last forward()'s results by name, as appell.forward() gives them");
 }
 
 }  // namespace
@@ -141,7 +152,9 @@ void bind_forward(py::module_& m) {
         for (int k = 0; k < n; ++k) forward(*pm->model, d, s, o);
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
       },
-      py::arg("model"), py::arg("state"), py::arg("n"), py::arg("formulation") = py::none());
+      py::arg("model"), py::arg("state"), py::arg("n"), py::arg("formulation") = py::none(),
+      "_forward_seconds(model: Model, state: State, n: int, formulation: str | None = None) -> "
+      "float: the mean C++ seconds of one forward() over n calls (python/examples/throughput.py)");
   m.def(
       "forward",
       [](const std::shared_ptr<PyModel>& pm, const std::optional<State>& state,
@@ -152,7 +165,8 @@ void bind_forward(py::module_& m) {
         return result_of(*pm->model, d, s, o.formulation);
       },
       py::arg("model"), py::arg("state") = py::none(), py::arg("formulation") = py::none(),
-      "The equations of motion at one state (default: the scene's t = 0 state with its "
+      "forward(model: Model, state: State | None = None, formulation: str | None = None) -> "
+      "dict\n\nThe equations of motion at one state (default: the scene's t = 0 state with its "
       "velocities projected onto the constraints, as `appell eval`): a dict with status, "
       "formulation, rank, dof, udot, accelerations {body: {linear, angular}}, multipliers "
       "{constraint: array}, forces {constraint: {body: {force, moment}}}.");

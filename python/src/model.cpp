@@ -7,10 +7,9 @@
 //   s = model.initial_state(); s.u = 2 * s.u
 #include <Eigen/Geometry>
 
+#include "appell/scene_rules.hpp"
 #include "appell/tree.hpp"
 #include "python/src/bindings.hpp"
-#include "scenes/reader.hpp"
-#include "scenes/urdf.hpp"
 
 namespace appell::python {
 
@@ -116,15 +115,21 @@ std::shared_ptr<PyModel> from_text(const std::string& text, const std::string& f
 
 void bind_builder(py::module_& m) {
   using V = Vec3;
-  py::class_<ModelBuilder>(m, "ModelBuilder", "A model described in code; compile() it.")
-      .def(py::init<>())
-      .def_readwrite("name", &ModelBuilder::name)
-      .def_readwrite("gravity", &ModelBuilder::gravity)
-      .def_property_readonly("nbody", &ModelBuilder::nbody)
+  py::class_<ModelBuilder>(m, "ModelBuilder",
+                           "A model described in code: add bodies, joints, constraints and "
+                           "forces, then appell.compile() it into a Model.")
+      .def(py::init<>(), "ModelBuilder(): an empty model, no bodies, gravity (0, 0, 0).")
+      .def_readwrite("name", &ModelBuilder::name, "name: str, the model's name")
+      .def_readwrite("gravity", &ModelBuilder::gravity,
+                     "gravity: array (3,), the acceleration of gravity, world frame (m/s^2)")
+      .def_property_readonly("nbody", &ModelBuilder::nbody, "nbody: int, the bodies added so far")
       .def("add_body", &add_body, py::arg("name"), py::arg("mass") = 1.0, py::arg("type") = "rigid",
            py::arg("inertia") = py::none(), py::arg("position") = V(V::Zero()),
            py::arg("orientation") = Eigen::Vector4d(1, 0, 0, 0), py::arg("velocity") = V(V::Zero()),
            py::arg("angular_velocity") = V(V::Zero()),
+           "add_body(name: str, mass: float = 1.0, type: str = 'rigid', inertia: array (3,) | "
+           "array (3, 3) | None = None, position: array (3,) = 0, orientation: array (4,) = "
+           "[1, 0, 0, 0], velocity: array (3,) = 0, angular_velocity: array (3,) = 0) -> int\n\n"
            "Adds a body; returns its index.  inertia: 3 principal moments or a 3x3 matrix "
            "(body frame, about the centre of mass); orientation: quaternion [w x y z].")
       .def(
@@ -153,7 +158,10 @@ void bind_builder(py::module_& m) {
           py::arg("type"), py::arg("parent"), py::arg("child"), py::arg("anchor") = V(V::Zero()),
           py::arg("axis") = V(V::UnitZ()), py::arg("axis2") = V(V::UnitY()),
           py::arg("name") = py::none(), py::arg("parameter") = py::none(),
-          "A joint (revolute, prismatic, cylindrical, universal, spherical, fixed, ...) "
+          "add_joint(type: str, parent: str | int, child: str | int, anchor: array (3,) = 0, "
+          "axis: array (3,) = z, axis2: array (3,) = y, name: str | None = None, parameter: "
+          "float | None = None) -> None\n\nA joint (revolute, prismatic, cylindrical, universal, "
+          "spherical, fixed, ...) "
           "between parent and child (names or indices; 'world' is the ground), defined by "
           "the bodies' initial poses; parameter: the number a type takes (its scene key, e.g. "
           "a screw's pitch in m/rad).")
@@ -168,6 +176,8 @@ void bind_builder(py::module_& m) {
           },
           py::arg("a"), py::arg("b"), py::arg("point_a"), py::arg("point_b"),
           py::arg("length") = py::none(), py::arg("name") = py::none(),
+          "add_distance(a: str | int, b: str | int, point_a: array (3,), point_b: array (3,), "
+          "length: float | None = None, name: str | None = None) -> None\n\n"
           "|x_b - x_a| = length between two material points (world points at t = 0).")
       .def(
           "add_point_on_plane",
@@ -177,7 +187,10 @@ void bind_builder(py::module_& m) {
             b.add_constraint(std::make_shared<PointOnPlaneConstraint>(
                 default_name(b, name), i, b.initial_state(i), point, normal.normalized()));
           },
-          py::arg("body"), py::arg("point"), py::arg("normal"), py::arg("name") = py::none())
+          py::arg("body"), py::arg("point"), py::arg("normal"), py::arg("name") = py::none(),
+          "add_point_on_plane(body: str | int, point: array (3,), normal: array (3,), name: "
+          "str | None = None) -> None\n\nKeeps the body's material point at `point` (world, "
+          "t = 0) on the fixed plane through it with this normal.")
       .def(
           "add_spring",
           [](ModelBuilder& b, const py::object& a, const py::object& c, const V& pa, const V& pc,
@@ -187,7 +200,11 @@ void bind_builder(py::module_& m) {
                                                       pa, pc, k, l0, damping));
           },
           py::arg("a"), py::arg("b"), py::arg("point_a"), py::arg("point_b"), py::arg("stiffness"),
-          py::arg("rest_length"), py::arg("damping") = 0.0)
+          py::arg("rest_length"), py::arg("damping") = 0.0,
+          "add_spring(a: str | int, b: str | int, point_a: array (3,), point_b: array (3,), "
+          "stiffness: float, rest_length: float, damping: float = 0.0) -> None\n\nA linear "
+          "spring-damper between two material points (world points at t = 0); its potential "
+          "0.5 k (l - l0)^2 is in the reported energy.")
       .def(
           "add_force",
           [](ModelBuilder& b, const py::object& body, const V& vector,
@@ -197,20 +214,27 @@ void bind_builder(py::module_& m) {
             b.add_force(std::make_shared<PointForce>(i, s0, point ? *point : s0.x, vector));
           },
           py::arg("body"), py::arg("vector"), py::arg("point") = py::none(),
-          "A constant world-frame force at a material point (default the centre of mass).")
+          "add_force(body: str | int, vector: array (3,), point: array (3,) | None = None) -> "
+          "None\n\nA constant world-frame force at a material point (default the centre of mass).")
       .def(
           "add_torque",
           [](ModelBuilder& b, const py::object& body, const V& vector) {
             b.add_force(std::make_shared<TorqueForce>(body_ref(b, body), vector));
           },
-          py::arg("body"), py::arg("vector"))
+          py::arg("body"), py::arg("vector"),
+          "add_torque(body: str | int, vector: array (3,)) -> None\n\nA constant world-frame "
+          "torque on a body (no potential energy).")
       .def(
           "add_damping",
           [](ModelBuilder& b, const py::object& body, double linear, double angular) {
             b.add_force(std::make_shared<DampingForce>(body_ref(b, body), linear, angular));
           },
-          py::arg("body"), py::arg("linear"), py::arg("angular") = 0.0)
-      .def("body_index", &ModelBuilder::body_index);
+          py::arg("body"), py::arg("linear"), py::arg("angular") = 0.0,
+          "add_damping(body: str | int, linear: float, angular: float = 0.0) -> None\n\n"
+          "Viscous damping: force -linear * v, moment -angular * w.")
+      .def("body_index", &ModelBuilder::body_index, py::arg("name"),
+           "body_index(name: str) -> int: the index of the body named `name` (-1: the world, "
+           "-2: none).");
 }
 
 py::array_t<double> read_only(const Eigen::VectorXd& v) {
@@ -228,16 +252,21 @@ void bind_state(py::module_& m) {
       .def(py::init([](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u) {
              return State{t, q, u};
            }),
-           py::arg("t"), py::arg("q"), py::arg("u"))
-      .def_readwrite("t", &State::t)
+           py::arg("t"), py::arg("q"), py::arg("u"),
+           "State(t: float, q: array (nq,), u: array (nu,)): copies q and u")
+      .def_readwrite("t", &State::t, "t: float, the time")
       // copies, read-only so that s.q[0] = 1 (which would change only the copy) raises
       .def_property(
           "q", [](const State& s) { return read_only(s.q); },
-          [](State& s, const Eigen::VectorXd& q) { s.q = q; })
+          [](State& s, const Eigen::VectorXd& q) { s.q = q; },
+          "q: ndarray (nq,), the joint coordinates (a read-only copy; assign a whole array)")
       .def_property(
           "u", [](const State& s) { return read_only(s.u); },
-          [](State& s, const Eigen::VectorXd& u) { s.u = u; })
-      .def("copy", [](const State& s) { return s; })
+          [](State& s, const Eigen::VectorXd& u) { s.u = u; },
+          "u: ndarray (nu,), the joint quasi-velocities (a read-only copy; assign a whole "
+          "array)")
+      .def(
+          "copy", [](const State& s) { return s; }, "copy() -> State: an independent copy")
       .def("__repr__", [](const State& s) {
         return "<appell.State t=" + std::to_string(s.t) + " nq=" + std::to_string(s.q.size()) +
                " nu=" + std::to_string(s.u.size()) + ">";
@@ -259,16 +288,31 @@ std::vector<std::string> names_of_constraints(const Model& m) {
 void bind_model_class(py::module_& m) {
   py::class_<PyModel, std::shared_ptr<PyModel>>(
       m, "Model", "A compiled, constant model: shared by any number of states and threads.")
-      .def_property_readonly("name", [](const PyModel& p) { return p.model->name(); })
-      .def_property_readonly("nbody", [](const PyModel& p) { return p.model->nbody(); })
-      .def_property_readonly("nq", [](const PyModel& p) { return p.model->tree().nq; })
-      .def_property_readonly("nu", [](const PyModel& p) { return p.model->tree().nu; })
-      .def_property_readonly("nrows", [](const PyModel& p) { return p.model->nrows(); })
-      .def_property_readonly("bodies", [](const PyModel& p) { return names_of_bodies(*p.model); })
-      .def_property_readonly("constraints",
-                             [](const PyModel& p) { return names_of_constraints(*p.model); })
-      .def_property_readonly("gravity", [](const PyModel& p) { return p.model->gravity(); })
-      .def("initial_state", [](const PyModel& p) { return p.model->initial_state(); })
+      .def_property_readonly(
+          "name", [](const PyModel& p) { return p.model->name(); }, "name: str")
+      .def_property_readonly(
+          "nbody", [](const PyModel& p) { return p.model->nbody(); }, "nbody: int, the bodies")
+      .def_property_readonly(
+          "nq", [](const PyModel& p) { return p.model->tree().nq; },
+          "nq: int, the joint coordinates of a State (the spanning tree's)")
+      .def_property_readonly(
+          "nu", [](const PyModel& p) { return p.model->tree().nu; },
+          "nu: int, the joint quasi-velocities of a State")
+      .def_property_readonly(
+          "nrows", [](const PyModel& p) { return p.model->nrows(); },
+          "nrows: int, the constraint rows (all constraints, joints included)")
+      .def_property_readonly(
+          "bodies", [](const PyModel& p) { return names_of_bodies(*p.model); },
+          "bodies: list[str], the body names in model order")
+      .def_property_readonly(
+          "constraints", [](const PyModel& p) { return names_of_constraints(*p.model); },
+          "constraints: list[str], the constraint names (joints included)")
+      .def_property_readonly(
+          "gravity", [](const PyModel& p) { return p.model->gravity(); },
+          "gravity: ndarray (3,), world frame")
+      .def(
+          "initial_state", [](const PyModel& p) { return p.model->initial_state(); },
+          "initial_state() -> State: the scene's t = 0 state in joint coordinates")
       .def_property_readonly(
           "source",
           [](const PyModel& p) -> py::object {
@@ -279,7 +323,9 @@ void bind_model_class(py::module_& m) {
           },
           "(scene text, file name, [(pointer, JSON value)]) when the model came from a "
           "scene, else None: what a Dask worker rebuilds it from")
-      .def_property_readonly("has_callables", [](const PyModel& p) { return p.callables; })
+      .def_property_readonly(
+          "has_callables", [](const PyModel& p) { return p.callables; },
+          "has_callables: bool, True when it holds Python forces or constraints")
       .def("__repr__", [](const PyModel& p) {
         return "<appell.Model '" + p.model->name() + "': " + std::to_string(p.model->nbody()) +
                " bodies, " + std::to_string(p.model->constraints().size()) + " constraints>";
@@ -292,12 +338,15 @@ void bind_model(py::module_& m) {
   bind_builder(m);
   bind_state(m);
   bind_model_class(m);
-  m.def("_compile", &compile_builder, py::arg("builder"));
+  m.def("_compile", &compile_builder, py::arg("builder"),
+        "_compile(builder: ModelBuilder) -> Model (appell.compile() wraps it)");
   m.def("_load_model_text", &from_text, py::arg("text"), py::arg("file"),
         py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},
-        "A model from scene text with overrides [(JSON Pointer, JSON value text)]; raises "
+        "_load_model_text(text: str, file: str, overrides: list[tuple[str, str]] = []) -> "
+        "Model\n\nA model from scene text with overrides [(JSON Pointer, JSON value text)]; raises "
         "SceneError");
-  m.def("_read_scene_text", &read_scene_text, py::arg("path"));
+  m.def("_read_scene_text", &read_scene_text, py::arg("path"),
+        "_read_scene_text(path: str) -> str: a scene file's text; raises SceneError");
 }
 
 }  // namespace appell::python

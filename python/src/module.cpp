@@ -36,6 +36,10 @@ void register_scene_error(py::module_& m) {
 PYBIND11_MODULE(_appell, m) {
   using namespace appell::python;
   m.doc() = "appell: constrained multibody dynamics from Gauss's principle (C++ core)";
+  // help() shows the signatures the docstrings write (types in words: "array (nu,)"), not
+  // pybind11's generated ones ("numpy.ndarray[numpy.float64[m, 1]]")
+  py::options options;
+  options.disable_function_signatures();
   register_scene_error(m);
   bind_model(m);
   bind_callables(m);
@@ -43,4 +47,5 @@ PYBIND11_MODULE(_appell, m) {
   bind_simulate(m);
   bind_sweep(m);
   bind_stepping(m);
+  bind_dynamics(m);
 }

@@ -154,7 +154,9 @@ py::tuple simulate(const std::shared_ptr<PyModel>& pm, const std::optional<State
 void bind_simulate(py::module_& m) {
   m.def("simulate", &simulate, py::arg("model"), py::arg("state") = py::none(),
         py::arg("observer") = py::none(), py::arg("forces") = true, py::arg("options") = py::dict(),
-        "One simulation: (column names, samples x columns array, info dict).");
+        "simulate(model: Model, state: State | None, observer: Callable | None, forces: bool, "
+        "options: dict) -> (list[str], ndarray, dict)\n\nOne simulation: (column names, "
+        "samples x columns array, info dict); appell.simulate() wraps it in a Result.");
   m.def(
       "options",
       [](const std::shared_ptr<PyModel>& pm, const py::dict& kw) {
@@ -170,7 +172,8 @@ void bind_simulate(py::module_& m) {
         return d;
       },
       py::arg("model"), py::arg("options") = py::dict(),
-      "The run settings a simulation of this model would use with these options.");
+      "options(model: Model, options: dict = {}) -> dict\n\nThe run settings a simulation of "
+      "this model would use with these options.");
 }
 
 }  // namespace appell::python

@@ -179,21 +179,31 @@ py::dict describe(const PyModel& pm) {
 }  // namespace
 
 void bind_stepping(py::module_& m) {
-  py::class_<Simulator>(m, "Simulator")
+  py::class_<Simulator>(m, "Simulator",
+                        "The C++ half of appell.Simulator: a run driven step by step")
       .def(py::init<std::shared_ptr<PyModel>, const std::optional<State>&, const py::dict&, bool>(),
            py::arg("model"), py::arg("state") = py::none(), py::arg("options") = py::dict(),
-           py::arg("forces") = true)
-      .def("step", &Simulator::step, py::arg("n") = 1)
-      .def("advance_to", &Simulator::advance_to, py::arg("t"))
-      .def_property_readonly("t", &Simulator::time)
-      .def_property_readonly("running", &Simulator::running)
-      .def_property_readonly("state", &Simulator::state)
-      .def_property_readonly("info", &Simulator::info)
-      .def_property_readonly("model", &Simulator::model)
-      .def("samples", &Simulator::samples);
-  m.def("_describe", &describe, py::arg("model"));
+           py::arg("forces") = true,
+           "Simulator(model: Model, state: State | None = None, options: dict = {}, forces: "
+           "bool = True)")
+      .def("step", &Simulator::step, py::arg("n") = 1,
+           "step(n: int = 1) -> bool: n accepted steps; True while the run can go on")
+      .def("advance_to", &Simulator::advance_to, py::arg("t"),
+           "advance_to(t: float) -> bool: steps until the time reaches t")
+      .def_property_readonly("t", &Simulator::time, "t: float, the time reached")
+      .def_property_readonly("running", &Simulator::running,
+                             "running: bool, False once finished or failed")
+      .def_property_readonly("state", &Simulator::state,
+                             "state: State, the joint coordinates reached (a copy)")
+      .def_property_readonly("info", &Simulator::info, "info: dict, status and message")
+      .def_property_readonly("model", &Simulator::model, "model: Model")
+      .def("samples", &Simulator::samples,
+           "samples() -> (list[str], ndarray, dict): the samples so far");
+  m.def("_describe", &describe, py::arg("model"),
+        "_describe(model: Model) -> dict (appell.describe() returns it)");
   m.def("_set_values", &parse_set_values, py::arg("pointer"), py::arg("text"),
-        "The values, as JSON texts, of a command line's --set POINTER=TEXT (a:b:n or "
+        "_set_values(pointer: str, text: str) -> list[str]\n\nThe values, as JSON texts, of a "
+        "command line's --set POINTER=TEXT (a:b:n or "
         "v1,v2,...)");
 }
 

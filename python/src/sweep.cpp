@@ -70,6 +70,24 @@ py::list run_sweep(const std::vector<std::shared_ptr<PyModel>>& models,
                              (started > 0 ? "on those" : "on the calling thread");
     if (PyErr_WarnEx(PyExc_RuntimeWarning, note.c_str(), 1) != 0) throw py::error_already_set();
   };
+  // A model with Python callables takes the GIL at every evaluation from a worker thread.
+  // pybind11 gives a thread without a Python thread state a new one at each acquisition
+  // and deletes it at each release, which made 2 threads slower than 1; each worker keeps
+  // one thread state for its life instead (the callbacks then only take and drop the GIL).
+  bool callables = false;
+  for (const auto& pm : models) callables |= pm->callables;
+  if (callables)
+    so.start_thread = [](std::function<void()> job) {
+      return std::thread([job = std::move(job)] {
+        {
+          py::gil_scoped_acquire gil;
+          gil.inc_ref();  // kept past this scope: the GIL is dropped, the thread state stays
+        }
+        job();
+        py::gil_scoped_acquire gil;
+        gil.dec_ref();  // with the destructor's: the thread state is deleted
+      });
+    };
   std::vector<SweepOutcome> out;
   {
     py::gil_scoped_release release;
@@ -86,11 +104,14 @@ void bind_sweep(py::module_& m) {
   m.def("sweep", &run_sweep, py::arg("models"), py::arg("states"), py::arg("options"),
         py::arg("threads") = 0, py::arg("record") = false, py::arg("forces") = true,
         py::arg("progress") = py::none(),
-        "Runs models[i] from states[i] (None: its initial state) with options[i] (a dict of "
+        "sweep(models: list[Model], states: list[State | None], options: list[dict], threads: "
+        "int = 0, record: bool = False, forces: bool = True, progress: Callable | None = None) "
+        "-> list[dict]\n\nRuns models[i] from states[i] (None: its initial state) with options[i] "
+        "(a dict of "
         "keyword options) on a pool of threads; a list of per-run dicts.");
   m.def(
       "hardware_threads", [] { return static_cast<int>(std::thread::hardware_concurrency()); },
-      "the number of threads sweep(threads=0) uses");
+      "hardware_threads() -> int: the number of threads sweep(threads=0) uses");
 }
 
 }  // namespace appell::python

@@ -47,3 +47,6 @@ def test_pip_install_into_a_venv(tmp_path):
     assert p.returncode == 0, p.stderr
     where, status = p.stdout.split()
     assert where.startswith(str(venv)) and status == "completed"
+    # the type stubs are installed beside the module
+    installed = pathlib.Path(where).parent
+    assert (installed / "_appell.pyi").is_file() and (installed / "py.typed").is_file()

@@ -1,0 +1,18 @@
+// The bodies' accelerations on the spanning tree from joint accelerations (internal to
+// engine/): pass 1 of inverse dynamics (appell/inverse_dynamics.hpp, N1–N3).
+#pragma once
+
+#include <vector>
+
+#include "appell/data.hpp"
+
+namespace appell {
+
+// a (centre of mass) and alpha (angular), world frame, per model body, of the motion with
+// joint accelerations udot (tree nu) at s; d.body must hold the body states of s
+// (set_state).  With udot = 0: the velocity-product accelerations J̇ u.  O(n).
+void tree_body_accelerations(const Model& m, const Data& d, const State& s,
+                             const Eigen::VectorXd& udot, std::vector<Vec3>& a,
+                             std::vector<Vec3>& alpha);
+
+}  // namespace appell
