@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "appell/appell.hpp"
@@ -259,6 +260,21 @@ TEST(Collision, CylinderOnItsFaceGivesRimPoints) {
   double low = 1e9;
   for (const ContactPoint& c : tilted) low = std::min(low, c.gap);
   EXPECT_NEAR(low, 0.2 - 0.2 * std::cos(0.2) - 0.3 * std::sin(0.2), 1e-12);
+}
+
+// a body state that is not finite gives no point (and no crash); the others still do
+TEST(Collision, NonFiniteStatesGiveNothing) {
+  World w(3, {plane(), sphere(0, 0.5), sphere(1, 0.5), sphere(2, 0.5)});
+  w.place(0, Vec3(0, 0, std::nan("")));
+  w.place(1, Vec3(0.2, 0, 0.4));
+  w.place(2, Vec3(0.4, 0, 0.4), Mat3::Constant(std::numeric_limits<double>::infinity()));
+  const auto pts = w.detect(1e-3);
+  ASSERT_EQ(pts.size(), 1u);  // sphere 1 on the plane
+  EXPECT_EQ(pts[0].body_b, 1);
+  EXPECT_NEAR(pts[0].gap, -0.1, 1e-12);
+  w.place(0, Vec3(0, 0, 0.4));
+  w.place(2, Vec3(5, 0, 5));
+  EXPECT_EQ(w.detect(1e-3).size(), 3u);  // finite again: two on the plane, 0–1 overlap
 }
 
 // μ = √(μa μb), e = max(ea, eb) on every point of a pair

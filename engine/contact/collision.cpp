@@ -137,7 +137,9 @@ class BulletDetector final : public ContactDetector {
   void detect(const Model& m, const Data& d, double margin,
               std::vector<ContactPoint>& out) override {
     const std::vector<Shape>& shapes = m.shapes();
-    const btVector3 grow(margin / 2, margin / 2, margin / 2);
+    // a non-finite or negative margin grows nothing (and finds only what overlaps)
+    const double half = std::isfinite(margin) && margin > 0 ? margin / 2 : 0.0;
+    const btVector3 grow(half, half, half);
     for (size_t i = 0; i < entries_.size(); ++i) {
       Entry& e = entries_[i];
       const Shape& s = shapes[i];
@@ -149,11 +151,20 @@ class BulletDetector final : public ContactDetector {
         e.R = b.Q * e.R0;
         e.x = b.x + b.Q * s.position;
       }
-      e.tr = bt(e.R, e.x);
+      // a body state that is not finite (a failed step) gives no contact, and keeps NaN
+      // out of the tree
+      e.finite = e.x.allFinite() && e.R.allFinite();
+      e.tr = bt(e.finite ? e.R : Mat3::Identity(), e.finite ? e.x : Vec3::Zero());
       if (!e.proxy) continue;
       btVector3 lo, hi;
-      e.shape->getAabb(e.tr, lo, hi);
-      broadphase_.setAabb(e.proxy, lo - grow, hi + grow, nullptr);
+      if (e.finite) {
+        e.shape->getAabb(e.tr, lo, hi);
+        lo -= grow;
+        hi += grow;
+      } else {
+        lo = hi = btVector3(0, 0, 0);
+      }
+      broadphase_.setAabb(e.proxy, lo, hi, nullptr);
     }
     broadphase_.calculateOverlappingPairs(nullptr);
     btOverlappingPairCache* cache = broadphase_.getOverlappingPairCache();
@@ -167,11 +178,13 @@ class BulletDetector final : public ContactDetector {
       int a = static_cast<int>(reinterpret_cast<size_t>(p0->m_clientObject));
       int b = static_cast<int>(reinterpret_cast<size_t>(p1->m_clientObject));
       if (a > b) std::swap(a, b);
-      if (allowed(m, a, b)) convex_pair(m, a, b, margin, out);
+      if (entries_[a].finite && entries_[b].finite && allowed(m, a, b))
+        convex_pair(m, a, b, margin, out);
     }
     for (int p : planes_)
       for (int i = 0; i < static_cast<int>(entries_.size()); ++i)
-        if (entries_[i].shape && allowed(m, std::min(p, i), std::max(p, i)))
+        if (entries_[i].shape && entries_[p].finite && entries_[i].finite &&
+            allowed(m, std::min(p, i), std::max(p, i)))
           plane_pair(m, p, i, margin, out);
   }
 
@@ -185,6 +198,7 @@ class BulletDetector final : public ContactDetector {
     Mat3 R = Mat3::Identity();  // world pose at this query
     Vec3 x = Vec3::Zero();
     btTransform tr;
+    bool finite = true;
   };
 
   // the filters of appell/geometry.hpp
