@@ -8,6 +8,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <set>
 
@@ -29,6 +30,8 @@ bool is_urdf_path(const std::string& path) {
 }
 
 namespace {
+
+constexpr std::uint32_t kRobotGroup = 2;  // the filter group of a URDF's shapes
 
 // urdfdom reports why a parse failed through console_bridge; keep its first error
 class Capture final : public console_bridge::OutputHandler {
@@ -288,6 +291,11 @@ class Converter {
       const Quat q(f.R * rotation(c->origin.rotation));
       shape["position"] = to_json(p);
       shape["orientation"] = {{"quaternion", {q.w(), q.x(), q.y(), q.z()}}};
+      // a robot does not collide with itself (its links overlap at rest where a published
+      // model's collision geometry is coarse; Gazebo's self_collide is false by default):
+      // group 2, and a mask without it
+      shape["group"] = kRobotGroup;
+      shape["mask"] = 0xffffffffu & ~kRobotGroup;
       shapes->push_back(shape);
     }
   }

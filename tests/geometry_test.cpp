@@ -258,6 +258,11 @@ TEST(Geometry, UrdfCollisions) {
   EXPECT_NEAR((tool.position - Vec3(0, 0.1, -0.35)).norm(), 0.0, 1e-15);
   EXPECT_NEAR((tool.orientation.toRotationMatrix() - rpy(0, 0, M_PI / 2)).norm(), 0.0, 1e-15);
   EXPECT_NEAR((tool.half_extents - Vec3(0.05, 0.1, 0.15)).norm(), 0.0, 1e-15);
+  // a robot does not collide with itself: group 2, a mask without it
+  for (const Shape* sh : by_name) {
+    EXPECT_EQ(sh->group, 2u);
+    EXPECT_EQ(sh->mask, 0xfffffffdu);
+  }
   const Shape& base = *by_name[3];
   EXPECT_EQ(base.body, kWorld);
   EXPECT_NEAR((base.position - Vec3(0, 0, -0.05)).norm(), 0.0, 1e-15);
