@@ -2,6 +2,7 @@
 // shape is their convex hull).
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <sys/stat.h>
 
 #include <assimp/Importer.hpp>
 
@@ -11,6 +12,21 @@ namespace appell {
 
 bool read_mesh_vertices(const std::string& path, const Vec3& scale, std::vector<Vec3>& out,
                         std::string& error) {
+  // a regular file of bounded size: a device or a pipe would block the reader or never end
+  constexpr long long kMaxBytes = 256ll << 20;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    error = "cannot open the file";
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    error = "not a regular file";
+    return false;
+  }
+  if (st.st_size > kMaxBytes) {
+    error = "larger than the limit of 256 MiB";
+    return false;
+  }
   Assimp::Importer importer;
   // the file's node transforms are applied (a mesh exported with a unit scale or an axis
   // swap keeps its shape); faces and normals are not needed

@@ -159,7 +159,9 @@ TEST(Geometry, BadShapesAreLocatedErrors) {
       {R"({"type": "sphere", "radius": 1, "group": -1})", "/group", "expected an integer"},
       {R"({"type": "sphere", "radius": 1, "mask": 4294967296})", "/mask", "expected an integer"},
       {R"({"type": "sphere", "radius": 1, "colour": 1})", "/colour", "unknown key 'colour'"},
-      {R"({"type": "mesh", "file": "no_such_mesh.stl"})", "/file", "cannot read the mesh"},
+      {R"({"type": "mesh", "file": "no_such_mesh.stl"})", "/file", "cannot open the file"},
+      {R"({"type": "mesh", "file": "/dev/zero"})", "/file", "not a regular file"},
+      {R"({"type": "mesh", "file": "/"})", "/file", "not a regular file"},
   };
   int i = 0;
   for (const BadShape& c : cases) {
