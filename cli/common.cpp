@@ -14,6 +14,7 @@ namespace appell::cli {
 bool load_or_report(const std::string& scene, Scene& out) {
   try {
     out = load_scene(scene);
+    for (const std::string& w : out.warnings) std::cerr << "warning: " << w << "\n";
     return true;
   } catch (const SceneError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -13,6 +13,7 @@
 #include "appell/scene_document.hpp"
 #include "scenes/initial_state.hpp"
 #include "scenes/scene_parts.hpp"
+#include "scenes/shapes.hpp"
 #include "scenes/urdf.hpp"
 
 namespace appell {
@@ -25,6 +26,34 @@ SceneError::SceneError(std::string file, std::string pointer, std::string messag
       file_(std::move(file)),
       pointer_(std::move(pointer)),
       message_(std::move(message)) {}
+
+Quat parse_orientation(const Node& n) {
+  n.object({"quaternion", "axis_angle", "matrix"});
+  if (n.json().size() != 1) n.fail("expected exactly one of quaternion, axis_angle, matrix");
+  if (n.has("quaternion")) {
+    const auto e = n["quaternion"].array(4);
+    Quat q(e[0].number(), e[1].number(), e[2].number(), e[3].number());
+    if (!(q.norm() > 1e-12)) n["quaternion"].fail("quaternion must be nonzero");
+    // scaled by its largest entry first, so that |q|² cannot overflow ([1e300, 1e300, 0, 0])
+    q.coeffs() /= q.coeffs().cwiseAbs().maxCoeff();
+    return q.normalized();
+  }
+  if (n.has("axis_angle")) {
+    const auto e = n["axis_angle"].array(4);
+    Vec3 axis(e[0].number(), e[1].number(), e[2].number());
+    if (!(axis.norm() > 1e-12)) n["axis_angle"].fail("axis must be nonzero");
+    axis /= axis.cwiseAbs().maxCoeff();  // |axis|² cannot overflow
+    return Quat(Eigen::AngleAxisd(e[3].number(), axis.normalized()));
+  }
+  const Mat3 Q = n["matrix"].mat3();
+  const double defect = rotation_matrix_defect(Q);
+  if (defect > 1e-6) {
+    std::ostringstream os;
+    os << "not a rotation: must be orthonormal with determinant +1 within 1e-6, off by " << defect;
+    n["matrix"].fail(os.str());
+  }
+  return Quat(Q).normalized();
+}
 
 namespace {
 
@@ -75,34 +104,6 @@ Mat3 parse_inertia(const Node& n, double mass) {
   return J;
 }
 
-Quat parse_orientation(const Node& n) {
-  n.object({"quaternion", "axis_angle", "matrix"});
-  if (n.json().size() != 1) n.fail("expected exactly one of quaternion, axis_angle, matrix");
-  if (n.has("quaternion")) {
-    const auto e = n["quaternion"].array(4);
-    Quat q(e[0].number(), e[1].number(), e[2].number(), e[3].number());
-    if (!(q.norm() > 1e-12)) n["quaternion"].fail("quaternion must be nonzero");
-    // scaled by its largest entry first, so that |q|² cannot overflow ([1e300, 1e300, 0, 0])
-    q.coeffs() /= q.coeffs().cwiseAbs().maxCoeff();
-    return q.normalized();
-  }
-  if (n.has("axis_angle")) {
-    const auto e = n["axis_angle"].array(4);
-    Vec3 axis(e[0].number(), e[1].number(), e[2].number());
-    if (!(axis.norm() > 1e-12)) n["axis_angle"].fail("axis must be nonzero");
-    axis /= axis.cwiseAbs().maxCoeff();  // |axis|² cannot overflow
-    return Quat(Eigen::AngleAxisd(e[3].number(), axis.normalized()));
-  }
-  const Mat3 Q = n["matrix"].mat3();
-  const double defect = rotation_matrix_defect(Q);
-  if (defect > 1e-6) {
-    std::ostringstream os;
-    os << "not a rotation: must be orthonormal with determinant +1 within 1e-6, off by " << defect;
-    n["matrix"].fail(os.str());
-  }
-  return Quat(Q).normalized();
-}
-
 // "visual": how reports draw the body (docs/scene-format.md); checked here, not kept
 void check_visual(const Node& n) {
   n.object({"box", "sphere", "cylinder", "color"});
@@ -123,7 +124,7 @@ void check_visual(const Node& n) {
 
 Body parse_body(const Node& n) {
   n.object({"name", "type", "mass", "inertia", "position", "orientation", "velocity",
-            "angular_velocity", "root", "com", "visual"});
+            "angular_velocity", "root", "com", "visual", "shapes"});
   if (n.has("visual")) check_visual(n["visual"]);
   Body b;
   b.name = n["name"].name("body");
@@ -378,12 +379,41 @@ void check_composites(const ModelBuilder& m, const std::vector<SceneBody>& bodie
   }
 }
 
+// The collision shapes of the bodies, then those of the world (each part's top-level
+// "shapes": the scene's, and a URDF's links welded to a fixed base).
+void add_shapes(ModelBuilder& m, const std::vector<Node>& parts,
+                const std::vector<SceneBody>& bodies) {
+  std::set<std::string> names;
+  const auto add = [&](const Node& list, int body, const std::string& name, const Vec3& com) {
+    check_count(list, SceneLimits::kMaxBodies, "shapes");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Node n = list.at(i);
+      const Shape s = parse_shape(n, body, name, com, i);
+      if (!names.insert(s.name).second)
+        (n.has("name") ? n["name"] : n).fail("duplicate shape name '" + s.name + "'");
+      m.add_shape(s);
+    }
+  };
+  for (size_t b = 0; b < bodies.size(); ++b)
+    if (bodies[b].node.has("shapes"))
+      add(bodies[b].node["shapes"], static_cast<int>(b), bodies[b].body.name,
+          bodies[b].body.rigid() ? bodies[b].com : Vec3::Zero());
+  for (const Node& part : parts)
+    if (part.has("shapes")) add(part["shapes"], kWorld, "world", Vec3::Zero());
+}
+
 // The scene `top` says, with the included URDF part (or none) before its own parts.
 Scene build_scene(const Node& top, const UrdfScene* urdf) {
   Scene scene;
   ModelBuilder& m = scene.model;
   m.name = top.has("name") ? top["name"].string() : urdf ? urdf->name : top.file();
   if (urdf) scene.robot = urdf->base;
+  if (urdf && !urdf->missing_meshes.empty())
+    scene.warnings.push_back(
+        urdf->file + ": " + std::to_string(urdf->missing_meshes.size()) +
+        " <collision> mesh file(s) not found, their shapes are left out (the first: " +
+        urdf->missing_meshes.front() +
+        "; a package:// name is looked for in the URDF's folder and those above it)");
   if (top.has("gravity"))
     m.gravity = top["gravity"].vec3();
   else if (urdf)
@@ -403,6 +433,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
     (top.has("bodies") ? top["bodies"] : top).fail("a scene needs at least one body");
   const Placements placements = place_bodies(lists, bodies, aliases);
   for (const SceneBody& b : bodies) m.add_body(b.body);
+  add_shapes(m, parts, bodies);
   SceneContext ctx{m, top.file(), &placements, &aliases, urdf ? &urdf->properties : nullptr};
   std::vector<Node> constraint_nodes;
   for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);
@@ -473,7 +504,7 @@ Scene load_scene_from_string(const std::string& text, const std::string& file) {
   const json root = parse_scene_document(text, file);
   const Node top(root, "", file);
   top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
-              "integrator", "output"});
+              "integrator", "output", "shapes"});
   if (!top.has("include")) return build_scene(top, nullptr);
   const UrdfScene urdf = include_urdf(top["include"]);
   return build_scene_located(top, &urdf);

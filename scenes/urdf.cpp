@@ -1,15 +1,20 @@
 #include "scenes/urdf.hpp"
 
 #include <console_bridge/console.h>
+#include <sys/stat.h>
 #include <urdf_parser/urdf_parser.h>
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <set>
 
 #include "appell/inertia.hpp"
 #include "appell/scene_document.hpp"
+#include "scenes/shapes.hpp"
 #include "scenes/xml_outline.hpp"
 
 namespace appell {
@@ -25,6 +30,8 @@ bool is_urdf_path(const std::string& path) {
 }
 
 namespace {
+
+constexpr std::uint32_t kRobotGroup = 2;  // the filter group of a URDF's shapes
 
 // urdfdom reports why a parse failed through console_bridge; keep its first error
 class Capture final : public console_bridge::OutputHandler {
@@ -119,6 +126,7 @@ class Converter {
       walk(root, Frame{root.name});
     } else {
       out_.aliases[root.name] = Alias{"world"};  // a fixed base: the root is the ground
+      add_collisions(root, Frame{"world"});
       walk(root, Frame{"world"});
     }
     check_reached(root);
@@ -214,6 +222,125 @@ class Converter {
                                   {"mass", in.mass},
                                   {"inertia", {{"matrix", rows}}},
                                   {"com", to_json(vec3(in.origin.position))}});
+    body_index_[l.name] = out_.doc["bodies"].size() - 1;
+    add_collisions(l, Frame{l.name});
+  }
+
+  // the <collision> elements of link l, whose frame is f, as shapes of f's body (the world
+  // for "world"), in that body's link frame
+  void add_collisions(const urdf::Link& l, const Frame& f) {
+    json* shapes = nullptr;
+    if (f.body == "world") {
+      if (!out_.doc.contains("shapes")) out_.doc["shapes"] = json::array();
+      shapes = &out_.doc["shapes"];
+    } else {
+      json& body = out_.doc["bodies"][body_index_.at(f.body)];
+      if (!body.contains("shapes")) body["shapes"] = json::array();
+      shapes = &body["shapes"];
+    }
+    for (size_t i = 0; i < l.collision_array.size(); ++i) {
+      const urdf::Collision* c = l.collision_array[i].get();
+      if (!c || !c->geometry) continue;
+      const std::string what = "link '" + l.name + "': <collision>";
+      if (!finite(c->origin)) fail(what + " <origin> is not finite");
+      json shape = {
+          {"name", l.name + (l.collision_array.size() > 1 ? "/" + std::to_string(i) : "")}};
+      const urdf::Geometry& g = *c->geometry;
+      const auto positive = [&](double v, const char* attr) {
+        if (!(std::isfinite(v) && v > 0))
+          fail(what + ": " + attr + " must be finite and > 0, got " + std::to_string(v));
+        return v;
+      };
+      switch (g.type) {
+        case urdf::Geometry::SPHERE:
+          shape["type"] = "sphere";
+          shape["radius"] = positive(static_cast<const urdf::Sphere&>(g).radius, "<sphere radius>");
+          break;
+        case urdf::Geometry::BOX: {
+          const urdf::Vector3& d = static_cast<const urdf::Box&>(g).dim;
+          shape["type"] = "box";
+          shape["size"] = {positive(d.x, "<box size>"), positive(d.y, "<box size>"),
+                           positive(d.z, "<box size>")};
+          break;
+        }
+        case urdf::Geometry::CYLINDER: {
+          const auto& cyl = static_cast<const urdf::Cylinder&>(g);
+          shape["type"] = "cylinder";
+          shape["radius"] = positive(cyl.radius, "<cylinder radius>");
+          shape["length"] = positive(cyl.length, "<cylinder length>");
+          break;
+        }
+        case urdf::Geometry::MESH: {
+          const auto& mesh = static_cast<const urdf::Mesh&>(g);
+          const std::string path = find_mesh(mesh.filename);
+          if (path.empty()) {
+            out_.missing_meshes.push_back(what + " mesh '" + mesh.filename + "'");
+            continue;
+          }
+          shape["type"] = "mesh";
+          shape["file"] = path;
+          shape["scale"] = {positive(mesh.scale.x, "<mesh scale>"),
+                            positive(mesh.scale.y, "<mesh scale>"),
+                            positive(mesh.scale.z, "<mesh scale>")};
+          break;
+        }
+        default:
+          fail(what + ": unknown geometry");
+      }
+      const Vec3 p = f.p + f.R * vec3(c->origin.position);
+      const Quat q(f.R * rotation(c->origin.rotation));
+      shape["position"] = to_json(p);
+      shape["orientation"] = {{"quaternion", {q.w(), q.x(), q.y(), q.z()}}};
+      // a robot does not collide with itself (its links overlap at rest where a published
+      // model's collision geometry is coarse; Gazebo's self_collide is false by default):
+      // group 2, and a mask without it
+      shape["group"] = kRobotGroup;
+      shape["mask"] = 0xffffffffu & ~kRobotGroup;
+      shapes->push_back(shape);
+    }
+  }
+
+  // A <mesh filename>: relative to the URDF's folder, absolute, file://, or
+  // package://PKG/REST found as PKG/REST in the URDF's folder or one above it (or REST in
+  // a folder above named PKG).  "" when there is no such file.
+  std::string find_mesh(const std::string& name) const {
+    const auto exists = [](std::string& p) {
+      struct stat st;
+      if (::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+      char buffer[PATH_MAX];
+      if (::realpath(p.c_str(), buffer)) p = buffer;  // the scene reads it as it is
+      return true;
+    };
+    const size_t slash = out_.file.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : out_.file.substr(0, slash);
+    if (dir.empty()) dir = "/";
+    const std::string package = "package://", file = "file://";
+    if (name.compare(0, file.size(), file) == 0) {
+      std::string p = name.substr(file.size());
+      return exists(p) ? p : "";
+    }
+    if (name.compare(0, package.size(), package) != 0) {
+      std::string p = !name.empty() && name[0] == '/' ? name : dir + "/" + name;
+      return exists(p) ? p : "";
+    }
+    const std::string rest = name.substr(package.size());
+    const size_t cut = rest.find('/');
+    if (cut == std::string::npos) return "";
+    const std::string pkg = rest.substr(0, cut), inside = rest.substr(cut + 1);
+    // up the folders of the URDF (made absolute), to the root
+    char buffer[PATH_MAX];
+    std::string at = ::realpath(dir.c_str(), buffer) ? std::string(buffer) : dir;
+    for (int up = 0; up < 64; ++up) {
+      std::string p = at + "/" + rest;
+      if (exists(p)) return p;
+      const size_t s = at.rfind('/');
+      const std::string base = s == std::string::npos ? at : at.substr(s + 1);
+      p = at + "/" + inside;
+      if (base == pkg && exists(p)) return p;
+      if (s == std::string::npos || at == "/") break;
+      at = s == 0 ? "/" : at.substr(0, s);
+    }
+    return "";
   }
 
   // the joint type that answers to it, or nullptr
@@ -326,6 +453,7 @@ class Converter {
         // welded to the ground, or a massless frame: merged into its parent
         if (child->name == "world") fail("link 'world' is reserved for the fixed ground");
         out_.aliases[child->name] = Alias{pf.body, at.p, at.R};
+        add_collisions(*child, at);
         push_children(*child, at);
         continue;
       }
@@ -342,6 +470,7 @@ class Converter {
   std::vector<json> mimics_;
   std::map<std::string, const urdf::Joint*> parent_;  // link → its parent joint
   std::set<std::string> reached_;                     // links the walk reached
+  std::map<std::string, size_t> body_index_;          // body name → its entry in doc
 };
 
 // urdfdom's links hold their children by shared_ptr: the last reference to the root

@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "appell/joint.hpp"
 #include "appell/scene.hpp"
@@ -26,6 +27,8 @@ struct UrdfScene {
   Aliases aliases;     // merged links → the body (or "world") they belong to
   std::map<std::string, JointProperties> properties;  // by placement_key() of each joint
   RobotBase base;                                     // how the root is held
+  // <collision> meshes that were not found (left out): for Scene::warnings
+  std::vector<std::string> missing_meshes;
 };
 
 // Reads a URDF; a floating base when `floating_base` (a free joint "root_joint" from the

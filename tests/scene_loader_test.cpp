@@ -33,9 +33,10 @@ TEST(SceneErrors, BodiesWordForWord) {
             "inequality");
   EXPECT_EQ(error_of(R"({"bodies": [{"name": "a", "mass": -1, "inertia": {"sphere": 1}}]})"),
             "s.json: /bodies/0/mass: must be > 0, got -1");
-  EXPECT_EQ(error_of(one_body(std::string(kBox) + R"(, "colour": "red")")),
-            "s.json: /bodies/0/colour: unknown key 'colour'; expected one of: name, type, mass, "
-            "inertia, position, orientation, velocity, angular_velocity, root, com, visual");
+  EXPECT_EQ(
+      error_of(one_body(std::string(kBox) + R"(, "colour": "red")")),
+      "s.json: /bodies/0/colour: unknown key 'colour'; expected one of: name, type, mass, "
+      "inertia, position, orientation, velocity, angular_velocity, root, com, visual, shapes");
   EXPECT_EQ(
       error_of(one_body(R"("type": "particle", "orientation": {"quaternion": [1, 0, 0, 0]})")),
       "s.json: /bodies/0/orientation: a particle has no orientation");

@@ -59,7 +59,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}, "positon": [0, 0, 0]}]})",
             "/bodies/0/positon: unknown key 'positon'; expected one of: name, type, mass, "
-            "inertia, position, orientation, velocity, angular_velocity, root, com, visual"},
+            "inertia, position, orientation, velocity, angular_velocity, root, com, visual, "
+            "shapes"},
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 3]]}}]})",
             "/bodies/0/inertia/matrix: principal moments [1, 1, 3] violate the triangle "

@@ -46,6 +46,21 @@ void ModelBuilder::add_constraint(ConstraintPtr c) {
   constraints_.push_back(std::move(c));
 }
 
+int ModelBuilder::add_shape(const Shape& s) {
+  const std::string what = "Model::add_shape(): shape '" +
+                           (s.name.empty() ? "shape" + std::to_string(shapes_.size()) : s.name) +
+                           "': ";
+  if (s.body < kWorld || s.body >= nbody())
+    throw std::invalid_argument(what + "body " + std::to_string(s.body) + ", model has " +
+                                std::to_string(nbody()));
+  const std::string defect = shape_defect(s);
+  if (!defect.empty()) throw std::invalid_argument(what + defect);
+  if (!s.name.empty() && !shape_names_.insert(s.name).second)
+    throw std::invalid_argument(what + "duplicate shape name");
+  shapes_.push_back(s);
+  return static_cast<int>(shapes_.size()) - 1;
+}
+
 void ModelBuilder::add_force(ForcePtr f) {
   if (!f) throw std::invalid_argument("Model::add_force(): null force");
   forces_.push_back(std::move(f));
@@ -213,6 +228,7 @@ Model compile(const ModelBuilder& b) {
   m.name_ = b.name;
   m.gravity_ = b.gravity;
   m.bodies_ = b.bodies();
+  m.shapes_ = b.shapes();
   for (int i = 0; i < m.nbody(); ++i) m.body_names_.emplace(m.bodies_[i].name, i);
   m.constraints_ = b.constraints();
   m.forces_ = b.forces();

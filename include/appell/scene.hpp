@@ -42,6 +42,9 @@ struct Scene {
   ModelBuilder model;
   Settings settings;
   RobotBase robot;  // how its URDF robot's base is held, if it has one
+  // what the loader left out and the user should know (a URDF's <collision> meshes that
+  // were not found), one line each, located; the program prints them as warnings
+  std::vector<std::string> warnings;
 };
 
 // Parses a scene from text (JSON, or URDF when it is XML); `file` names it in errors.

@@ -189,6 +189,13 @@ CASES = [
     ("an unknown body in a joint", edit(["constraints", 0, "bodies"], ["world", "hand"]), "loader"),
     ("moments off the triangle inequality", edit(["bodies", 0, "inertia"], {"principal": [1, 1, 3]}), "loader"),
     ("a rod of the wrong length at t = 0", edit(["constraints", 1, "length"], 0.3), "loader"),
+    # collision shapes
+    ("a ground plane and shapes on a body", dict(plus("shapes", [{"name": "ground", "type": "plane", "friction": 0.8}]), bodies=[dict(BASE["bodies"][0], shapes=[{"type": "capsule", "radius": 0.05, "length": 0.5, "orientation": {"axis_angle": [1, 0, 0, 0.3]}, "group": 3, "mask": 1}]), BASE["bodies"][1]]), "valid"),
+    ("a sphere without radius", plus("shapes", [{"type": "sphere"}]), "invalid"),
+    ("a box with a radius", plus("shapes", [{"type": "box", "size": [1, 1, 1], "radius": 1}]), "invalid"),
+    ("a restitution above 1", plus("shapes", [{"type": "plane", "restitution": 1.5}]), "invalid"),
+    ("an unknown shape type", plus("shapes", [{"type": "cone", "radius": 1}]), "invalid"),
+    ("a mesh file that does not exist", plus("shapes", [{"type": "mesh", "file": "no_such.stl"}]), "loader"),
 ]
 
 

@@ -1,0 +1,374 @@
+// Bullet's collision library behind ContactDetector (why Bullet: collision.hpp).
+//
+// Per query: every shape's world pose from d.body, its AABB grown by margin/2 into the
+// broad phase (so two shapes closer than the margin overlap), then per candidate pair:
+//   box–box        overlapping: Bullet's box–box detector (up to 4 points, exact depths)
+//   convex–convex  GJK/EPA signed distance; for two polyhedra the clipped manifold of
+//                  their facing faces (each point's depth measured by Bullet against the
+//                  reference face), kept when its deepest point agrees with GJK/EPA
+//   plane–convex   the support vertex against the plane normal (the deepest point), and
+//                  the shape's features near the plane: box corners, hull vertices, the
+//                  rims of a cylinder (8 points each), the two ends of a capsule
+// Planes are not in the broad phase (their AABB is infinite): each is paired with every
+// other shape that its filters allow.
+#include "engine/contact/collision.hpp"
+
+#include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
+#include <BulletCollision/CollisionDispatch/btBoxBoxDetector.h>
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btCapsuleShape.h>
+#include <BulletCollision/CollisionShapes/btConvexHullShape.h>
+#include <BulletCollision/CollisionShapes/btConvexPolyhedron.h>
+#include <BulletCollision/CollisionShapes/btCylinderShape.h>
+#include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletCollision/NarrowPhaseCollision/btGjkEpa2.h>
+#include <BulletCollision/NarrowPhaseCollision/btPolyhedralContactClipping.h>
+#include <LinearMath/btAabbUtil2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <unordered_set>
+
+#include "appell/joint.hpp"
+
+namespace appell {
+
+namespace {
+
+btVector3 bt(const Vec3& v) {
+  return btVector3(v.x(), v.y(), v.z());
+}
+Vec3 eig(const btVector3& v) {
+  return Vec3(v.x(), v.y(), v.z());
+}
+btTransform bt(const Mat3& R, const Vec3& x) {
+  return btTransform(
+      btMatrix3x3(R(0, 0), R(0, 1), R(0, 2), R(1, 0), R(1, 1), R(1, 2), R(2, 0), R(2, 1), R(2, 2)),
+      bt(x));
+}
+
+// Bullet's shape of s, with no collision margin where the margin is not the shape itself
+// (a sphere is a point with margin r, a capsule a segment with margin r: exact)
+std::unique_ptr<btConvexShape> bullet_shape(const Shape& s) {
+  switch (s.type) {
+    case ShapeType::Sphere:
+      return std::make_unique<btSphereShape>(s.radius);
+    case ShapeType::Capsule:
+      return std::make_unique<btCapsuleShapeZ>(s.radius, s.length);
+    case ShapeType::Box: {
+      auto box = std::make_unique<btBoxShape>(bt(s.half_extents));
+      box->setMargin(0);
+      box->initializePolyhedralFeatures();
+      box->setMargin(0);
+      return box;
+    }
+    case ShapeType::Cylinder: {
+      auto cyl = std::make_unique<btCylinderShapeZ>(btVector3(s.radius, s.radius, s.length / 2));
+      cyl->setMargin(0);
+      return cyl;
+    }
+    case ShapeType::ConvexMesh: {
+      auto hull = std::make_unique<btConvexHullShape>();
+      for (const Vec3& v : s.vertices) hull->addPoint(bt(v), false);
+      hull->recalcLocalAabb();
+      hull->setMargin(0);
+      hull->initializePolyhedralFeatures();
+      hull->setMargin(0);
+      return hull;
+    }
+    case ShapeType::Plane:
+      break;
+  }
+  return nullptr;
+}
+
+// Collects the points Bullet's clipping reports: on b's face, depth against a's.
+struct ClipResult final : btDiscreteCollisionDetectorInterface::Result {
+  struct Point {
+    Vec3 on_b;
+    Vec3 n;  // from a to b (Bullet's normal is on b, pointing to a)
+    double depth;
+  };
+  std::vector<Point> points;
+  void setShapeIdentifiersA(int, int) override {}
+  void setShapeIdentifiersB(int, int) override {}
+  void addContactPoint(const btVector3& normal_on_b, const btVector3& p, btScalar depth) override {
+    points.push_back({eig(p), -eig(normal_on_b), depth});
+  }
+};
+
+std::uint64_t pair_key(int a, int b) {
+  if (a > b) std::swap(a, b);
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a + 1)) << 32) |
+         static_cast<std::uint32_t>(b + 1);
+}
+
+class BulletDetector final : public ContactDetector {
+ public:
+  explicit BulletDetector(const Model& m) {
+    const std::vector<Shape>& shapes = m.shapes();
+    entries_.resize(shapes.size());
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      Entry& e = entries_[i];
+      const Shape& s = shapes[i];
+      e.body = s.body;
+      e.R0 = s.orientation.normalized().toRotationMatrix();
+      e.shape = bullet_shape(s);
+      if (!e.shape) {
+        planes_.push_back(static_cast<int>(i));
+        continue;
+      }
+      e.polyhedron =
+          e.shape->isPolyhedral()
+              ? static_cast<btPolyhedralConvexShape*>(e.shape.get())->getConvexPolyhedron()
+              : nullptr;
+      e.proxy = broadphase_.createProxy(btVector3(0, 0, 0), btVector3(0, 0, 0), 0,
+                                        reinterpret_cast<void*>(i), 1, -1, nullptr);
+    }
+    // bodies a joint joins (parent and child); welded bodies share a composite
+    for (const ConstraintPtr& c : m.constraints())
+      if (const auto* j = dynamic_cast<const Joint*>(c.get()))
+        joined_.insert(pair_key(j->parent(), j->child()));
+  }
+
+  ~BulletDetector() override {
+    for (Entry& e : entries_)
+      if (e.proxy) broadphase_.destroyProxy(e.proxy, nullptr);
+  }
+
+  void detect(const Model& m, const Data& d, double margin,
+              std::vector<ContactPoint>& out) override {
+    const std::vector<Shape>& shapes = m.shapes();
+    // a non-finite or negative margin grows nothing (and finds only what overlaps)
+    const double half = std::isfinite(margin) && margin > 0 ? margin / 2 : 0.0;
+    const btVector3 grow(half, half, half);
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      Entry& e = entries_[i];
+      const Shape& s = shapes[i];
+      if (e.body == kWorld) {
+        e.R = e.R0;
+        e.x = s.position;
+      } else {
+        const BodyState& b = d.body[e.body];
+        e.R = b.Q * e.R0;
+        e.x = b.x + b.Q * s.position;
+      }
+      // a body state that is not finite (a failed step) gives no contact, and keeps NaN
+      // out of the tree
+      e.finite = e.x.allFinite() && e.R.allFinite();
+      e.tr = bt(e.finite ? e.R : Mat3::Identity(), e.finite ? e.x : Vec3::Zero());
+      if (!e.proxy) continue;
+      btVector3 lo, hi;
+      if (e.finite) {
+        e.shape->getAabb(e.tr, lo, hi);
+        lo -= grow;
+        hi += grow;
+      } else {
+        lo = hi = btVector3(0, 0, 0);
+      }
+      broadphase_.setAabb(e.proxy, lo, hi, nullptr);
+    }
+    broadphase_.calculateOverlappingPairs(nullptr);
+    btOverlappingPairCache* cache = broadphase_.getOverlappingPairCache();
+    const btBroadphasePairArray& pairs = cache->getOverlappingPairArray();
+    for (int k = 0; k < pairs.size(); ++k) {
+      const btBroadphaseProxy* p0 = pairs[k].m_pProxy0;
+      const btBroadphaseProxy* p1 = pairs[k].m_pProxy1;
+      // the tree's pair cache drops pairs that stopped overlapping a few at a time
+      if (!TestAabbAgainstAabb2(p0->m_aabbMin, p0->m_aabbMax, p1->m_aabbMin, p1->m_aabbMax))
+        continue;
+      int a = static_cast<int>(reinterpret_cast<size_t>(p0->m_clientObject));
+      int b = static_cast<int>(reinterpret_cast<size_t>(p1->m_clientObject));
+      if (a > b) std::swap(a, b);
+      if (entries_[a].finite && entries_[b].finite && allowed(m, a, b))
+        convex_pair(m, a, b, margin, out);
+    }
+    for (int p : planes_)
+      for (int i = 0; i < static_cast<int>(entries_.size()); ++i)
+        if (entries_[i].shape && entries_[p].finite && entries_[i].finite &&
+            allowed(m, std::min(p, i), std::max(p, i)))
+          plane_pair(m, p, i, margin, out);
+  }
+
+ private:
+  struct Entry {
+    int body = kWorld;
+    Mat3 R0 = Mat3::Identity();                      // the shape frame in the body frame
+    std::unique_ptr<btConvexShape> shape;            // null for a plane
+    const btConvexPolyhedron* polyhedron = nullptr;  // boxes and meshes: faces for clipping
+    btBroadphaseProxy* proxy = nullptr;
+    Mat3 R = Mat3::Identity();  // world pose at this query
+    Vec3 x = Vec3::Zero();
+    btTransform tr;
+    bool finite = true;
+  };
+
+  // the filters of appell/geometry.hpp
+  bool allowed(const Model& m, int a, int b) const {
+    const Shape& sa = m.shapes()[a];
+    const Shape& sb = m.shapes()[b];
+    const int ba = sa.body, bb = sb.body;
+    if (ba == bb) return false;
+    if (ba != kWorld && bb != kWorld && m.composite(ba) == m.composite(bb)) return false;
+    if (!(sa.group & sb.mask) || !(sb.group & sa.mask)) return false;
+    if (!(sa.collide_with_joined || sb.collide_with_joined) && joined_.count(pair_key(ba, bb)))
+      return false;
+    return true;
+  }
+
+  static ContactPoint point(const Model& m, int a, int b, const Vec3& at, const Vec3& normal,
+                            double gap, int feature) {
+    const Shape& sa = m.shapes()[a];
+    const Shape& sb = m.shapes()[b];
+    ContactPoint c;
+    c.shape_a = a;
+    c.shape_b = b;
+    c.body_a = sa.body;
+    c.body_b = sb.body;
+    c.point = at;
+    c.normal = normal;
+    c.gap = gap;
+    c.friction = pair_friction(sa, sb);
+    c.restitution = pair_restitution(sa, sb);
+    c.feature = feature;
+    return c;
+  }
+
+  // two convex shapes, a < b
+  void convex_pair(const Model& m, int a, int b, double margin, std::vector<ContactPoint>& out) {
+    const Entry& ea = entries_[a];
+    const Entry& eb = entries_[b];
+    // two boxes that overlap: Bullet's box–box detector (ODE's dBoxBox, separating axes)
+    // gives up to 4 points with exact depths at a tenth of EPA's cost (resting stacks
+    // overlap a little at every step); apart, it gives nothing and GJK below measures
+    if (m.shapes()[a].type == ShapeType::Box && m.shapes()[b].type == ShapeType::Box) {
+      clip_.points.clear();
+      btBoxBoxDetector boxes(static_cast<const btBoxShape*>(ea.shape.get()),
+                             static_cast<const btBoxShape*>(eb.shape.get()));
+      btDiscreteCollisionDetectorInterface::ClosestPointInput input;
+      input.m_transformA = ea.tr;
+      input.m_transformB = eb.tr;
+      boxes.getClosestPoints(input, clip_, nullptr);
+      if (!clip_.points.empty()) {
+        int f = 0;
+        for (const ClipResult::Point& p : clip_.points)
+          out.push_back(point(m, a, b, p.on_b - 0.5 * p.depth * p.n, p.n, p.depth, f++));
+        return;
+      }
+    }
+    btGjkEpaSolver2::sResults r;
+    const btVector3 guess = eb.tr.getOrigin() - ea.tr.getOrigin();
+    if (!btGjkEpaSolver2::SignedDistance(ea.shape.get(), ea.tr, eb.shape.get(), eb.tr,
+                                         guess.fuzzyZero() ? btVector3(1, 0, 0) : guess, r))
+      return;  // GJK and EPA both failed (degenerate simplex): no point this query
+    // Bullet measures the shapes' cores (a sphere's centre, a capsule's segment): the
+    // margins are the rest of the shapes
+    const double ma = ea.shape->getMargin(), mb = eb.shape->getMargin();
+    const double gap = r.distance - ma - mb;
+    if (!(gap < margin)) return;
+    const Vec3 n = -eig(r.normal);  // Bullet's normal points from b to a
+    if (!n.allFinite() || std::abs(n.norm() - 1) > 1e-6) return;
+    if (ea.polyhedron && eb.polyhedron) {
+      clip_.points.clear();
+      btPolyhedralContactClipping::clipHullAgainstHull(r.normal, *ea.polyhedron, *eb.polyhedron,
+                                                       ea.tr, eb.tr, -BT_LARGE_FLOAT, margin,
+                                                       verts1_, verts2_, clip_);
+      // the clipping measures depths against a's face nearest the normal: right where
+      // faces meet (face–face, vertex–face); elsewhere (edge–edge) its deepest point
+      // disagrees with GJK/EPA's distance, and the single point is kept
+      double deepest = BT_LARGE_FLOAT;
+      for (const ClipResult::Point& p : clip_.points) deepest = std::min(deepest, p.depth);
+      const double size = (eb.x - ea.x).norm() + 1.0;
+      if (!clip_.points.empty() && std::abs(deepest - gap) <= 1e-9 * size) {
+        int f = 0;
+        for (const ClipResult::Point& p : clip_.points)
+          out.push_back(point(m, a, b, p.on_b - 0.5 * p.depth * n, n, p.depth, f++));
+        return;
+      }
+    }
+    const Vec3 on_a = eig(r.witnesses[0]) + ma * n;
+    const Vec3 on_b = eig(r.witnesses[1]) - mb * n;
+    out.push_back(point(m, a, b, 0.5 * (on_a + on_b), n, gap, 0));
+  }
+
+  // plane p and convex shape i
+  void plane_pair(const Model& m, int p, int i, double margin, std::vector<ContactPoint>& out) {
+    const Entry& ep = entries_[p];
+    const Entry& es = entries_[i];
+    const Vec3 np = ep.R.col(2);  // the plane's outward normal
+    const double c = np.dot(ep.x);
+    // the library's deepest point of the shape against the plane
+    const Vec3 down_local = es.R.transpose() * (-np);
+    const Vec3 deepest = es.x + es.R * eig(es.shape->localGetSupportingVertex(bt(down_local)));
+    const double low = np.dot(deepest) - c;
+    if (!(low < margin)) return;
+    // orient from a to b: the normal is the plane's when the plane is a
+    const bool plane_first = p < i;
+    const int a = plane_first ? p : i, b = plane_first ? i : p;
+    const Vec3 n = plane_first ? np : Vec3(-np);
+    const auto add = [&](const Vec3& on_shape, double gap, int feature) {
+      if (gap < margin) out.push_back(point(m, a, b, on_shape - 0.5 * gap * np, n, gap, feature));
+    };
+    const Shape& s = m.shapes()[i];
+    switch (s.type) {
+      case ShapeType::Box: {
+        const auto* box = static_cast<const btBoxShape*>(es.shape.get());
+        for (int k = 0; k < 8; ++k) {
+          btVector3 v;
+          box->getVertex(k, v);
+          const Vec3 w = es.x + es.R * eig(v);
+          add(w, np.dot(w) - c, k);
+        }
+        return;
+      }
+      case ShapeType::ConvexMesh: {
+        const btAlignedObjectArray<btVector3>& vs = es.polyhedron->m_vertices;
+        for (int k = 0; k < vs.size(); ++k) {
+          const Vec3 w = es.x + es.R * eig(vs[k]);
+          add(w, np.dot(w) - c, k);
+        }
+        return;
+      }
+      case ShapeType::Capsule:
+        for (int k = 0; k < 2; ++k) {
+          const Vec3 end = es.x + es.R.col(2) * (k ? s.length / 2 : -s.length / 2);
+          add(end - s.radius * np, np.dot(end) - s.radius - c, k);
+        }
+        return;
+      case ShapeType::Cylinder: {
+        // the rims' points at 8 angles; where the shape is tilted its deepest point lies
+        // between them: the support vertex, feature 16
+        double lowest_rim = BT_LARGE_FLOAT;
+        for (int k = 0; k < 16; ++k) {
+          const double angle = (k % 8) * M_PI / 4;
+          const Vec3 local(s.radius * std::cos(angle), s.radius * std::sin(angle),
+                           k < 8 ? -s.length / 2 : s.length / 2);
+          const Vec3 w = es.x + es.R * local;
+          const double g = np.dot(w) - c;
+          lowest_rim = std::min(lowest_rim, g);
+          add(w, g, k);
+        }
+        if (low < lowest_rim - 1e-12 * (1 + s.radius + s.length)) add(deepest, low, 16);
+        return;
+      }
+      default:
+        add(deepest, low, 0);
+    }
+  }
+
+  btDbvtBroadphase broadphase_;
+  std::vector<Entry> entries_;
+  std::vector<int> planes_;
+  std::unordered_set<std::uint64_t> joined_;
+  ClipResult clip_;
+  btVertexArray verts1_, verts2_;
+};
+
+}  // namespace
+
+std::unique_ptr<ContactDetector> make_bullet_detector(const Model& m) {
+  return std::make_unique<BulletDetector>(m);
+}
+
+}  // namespace appell

@@ -1,0 +1,79 @@
+// Collision shapes on bodies: what the contact detector (appell/contact.hpp) tests.
+//
+//   appell::Shape box;
+//   box.type = appell::ShapeType::Box;
+//   box.half_extents = appell::Vec3(0.2, 0.1, 0.05);
+//   box.body = arm;                        // or kWorld: fixed in the world (a ground plane)
+//   box.position = appell::Vec3(0, 0, -0.3);  // in the body frame (below)
+//   builder.add_shape(box);
+//
+// A shape's frame sits at `position`, turned by `orientation`, in its body's frame: the
+// engine's body frame, origin at the centre of mass, axes those of the body's rotation Q
+// (appell/body.hpp); in the world frame for kWorld.  Its world pose at a body state s is
+//   x = s.x + s.Q position,   R = s.Q R(orientation).
+// (A scene's body with "com" gives its shapes in its link frame; the loader subtracts com.)
+//
+// In the shape frame:
+//   Plane       the plane z = 0; the solid is the half-space z ≤ 0, its normal +z
+//   Sphere      centre at the origin, `radius`
+//   Capsule     the segment from (0, 0, −length/2) to (0, 0, length/2) swept by a sphere of
+//               `radius` (`length` between the centres of the two caps)
+//   Box         centred, `half_extents` along x, y, z
+//   Cylinder    axis z, centred, `radius`, total `length`
+//   ConvexMesh  the convex hull of `vertices` (a mesh file's vertices, scaled)
+//
+// A pair of shapes is tested when neither is a plane fixed in the world with the other,
+// their bodies differ and are not welded together (one composite, appell/model.hpp), no
+// joint of the model joins their two bodies (parent and child; `collide_with_joined`
+// lifts that for a pair where either shape sets it), and the filters agree:
+//   (a.group & b.mask) != 0  and  (b.group & a.mask) != 0.
+// Two planes never touch.  The pair's Coulomb μ and Newton's e combine the shapes' as
+//   μ = √(μa μb)  (equal coefficients give themselves; a frictionless shape, μ = 0, makes
+//                  the pair frictionless)
+//   e = max(ea, eb)  (a bouncing ball bounces on any floor)
+// (pair_friction(), pair_restitution()).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "appell/body.hpp"
+
+namespace appell {
+
+enum class ShapeType { Plane, Sphere, Capsule, Box, Cylinder, ConvexMesh };
+
+struct Shape {
+  std::string name;  // for outputs and errors; may be empty (then "shape<i>")
+  ShapeType type = ShapeType::Sphere;
+  int body = kWorld;                    // the body carrying it; kWorld: fixed in the world
+  Vec3 position = Vec3::Zero();         // of the shape frame, in the body frame
+  Quat orientation = Quat::Identity();  // of the shape frame, in the body frame (unit)
+  double radius = 0.0;                  // Sphere, Capsule, Cylinder
+  double length = 0.0;                  // Capsule (between cap centres), Cylinder (total)
+  Vec3 half_extents = Vec3::Zero();     // Box
+  std::vector<Vec3> vertices;           // ConvexMesh, in the shape frame (scale applied)
+  double friction = 0.5;                // Coulomb μ ≥ 0
+  double restitution = 0.0;             // Newton's e in [0, 1]
+  std::uint32_t group = 1;              // the bits this shape is in
+  std::uint32_t mask = 0xffffffffu;     // the bits it collides with
+  bool collide_with_joined = false;     // also test it against bodies a joint joins to its own
+};
+
+// "plane", "sphere", "capsule", "box", "cylinder", "mesh"
+const char* shape_type_name(ShapeType t);
+// The type named `name` (the names above); false when there is none.
+bool parse_shape_type(const std::string& name, ShapeType& t);
+
+// What is wrong with s ("radius must be finite and > 0, got -1"), or "" when it is valid:
+// sizes finite and positive, μ finite and ≥ 0, e in [0, 1], a unit orientation (within
+// 1e-9), a finite position, a mesh of at least 4 finite vertices not all in one plane.
+// The body index is the builder's to check.
+std::string shape_defect(const Shape& s);
+
+// The pair's coefficients (see above).
+double pair_friction(const Shape& a, const Shape& b);
+double pair_restitution(const Shape& a, const Shape& b);
+
+}  // namespace appell

@@ -1,0 +1,118 @@
+// "shapes" of a body, or of the world at the top level (docs/scene-format.md "Collision
+// shapes").
+#include "scenes/shapes.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace appell {
+
+namespace {
+
+// a filter's bit set: an integer in [0, 2^32)
+std::uint32_t bits(const Node& n) {
+  const nlohmann::json& j = n.json();
+  if (!j.is_number_integer() && !j.is_number_unsigned())
+    n.fail("expected an integer in [0, 4294967295], got " + type_name(j));
+  if (j.is_number_unsigned()) {
+    const auto v = j.get<std::uint64_t>();
+    if (v > std::numeric_limits<std::uint32_t>::max())
+      n.fail("expected an integer in [0, 4294967295], got " + std::to_string(v));
+    return static_cast<std::uint32_t>(v);
+  }
+  const auto v = j.get<std::int64_t>();
+  if (v < 0 || v > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max()))
+    n.fail("expected an integer in [0, 4294967295], got " + std::to_string(v));
+  return static_cast<std::uint32_t>(v);
+}
+
+// the mesh file's path: relative to the scene's folder unless absolute
+std::string mesh_path(const Node& n) {
+  std::string path = n.string();
+  if (path.empty()) n.fail("expected a file name");
+  const std::string& scene = n.file();
+  const size_t slash = scene.rfind('/');
+  if (path[0] != '/' && slash != std::string::npos) path = scene.substr(0, slash + 1) + path;
+  return path;
+}
+
+}  // namespace
+
+Shape parse_shape(const Node& n, int body, const std::string& body_name, const Vec3& com,
+                  size_t index) {
+  n.object({"name", "type", "position", "orientation", "radius", "length", "size", "file", "scale",
+            "friction", "restitution", "group", "mask", "collide_with_joined"});
+  Shape s;
+  s.body = body;
+  s.name = n.has("name") ? n["name"].name("shape") : body_name + "/" + std::to_string(index);
+  const std::string type = n["type"].string();
+  if (!parse_shape_type(type, s.type))
+    n["type"].fail("unknown shape type '" + type +
+                   "'; expected plane, sphere, capsule, box, cylinder or mesh");
+  const auto allow = [&](std::initializer_list<const char*> keys) {
+    for (const char* k : {"radius", "length", "size", "file", "scale"}) {
+      bool ok = false;
+      for (const char* a : keys) ok = ok || std::string(a) == k;
+      if (!ok && n.has(k)) n[k].fail("a " + type + " has no " + k);
+    }
+  };
+  switch (s.type) {
+    case ShapeType::Plane:
+      allow({});
+      break;
+    case ShapeType::Sphere:
+      allow({"radius"});
+      s.radius = n["radius"].positive();
+      break;
+    case ShapeType::Capsule:
+    case ShapeType::Cylinder:
+      allow({"radius", "length"});
+      s.radius = n["radius"].positive();
+      s.length = n["length"].positive();
+      break;
+    case ShapeType::Box: {
+      allow({"size"});
+      const auto e = n["size"].array(3);
+      s.half_extents = 0.5 * Vec3(e[0].positive(), e[1].positive(), e[2].positive());
+      break;
+    }
+    case ShapeType::ConvexMesh: {
+      allow({"file", "scale"});
+      Vec3 scale = Vec3::Ones();
+      if (n.has("scale")) {
+        const Node sc = n["scale"];
+        if (sc.json().is_array()) {
+          const auto e = sc.array(3);
+          scale = Vec3(e[0].positive(), e[1].positive(), e[2].positive());
+        } else {
+          scale = Vec3::Constant(sc.positive());
+        }
+      }
+      const std::string path = mesh_path(n["file"]);
+      std::string error;
+      if (!read_mesh_vertices(path, scale, s.vertices, error))
+        n["file"].fail("cannot read the mesh '" + path + "': " + error);
+      break;
+    }
+  }
+  if (n.has("position")) s.position = n["position"].vec3();
+  if (n.has("orientation")) s.orientation = parse_orientation(n["orientation"]);
+  s.position -= com;  // link frame -> centre-of-mass frame (same axes)
+  if (n.has("friction")) s.friction = n["friction"].nonnegative();
+  if (n.has("restitution")) {
+    s.restitution = n["restitution"].nonnegative();
+    if (s.restitution > 1) n["restitution"].fail("restitution must be in [0, 1]");
+  }
+  if (n.has("group")) s.group = bits(n["group"]);
+  if (n.has("mask")) s.mask = bits(n["mask"]);
+  if (n.has("collide_with_joined")) {
+    if (!n["collide_with_joined"].json().is_boolean())
+      n["collide_with_joined"].fail("expected true or false");
+    s.collide_with_joined = n["collide_with_joined"].json().get<bool>();
+  }
+  const std::string defect = shape_defect(s);
+  if (!defect.empty()) (n.has("file") ? n["file"] : n).fail(defect);
+  return s;
+}
+
+}  // namespace appell

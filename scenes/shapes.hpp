@@ -1,0 +1,27 @@
+// Internal to the scene loader: collision shapes in scenes (docs/scene-format.md "Collision
+// shapes") and the meshes they read.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "appell/geometry.hpp"
+#include "scenes/reader.hpp"
+
+namespace appell {
+
+// The shape at n on body `body` (kWorld for the world): its pose is given in the body's
+// link frame, whose origin sits at -com in the centre-of-mass frame.  `index` names a
+// shape without "name" ("<body>/<index>").  Located errors.
+Shape parse_shape(const Node& n, int body, const std::string& body_name, const Vec3& com,
+                  size_t index);
+
+// A body orientation {quaternion | axis_angle | matrix} (also used by bodies).
+Quat parse_orientation(const Node& n);
+
+// The vertices of every mesh in an OBJ, STL, DAE... file (read by assimp), times `scale`.
+// Returns false and says why in `error` when the file cannot be read.
+bool read_mesh_vertices(const std::string& path, const Vec3& scale, std::vector<Vec3>& out,
+                        std::string& error);
+
+}  // namespace appell

@@ -1,0 +1,396 @@
+// The contact detector (engine/contact/collision.cpp, Bullet) against closed forms: the
+// signed gap of spheres, capsules, boxes and cylinders on planes and on each other, the
+// manifolds where surfaces meet flat, the normal from a to b, the point midway, the
+// pair's μ and e, and the filters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+
+#include "appell/appell.hpp"
+#include "appell/contact.hpp"
+#include "appell/geometry.hpp"
+
+namespace appell {
+namespace {
+
+Body rigid(const std::string& name) {
+  Body b;
+  b.name = name;
+  b.mass = 1;
+  b.inertia = Mat3::Identity() * 0.1;
+  return b;
+}
+
+Shape plane(const Quat& q = Quat::Identity(), const Vec3& at = Vec3::Zero()) {
+  Shape s;
+  s.type = ShapeType::Plane;
+  s.orientation = q;
+  s.position = at;
+  return s;
+}
+Shape sphere(int body, double r) {
+  Shape s;
+  s.type = ShapeType::Sphere;
+  s.body = body;
+  s.radius = r;
+  return s;
+}
+Shape box(int body, const Vec3& half) {
+  Shape s;
+  s.type = ShapeType::Box;
+  s.body = body;
+  s.half_extents = half;
+  return s;
+}
+
+// A model of n free bodies carrying `shapes` (each names its body), and a Data whose body
+// states the tests set.
+struct World {
+  Model m;
+  std::unique_ptr<Data> d;
+  std::unique_ptr<ContactDetector> det;
+  World(int n, const std::vector<Shape>& shapes) {
+    ModelBuilder b;
+    for (int i = 0; i < n; ++i) b.add_body(rigid("b" + std::to_string(i)));
+    for (const Shape& s : shapes) b.add_shape(s);
+    m = compile(b);
+    d = std::make_unique<Data>(m);
+    det = make_contact_detector(m);
+  }
+  void place(int body, const Vec3& x, const Mat3& Q = Mat3::Identity()) {
+    d->body[body].x = x;
+    d->body[body].Q = Q;
+  }
+  std::vector<ContactPoint> detect(double margin) {
+    std::vector<ContactPoint> out;
+    det->detect(m, *d, margin, out);
+    return out;
+  }
+};
+
+Mat3 rot(const Vec3& axis, double angle) {
+  return Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix();
+}
+
+TEST(Collision, NoShapesNoDetector) {
+  ModelBuilder b;
+  b.add_body(rigid("a"));
+  EXPECT_EQ(make_contact_detector(compile(b)), nullptr);
+}
+
+// gap = height − r, above and below the plane, on a plane through the origin and on a
+// tilted one (n·x − r); the normal from the plane (a) to the sphere (b); the point midway.
+TEST(Collision, SpherePlaneGapIsHeightMinusRadius) {
+  const double r = 0.3;
+  for (double angle : {0.0, 0.4}) {
+    const Quat q(Eigen::AngleAxisd(angle, Vec3::UnitX()));
+    World w(1, {plane(q), sphere(0, r)});
+    const Vec3 n = q * Vec3::UnitZ();
+    for (double h : {0.5, 0.3005, 0.3, 0.29, 0.1}) {
+      const Vec3 x = Vec3(0.2, 0, 0) + h * n + 0.7 * n.cross(Vec3::UnitX());  // x̂ ⟂ n
+      w.place(0, x);
+      const auto pts = w.detect(1.0);
+      ASSERT_EQ(pts.size(), 1u) << h;
+      const ContactPoint& c = pts[0];
+      EXPECT_NEAR(c.gap, h - r, 1e-12) << h;
+      EXPECT_NEAR((c.normal - n).norm(), 0.0, 1e-12);
+      EXPECT_EQ(c.shape_a, 0);
+      EXPECT_EQ(c.shape_b, 1);
+      EXPECT_EQ(c.body_a, kWorld);
+      EXPECT_EQ(c.body_b, 0);
+      const Vec3 bottom = x - r * n, on_plane = x - h * n;
+      EXPECT_NEAR((c.point - 0.5 * (bottom + on_plane)).norm(), 0.0, 1e-12);
+    }
+    // farther than the margin: nothing
+    w.place(0, Vec3::Zero() + (r + 0.2) * n);
+    EXPECT_TRUE(w.detect(0.1).empty());
+    EXPECT_EQ(w.detect(0.3).size(), 1u);
+  }
+}
+
+// the plane listed after the sphere: a is the sphere, the normal points down into the plane
+TEST(Collision, PlaneSecondNormalPointsIntoIt) {
+  World w(1, {sphere(0, 0.2), plane()});
+  w.place(0, Vec3(1, 2, 0.25));
+  const auto pts = w.detect(0.1);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].shape_a, 0);
+  EXPECT_EQ(pts[0].body_a, 0);
+  EXPECT_EQ(pts[0].body_b, kWorld);
+  EXPECT_NEAR(pts[0].gap, 0.05, 1e-15);
+  EXPECT_EQ(pts[0].normal, Vec3(0, 0, -1));
+  EXPECT_NEAR((pts[0].point - Vec3(1, 2, 0.025)).norm(), 0.0, 1e-15);
+}
+
+// two spheres: gap = |c2 − c1| − r1 − r2, normal along c2 − c1, separated and overlapping
+TEST(Collision, SphereSphere) {
+  World w(2, {sphere(0, 0.5), sphere(1, 0.25)});
+  const Vec3 dir = Vec3(1, 2, -0.5).normalized();
+  for (double dist : {0.9, 0.76, 0.7, 0.3}) {
+    w.place(0, Vec3(0.1, 0.2, 0.3));
+    w.place(1, Vec3(0.1, 0.2, 0.3) + dist * dir, rot(Vec3(1, 1, 0), 0.7));
+    const auto pts = w.detect(0.2);
+    ASSERT_EQ(pts.size(), 1u) << dist;
+    EXPECT_NEAR(pts[0].gap, dist - 0.75, 1e-12);
+    EXPECT_NEAR((pts[0].normal - dir).norm(), 0.0, 1e-9);
+    const Vec3 on_a = Vec3(0.1, 0.2, 0.3) + 0.5 * dir;
+    const Vec3 on_b = Vec3(0.1, 0.2, 0.3) + (dist - 0.25) * dir;
+    EXPECT_NEAR((pts[0].point - 0.5 * (on_a + on_b)).norm(), 0.0, 1e-9);
+  }
+  w.place(1, Vec3(0.1, 0.2, 0.3) + 1.0 * dir);
+  EXPECT_TRUE(w.detect(0.2).empty());
+}
+
+// a capsule lying on a plane touches at both ends; tilted by α, its ends' heights differ
+// by L sin α, and the gap of each is that height minus r
+TEST(Collision, CapsulePlaneEnds) {
+  Shape cap;
+  cap.type = ShapeType::Capsule;
+  cap.body = 0;
+  cap.radius = 0.1;
+  cap.length = 0.8;
+  World w(1, {plane(), cap});
+  for (double alpha : {0.0, 0.01}) {
+    const Mat3 Q = rot(Vec3::UnitY(), M_PI / 2 + alpha);  // capsule axis near world x
+    const Vec3 x(0.3, 0.4, 0.1 + 2e-4);
+    w.place(0, x, Q);
+    const auto pts = w.detect(0.01);
+    ASSERT_EQ(pts.size(), 2u) << alpha;
+    std::set<double> want, got;
+    for (double s : {-0.4, 0.4}) want.insert((x + Q * Vec3(0, 0, s)).z() - 0.1);
+    for (const ContactPoint& c : pts) {
+      EXPECT_NEAR((c.normal - Vec3::UnitZ()).norm(), 0.0, 1e-15);
+      bool match = false;
+      for (double g : want) match = match || std::abs(c.gap - g) < 1e-12;
+      EXPECT_TRUE(match) << c.gap;
+      got.insert(c.feature);
+    }
+    EXPECT_EQ(got.size(), 2u);  // the two ends, two features
+  }
+}
+
+// A box resting on a plane tilted by a known angle, itself turned a little about the
+// plane's normal and tilted by β about the plane's x: the four bottom corners within the
+// margin, each gap the corner's signed height above the plane.
+TEST(Collision, BoxOnTiltedPlaneGivesFourCorners) {
+  const double theta = 0.3, beta = 2e-4;
+  const Quat q(Eigen::AngleAxisd(theta, Vec3::UnitX()));
+  const Vec3 half(0.5, 0.3, 0.2);
+  World w(1, {plane(q), box(0, half)});
+  const Mat3 Rp = q.toRotationMatrix();
+  const Vec3 n = Rp.col(2);
+  const Mat3 Q = Rp * rot(Vec3::UnitZ(), 0.4) * rot(Vec3::UnitX(), beta);
+  const Vec3 x = Rp * Vec3(0.7, -0.2, 0.2 - 1e-5);
+  w.place(0, x, Q);
+  const double margin = 1e-3;
+  const auto pts = w.detect(margin);
+  std::vector<double> heights;
+  for (int k = 0; k < 8; ++k) {
+    const Vec3 corner(k & 1 ? half.x() : -half.x(), k & 2 ? half.y() : -half.y(),
+                      k & 4 ? half.z() : -half.z());
+    const Vec3 p = x + Q * corner;
+    if (n.dot(p) < margin) heights.push_back(n.dot(p));
+  }
+  ASSERT_EQ(heights.size(), 4u);
+  ASSERT_EQ(pts.size(), 4u);
+  std::set<int> features;
+  for (const ContactPoint& c : pts) {
+    EXPECT_NEAR((c.normal - n).norm(), 0.0, 1e-15);
+    double best = 1e9;
+    for (double h : heights) best = std::min(best, std::abs(c.gap - h));
+    EXPECT_LT(best, 1e-12) << c.gap;
+    // the point is midway between the corner and the plane: its height is gap / 2
+    EXPECT_NEAR(n.dot(c.point), 0.5 * c.gap, 1e-12);
+    features.insert(c.feature);
+  }
+  EXPECT_EQ(features.size(), 4u);  // the corners' indices, distinct
+  // corners at heights of a few β: a margin below them gives only those below
+  EXPECT_LT(w.detect(1e-5).size(), 4u);
+}
+
+// Two stacked boxes, the upper shifted: the corners of the overlap of their faces, apart
+// by δ and overlapping by δ; the normal from the lower box (a) up.
+TEST(Collision, BoxOnBoxGivesTheOverlapsCorners) {
+  const Vec3 half(0.5, 0.3, 0.2);
+  World w(2, {box(0, half), box(1, half)});
+  for (double delta : {1e-4, -1e-4}) {
+    w.place(0, Vec3::Zero());
+    w.place(1, Vec3(0.1, 0.05, 0.4 + delta));
+    const auto pts = w.detect(1e-3);
+    ASSERT_EQ(pts.size(), 4u) << delta;
+    std::set<std::pair<long, long>> corners;
+    for (const ContactPoint& c : pts) {
+      EXPECT_NEAR(c.gap, delta, 1e-12);
+      EXPECT_NEAR((c.normal - Vec3::UnitZ()).norm(), 0.0, 1e-12);
+      EXPECT_NEAR(c.point.z(), 0.2 + delta / 2, 1e-12);
+      corners.insert({std::lround(c.point.x() * 100), std::lround(c.point.y() * 100)});
+      EXPECT_EQ(c.body_a, 0);
+      EXPECT_EQ(c.body_b, 1);
+    }
+    // the overlap is [−0.4, 0.5] × [−0.25, 0.3]
+    const std::set<std::pair<long, long>> want = {{-40, -25}, {-40, 30}, {50, -25}, {50, 30}};
+    EXPECT_EQ(corners, want);
+  }
+}
+
+// a cylinder standing on its face: its bottom rim's points, all at the gap δ, on the
+// circle of radius r
+TEST(Collision, CylinderOnItsFaceGivesRimPoints) {
+  Shape cyl;
+  cyl.type = ShapeType::Cylinder;
+  cyl.body = 0;
+  cyl.radius = 0.3;
+  cyl.length = 0.4;
+  World w(1, {plane(), cyl});
+  const Vec3 x(0.5, -0.2, 0.2 + 3e-5);
+  w.place(0, x, rot(Vec3::UnitZ(), 0.3));
+  const auto pts = w.detect(1e-3);
+  ASSERT_GE(pts.size(), 3u);
+  for (const ContactPoint& c : pts) {
+    EXPECT_NEAR(c.gap, 3e-5, 1e-12);
+    EXPECT_NEAR((c.point - x).head<2>().norm(), 0.3, 1e-12);
+  }
+  // tilted by 0.2 rad: one rim point is deepest, at height z − (L/2) cos − r sin
+  w.place(0, Vec3(0, 0, 0.2), rot(Vec3::UnitX(), 0.2));
+  const auto tilted = w.detect(1e-3);
+  ASSERT_FALSE(tilted.empty());
+  double low = 1e9;
+  for (const ContactPoint& c : tilted) low = std::min(low, c.gap);
+  EXPECT_NEAR(low, 0.2 - 0.2 * std::cos(0.2) - 0.3 * std::sin(0.2), 1e-12);
+}
+
+// a body state that is not finite gives no point (and no crash); the others still do
+TEST(Collision, NonFiniteStatesGiveNothing) {
+  World w(3, {plane(), sphere(0, 0.5), sphere(1, 0.5), sphere(2, 0.5)});
+  w.place(0, Vec3(0, 0, std::nan("")));
+  w.place(1, Vec3(0.2, 0, 0.4));
+  w.place(2, Vec3(0.4, 0, 0.4), Mat3::Constant(std::numeric_limits<double>::infinity()));
+  const auto pts = w.detect(1e-3);
+  ASSERT_EQ(pts.size(), 1u);  // sphere 1 on the plane
+  EXPECT_EQ(pts[0].body_b, 1);
+  EXPECT_NEAR(pts[0].gap, -0.1, 1e-12);
+  w.place(0, Vec3(0, 0, 0.4));
+  w.place(2, Vec3(5, 0, 5));
+  EXPECT_EQ(w.detect(1e-3).size(), 3u);  // finite again: two on the plane, 0–1 overlap
+}
+
+// μ = √(μa μb), e = max(ea, eb) on every point of a pair
+TEST(Collision, PairCoefficients) {
+  Shape p = plane();
+  p.friction = 0.9;
+  p.restitution = 0.1;
+  Shape s = sphere(0, 0.1);
+  s.friction = 0.4;
+  s.restitution = 0.7;
+  World w(1, {p, s});
+  w.place(0, Vec3(0, 0, 0.1));
+  const auto pts = w.detect(1e-3);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_NEAR(pts[0].friction, 0.6, 1e-15);
+  EXPECT_EQ(pts[0].restitution, 0.7);
+}
+
+// filters: group/mask bits; two shapes of one body never
+TEST(Collision, GroupsAndMasks) {
+  Shape a = sphere(0, 0.5), b = sphere(1, 0.5), c = sphere(0, 0.2);
+  a.group = 2;
+  b.mask = ~2u;
+  World w(2, {a, b, c});
+  w.place(0, Vec3::Zero());
+  w.place(1, Vec3(0.6, 0, 0));
+  // a–b filtered out by b's mask, a–c on one body; c–b: 0.6 − 0.7 < 0
+  auto pts = w.detect(1e-3);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].shape_a, 1);
+  EXPECT_EQ(pts[0].shape_b, 2);  // indices: a = 0, b = 1, c = 2; ordered a < b
+  EXPECT_NEAR(pts[0].gap, 0.6 - 0.7, 1e-12);
+  EXPECT_NEAR((pts[0].normal - Vec3(-1, 0, 0)).norm(), 0.0, 1e-12);  // from b (shape 1) to c
+}
+
+// a joint's parent and child are not tested (unless a shape asks), nor welded bodies
+TEST(Collision, JoinedAndWeldedBodiesExcluded) {
+  const std::string scene = R"({"bodies": [
+      {"name": "a", "mass": 1, "inertia": {"sphere": 0.1}, "position": [0, 0, 0],
+       "shapes": [{"type": "sphere", "radius": 0.5}]},
+      {"name": "b", "mass": 1, "inertia": {"sphere": 0.1}, "position": [0.6, 0, 0],
+       "shapes": [{"type": "sphere", "radius": 0.5JOINED}]},
+      {"name": "c", "mass": 1, "inertia": {"sphere": 0.1}, "position": [0, 0.6, 0],
+       "shapes": [{"type": "sphere", "radius": 0.5}]}],
+    "constraints": [
+      {"name": "hinge", "type": "revolute", "bodies": ["a", "b"], "anchor": [0.3, 0, 0], "axis": [0, 0, 1]},
+      {"name": "weld", "type": "fixed", "bodies": ["a", "c"]}]})";
+  for (const bool joined : {false, true}) {
+    std::string text = scene;
+    text.replace(text.find("JOINED"), 6, joined ? ", \"collide_with_joined\": true" : "");
+    const Model m = load_model_from_string(text);
+    Data d(m);
+    ASSERT_EQ(forward(m, d), SolveStatus::Ok);
+    auto det = make_contact_detector(m);
+    std::vector<ContactPoint> pts;
+    det->detect(m, d, 1e-3, pts);
+    // a–c welded: never; a–b hinged: only when asked; b–c overlap (|(0.6, −0.6)| < 1) and
+    // are not joined
+    std::set<std::pair<int, int>> pairs;
+    for (const ContactPoint& c : pts) pairs.insert({c.body_a, c.body_b});
+    std::set<std::pair<int, int>> want = {{1, 2}};
+    if (joined) want.insert({0, 1});
+    EXPECT_EQ(pairs, want) << joined;
+  }
+}
+
+// a cube mesh (OBJ written here) behaves as the box: four corners on the plane, the
+// overlap's corners on a box
+TEST(Collision, CubeMeshIsTheBox) {
+  const std::string obj = ::testing::TempDir() + "collision_cube.obj";
+  {
+    std::ofstream f(obj);
+    for (int k = 0; k < 8; ++k)
+      f << "v " << (k & 1 ? 0.5 : -0.5) << " " << (k & 2 ? 0.5 : -0.5) << " "
+        << (k & 4 ? 0.5 : -0.5) << "\n";
+    f << "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n";
+  }
+  const std::string text = R"({"shapes": [{"type": "plane"}], "bodies": [
+      {"name": "cube", "mass": 1, "inertia": {"box": [1, 1, 1]}, "position": [0.2, 0.1, 0.49999],
+       "shapes": [{"type": "mesh", "file": ")" +
+                           obj + R"("}]},
+      {"name": "box", "mass": 1, "inertia": {"box": [1, 1, 1]}, "position": [0.5, 0.3, 1.50002],
+       "shapes": [{"type": "box", "size": [1, 1, 1]}]}]})";
+  const Model m = load_model_from_string(text);
+  ASSERT_EQ(m.shapes().size(), 3u);
+  ASSERT_EQ(m.shapes()[0].type, ShapeType::ConvexMesh);  // the bodies' shapes, then the world's
+  Data d(m);
+  ASSERT_EQ(forward(m, d), SolveStatus::Ok);
+  auto det = make_contact_detector(m);
+  std::vector<ContactPoint> pts;
+  det->detect(m, d, 1e-3, pts);
+  int on_plane = 0, on_cube = 0;
+  for (const ContactPoint& c : pts) {
+    if (c.shape_a == 0 && c.shape_b == 2) {
+      ++on_plane;
+      EXPECT_NEAR(c.gap, -1e-5, 1e-12);
+      EXPECT_EQ(c.normal, Vec3(0, 0, -1));  // from the cube (a) into the plane (b)
+    } else if (c.shape_a == 0 && c.shape_b == 1) {
+      ++on_cube;
+      EXPECT_NEAR(c.gap, 3e-5, 1e-12);  // cube top 0.99999, box bottom 1.00002
+    }
+  }
+  EXPECT_EQ(on_plane, 4);
+  EXPECT_EQ(on_cube, 4);
+}
+
+// a pile of 20 boxes on the ground: 4 corners per face contact, 20 contacts
+TEST(Collision, PileOfBoxes) {
+  std::vector<Shape> shapes = {plane()};
+  for (int i = 0; i < 20; ++i) shapes.push_back(box(i, Vec3(0.5, 0.3, 0.2)));
+  World w(20, shapes);
+  for (int i = 0; i < 20; ++i) w.place(i, Vec3(0.01 * i, 0, 0.2 + 0.4 * i - 1e-6));
+  const auto pts = w.detect(1e-4);
+  EXPECT_EQ(pts.size(), 80u);
+  for (const ContactPoint& c : pts) EXPECT_LT(c.gap, 1e-4);
+}
+
+}  // namespace
+}  // namespace appell
