@@ -121,6 +121,10 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   // the free velocity, the bilateral rows held
   d.t = t + 0.5 * h;
   SolveStatus st = recursive_rates(m_, d, qm, u, o_.stabilization);
+  if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row
+    solve_recursive(m_, d);
+    st = d.diagnostics.status;
+  }
   if (st != SolveStatus::Ok) return st;
   udot_ = joint_accelerations(m_, d);
   ustar_ = u + h * udot_;
@@ -184,7 +188,12 @@ void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double
   const TreeModel& tree = m_.tree();
   d.t = t;
   for (int pass = 0;; ++pass) {
-    if (recursive_rates(m_, d, q, u, o_.stabilization) != SolveStatus::Ok) return;
+    SolveStatus st = recursive_rates(m_, d, q, u, o_.stabilization);
+    if (st == SolveStatus::Inconsistent) {
+      solve_recursive(m_, d);
+      st = d.diagnostics.status;
+    }
+    if (st != SolveStatus::Ok) return;
     gather(q, d, true, scratch_);
     const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
     stats_.penetration = pen;
