@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   simulate->add_option("SCENE", sim.scene, "scene file (JSON)")->required();
   simulate->add_option("--formulation", sim.formulation,
                        "auto | recursive | gibbs-appell | pinv | sparse");
-  simulate->add_option("--integrator", sim.integrator, "rk4 | dopri5 | rkf78");
+  simulate->add_option("--integrator", sim.integrator, "rk4 | dopri5 | rkf78 | moreau");
   simulate->add_option("--dt", sim.dt, "step (rk4) or output spacing (adaptive), s");
   simulate->add_option("--duration", sim.duration, "simulated time, s");
   simulate->add_option("--out", sim.out, "trajectory CSV");

@@ -90,6 +90,11 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
                        {"max_rel_drift", scale > 0 ? max_drift_ / scale : 0.0}};
   summary["constraint_violation"] = {{"position_max", pos_max_}, {"velocity_max", vel_max_}};
   summary["initial_velocity_correction"] = r.initial_velocity_correction;
+  if (integrator == "moreau")
+    summary["contact"] = {{"impacts", r.impacts},
+                          {"max_solver_iterations", r.contact_iterations},
+                          {"max_residual", r.contact_residual},
+                          {"unconverged_steps", r.contact_unconverged}};
   summary["final_state"] = {{"bodies", final_bodies}, {"joints", final_joints}};
   return summary;
 }

@@ -41,10 +41,12 @@ bool usage_error(const std::string& what) {
 
 bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
   if (!o.integrator.empty()) {
-    if (o.integrator != "rk4" && o.integrator != "dopri5" && o.integrator != "rkf78")
+    if (o.integrator != "rk4" && o.integrator != "dopri5" && o.integrator != "rkf78" &&
+        o.integrator != "moreau")
       return usage_error("--integrator: unknown method '" + o.integrator +
-                         "'; expected rk4, dopri5 or rkf78");
+                         "'; expected rk4, dopri5, rkf78 or moreau");
     so.integrator.method = o.integrator;
+    so.integrator.method_given = true;
   }
   if (o.dt) {
     if (!(*o.dt > 0) || !std::isfinite(*o.dt))
@@ -144,7 +146,7 @@ int run_simulate(const SimulateOptions& o) {
 
   // the summary and the report
   const auto summary =
-      recorder.summary(formulation_name(sim->state_space().formulation()), so.integrator.method, r);
+      recorder.summary(formulation_name(sim->state_space().formulation()), sim->method(), r);
   // (finite samples can still give an infinite drift, 1e308 − (−1e308): then no summary)
   const bool finite = finite_numbers(summary);
   if (!finite)

@@ -281,10 +281,23 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
   return out;
 }
 
+void parse_joint_limit(const Node& n, Joint& joint) {
+  if (!n.has("limit")) return;
+  const Node l = n["limit"];
+  l.object({"lower", "upper"});
+  JointProperties p = joint.properties();
+  p.limited = true;
+  p.lower = l["lower"].number();
+  p.upper = l["upper"].number();
+  if (!(p.lower <= p.upper)) l.fail("lower must be <= upper");
+  joint.set_properties(p);
+}
+
 std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string& name,
                                                const SceneContext& ctx, const JointType& type) {
   const JointSyntax syntax = type.syntax();
   std::vector<std::string> keys = {"name", "type", "bodies", "origin", "q", "qd"};
+  if (type.nq() == 1 && type.nu() == 1) keys.push_back("limit");
   if (syntax.axes == 1) keys.push_back("axis");
   if (syntax.axes == 2) keys.push_back("axes");
   if (syntax.parameter) keys.push_back(syntax.parameter);
@@ -304,6 +317,7 @@ std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string&
                                        pl.parent0, pl.child0, pl.anchor, pl.axis, pl.axis2);
   if (ctx.joint_properties && ctx.joint_properties->count(placement_key(n)))
     joint->set_properties(ctx.joint_properties->at(placement_key(n)));
+  parse_joint_limit(n, *joint);
   return joint;
 }
 

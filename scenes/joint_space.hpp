@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "appell/body.hpp"
+#include "appell/joint.hpp"
 #include "appell/joint_type.hpp"
 #include "scenes/reader.hpp"
 
@@ -67,6 +68,10 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
 // syntax().parameter (a screw joint's "pitch"), else the registered type itself.
 std::shared_ptr<const JointType> configured_type(const Node& n, const JointType& type);
 
+// A joint's "limit": {"lower": l, "upper": u} (l ≤ u, finite; the callers allow the key on
+// one-coordinate joints only) into its properties; nothing when absent.  Throws
+// SceneError, located.
+void parse_joint_limit(const Node& n, Joint& joint);
 // The Joint of a joint with an "origin" (called by the joint parser).
 std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string& name,
                                                const SceneContext& ctx, const JointType& type);

@@ -188,8 +188,9 @@ void parse_integrator(const Node& n, IntegratorOptions& o) {
   n.object({"method", "duration", "dt", "rtol", "atol"});
   if (n.has("method")) {
     o.method = n["method"].string();
-    if (o.method != "rk4" && o.method != "dopri5" && o.method != "rkf78")
-      n["method"].fail("unknown method '" + o.method + "'; expected rk4, dopri5 or rkf78");
+    o.method_given = true;
+    if (o.method != "rk4" && o.method != "dopri5" && o.method != "rkf78" && o.method != "moreau")
+      n["method"].fail("unknown method '" + o.method + "'; expected rk4, dopri5, rkf78 or moreau");
   }
   if (n.has("duration")) o.duration = n["duration"].nonnegative();
   if (n.has("dt")) o.dt = n["dt"].positive();
@@ -305,6 +306,18 @@ void check_run_size(const Node& top, const Settings& s) {
 void parse_settings(const Node& top, Settings& settings) {
   if (top.has("solver")) parse_solver(top["solver"], settings.solver);
   if (top.has("integrator")) parse_integrator(top["integrator"], settings.integrator);
+  if (top.has("contact")) {
+    const Node c = top["contact"];
+    c.object({"joint_limits", "tolerance", "max_iterations"});
+    if (c.has("joint_limits")) {
+      const Node jl = c["joint_limits"];
+      if (!jl.json().is_boolean()) jl.fail("expected true or false, got " + type_name(jl.json()));
+      settings.contact.joint_limits = jl.json().get<bool>();
+    }
+    if (c.has("tolerance")) settings.contact.tolerance = c["tolerance"].positive();
+    if (c.has("max_iterations"))
+      settings.contact.max_iterations = c["max_iterations"].positive_int();
+  }
   if (top.has("output")) {
     const Node o = top["output"];
     o.object({"every"});
@@ -504,7 +517,7 @@ Scene load_scene_from_string(const std::string& text, const std::string& file) {
   const json root = parse_scene_document(text, file);
   const Node top(root, "", file);
   top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
-              "integrator", "output", "shapes"});
+              "integrator", "contact", "output", "shapes"});
   if (!top.has("include")) return build_scene(top, nullptr);
   const UrdfScene urdf = include_urdf(top["include"]);
   return build_scene_located(top, &urdf);

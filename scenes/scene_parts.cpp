@@ -78,6 +78,7 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
                 "with world poses, give the child's position and velocity");
   const JointSyntax syntax = type.syntax();
   std::vector<std::string> keys = {"name", "type", "bodies"};
+  if (type.nq() == 1 && type.nu() == 1) keys.push_back("limit");
   if (syntax.anchor) keys.push_back("anchor");
   if (syntax.axes == 1) keys.push_back("axis");
   if (syntax.axes == 2) keys.push_back("axes");
@@ -100,8 +101,11 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
       n["axes"].fail("the two axes of a " + std::string(type.name()) +
                      " joint must be perpendicular, got cosine " + std::to_string(axis.dot(axis2)));
   }
-  return std::make_shared<Joint>(name, configured_type(n, type), p, c, ctx.model.initial_state(p),
-                                 ctx.model.initial_state(c), anchor, axis, axis2);
+  auto joint =
+      std::make_shared<Joint>(name, configured_type(n, type), p, c, ctx.model.initial_state(p),
+                              ctx.model.initial_state(c), anchor, axis, axis2);
+  parse_joint_limit(n, *joint);
+  return joint;
 }
 
 ConstraintPtr parse_distance(const Node& n, const std::string& name, const SceneContext& ctx) {

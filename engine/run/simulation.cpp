@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "appell/forward.hpp"
+#include "engine/contact/moreau.hpp"
 #include "engine/run/simulation_impl.hpp"
 
 namespace appell {
@@ -31,6 +33,7 @@ SimulationOptions SimulationOptions::from_settings(const Settings& s) {
   o.formulation = s.solver.formulation;
   o.stabilization = s.solver.stabilization;
   o.integrator = s.integrator;
+  o.contact = s.contact;
   o.every = s.output.every;
   return o;
 }
@@ -40,8 +43,25 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
   const auto bad = [](const std::string& what) {
     throw std::invalid_argument("Simulation(): " + what);
   };
-  if (in.method != "rk4" && in.method != "dopri5" && in.method != "rkf78")
-    bad("integrator.method must be rk4, dopri5 or rkf78, got '" + in.method + "'");
+  if (in.method != "rk4" && in.method != "dopri5" && in.method != "rkf78" && in.method != "moreau")
+    bad("integrator.method must be rk4, dopri5, rkf78 or moreau, got '" + in.method + "'");
+  if (MoreauStepper::has_unilateral_rows(m, options.contact.joint_limits)) {
+    if (!in.method_given)
+      options.integrator.method = "moreau";
+    else if (in.method != "moreau")
+      bad("integrator.method '" + in.method +
+          "' cannot step unilateral rows (contact shapes or joint limits); use \"moreau\", "
+          "or turn joint limits off with \"contact\": {\"joint_limits\": false}");
+  }
+  if (options.integrator.method == "moreau") {
+    if (options.formulation == Formulation::Auto) options.formulation = Formulation::Recursive;
+    const Formulation f = resolve_formulation(m, options.formulation);
+    if (f != Formulation::Recursive)
+      bad(std::string("contact and joint limits run in the recursive formulation for now, not ") +
+          formulation_name(f));
+    if (!(options.contact.tolerance > 0) || options.contact.max_iterations < 1)
+      bad("contact.tolerance must be > 0 and contact.max_iterations >= 1");
+  }
   if (!(in.dt > 0) || !std::isfinite(in.dt)) bad("integrator.dt must be > 0");
   if (!(in.duration >= 0) || !std::isfinite(in.duration)) bad("integrator.duration must be >= 0");
   if (!(in.rtol > 0) || !(in.atol > 0)) bad("integrator.rtol and atol must be > 0");
@@ -115,6 +135,9 @@ const Data& Simulation::data() const {
 }
 const Eigen::VectorXd& Simulation::state() const {
   return impl_->x;
+}
+const std::string& Simulation::method() const {
+  return impl_->o.integrator.method;
 }
 const StateSpace& Simulation::state_space() const {
   return *impl_->ss;

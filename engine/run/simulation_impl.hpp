@@ -5,6 +5,7 @@
 //   engine/run/simulation.cpp           the public Simulation, simulate()
 //   engine/run/simulation_run.cpp       right-hand side, outcomes, samples, initial conditions
 //   engine/run/simulation_steppers.cpp  one accepted step of rk4, rkf78, dopri5
+//   engine/run/simulation_moreau.cpp    one step of moreau (engine/contact/moreau.hpp)
 #pragma once
 
 #include <boost/numeric/odeint.hpp>
@@ -17,6 +18,10 @@
 
 #include "appell/simulation.hpp"
 #include "appell/state_space.hpp"
+
+namespace appell {
+class MoreauStepper;  // engine/contact/moreau.hpp
+}
 
 namespace appell {
 
@@ -174,9 +179,10 @@ struct Simulation::Impl {
   odeint::runge_kutta4<Vector> rk4;
   std::unique_ptr<odeint::controlled_runge_kutta<Dopri, Checker>> dopri5;
   std::unique_ptr<odeint::controlled_runge_kutta<Fehlberg, Checker>> rkf78;
-  enum class Method { Rk4, Dopri5, Rkf78 } method = Method::Rk4;
-  double t = 0.0, h = 0.0;  // time reached; adaptive: the controller's next step size
-  long k = 0, K = 0;        // output instants (adaptive) or steps (rk4) done, and their number
+  enum class Method { Rk4, Dopri5, Rkf78, Moreau } method = Method::Rk4;
+  std::shared_ptr<MoreauStepper> moreau;  // Method::Moreau's contact state (warm starts)
+  double t = 0.0, h = 0.0;                // time reached; adaptive: the controller's next step size
+  long k = 0, K = 0;  // output instants (adaptive) or steps (rk4) done, and their number
   bool running = false;
   Failure last;   // the last failing right-hand side among rejected trial steps
   long tiny = 0;  // accepted adaptive steps in a row shorter than kTinyStep × dt
@@ -194,6 +200,10 @@ struct Simulation::Impl {
 
   // rk4: fixed step dt, the last one shortened to end at T; dxdt holds ẋ(t, x)
   bool step_rk4();
+
+  // moreau: fixed step dt, the last one shortened to end at T; the contact problem per step
+  bool step_moreau();
+  void start_moreau();
 
   // After try_step: Accepted, Rejected (h reduced), or Failed (r says why).
   enum class Trial { Accepted, Rejected, Failed };

@@ -175,7 +175,9 @@ bool Simulation::Impl::start(const State& initial) {
   const IntegratorOptions& in = o.integrator;
   method = in.method == "rk4"      ? Method::Rk4
            : in.method == "dopri5" ? Method::Dopri5
+           : in.method == "moreau" ? Method::Moreau
                                    : Method::Rkf78;
+  if (method == Method::Moreau) start_moreau();
   dopri5.reset();
   rkf78.reset();
   if (method == Method::Dopri5)

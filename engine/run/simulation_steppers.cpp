@@ -13,9 +13,10 @@ using Clock = std::chrono::steady_clock;
 
 bool Simulation::Impl::step() {
   if (!running) return false;
-  const bool ok = method == Method::Rk4     ? step_rk4()
-                  : method == Method::Rkf78 ? step_rkf78()
-                                            : step_dopri5();
+  const bool ok = method == Method::Rk4      ? step_rk4()
+                  : method == Method::Rkf78  ? step_rkf78()
+                  : method == Method::Moreau ? step_moreau()
+                                             : step_dopri5();
   if (!ok || k >= K) running = false;
   return ok;
 }

@@ -28,11 +28,22 @@ struct SolverOptions {
 };
 
 struct IntegratorOptions {
-  std::string method = "rk4";  // rk4 | dopri5 | rkf78
+  // rk4 | dopri5 | rkf78 for smooth motion; moreau (velocity-level time stepping) for
+  // unilateral rows: contact shapes, enforced joint limits (docs/contact.md).  A model with
+  // unilateral rows steps with moreau unless a method was given (method_given).
+  std::string method = "rk4";
+  bool method_given = false;
   double duration = 1.0;
   double dt = 1e-3;
   double rtol = 1e-9;
   double atol = 1e-12;
+};
+
+// Unilateral rows and their solver (docs/contact.md)
+struct ContactSettings {
+  bool joint_limits = true;   // enforce the joints' limits (URDF <limit>, scene "limit")
+  double tolerance = 1e-10;   // on the contact problem's natural residual (m/s, rad/s)
+  int max_iterations = 5000;  // of the contact solver per step
 };
 
 struct OutputOptions {
@@ -43,6 +54,7 @@ struct OutputOptions {
 struct Settings {
   SolverOptions solver;
   IntegratorOptions integrator;
+  ContactSettings contact;
   OutputOptions output;
 };
 

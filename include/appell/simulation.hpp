@@ -73,6 +73,7 @@ struct SimulationOptions {
   Formulation formulation = Formulation::Auto;  // resolved against the model
   Stabilization stabilization;                  // none, baumgarte or projection
   IntegratorOptions integrator;                 // method, duration, dt, rtol, atol
+  ContactSettings contact;                      // joint limits on/off, contact solver
   int every = 1;                                // output every N steps / output instants
   // called after every accepted step with the time reached; for progress bars
   std::function<void(double t)> progress;
@@ -120,6 +121,12 @@ struct SimulationResult {
   double initial_velocity_correction = 0.0;  // ‖Δu‖_M, see above
   double wall_seconds = 0.0;
   double rhs_seconds = 0.0;  // wall time inside StateSpace::derivative (integrator calls)
+  // moreau only: impacts (rows closing while approaching), the largest contact-solver
+  // iterations and natural residual of a step, and the steps whose solver did not converge
+  long impacts = 0;
+  int contact_iterations = 0;
+  double contact_residual = 0.0;
+  long contact_unconverged = 0;
   bool ok() const { return status == SimulationStatus::Completed; }
 };
 
@@ -128,7 +135,8 @@ struct SimulationResult {
 class Simulation {
  public:
   // Throws std::invalid_argument on bad options (method, dt ≤ 0, duration < 0, every < 1,
-  // tolerances ≤ 0).
+  // tolerances ≤ 0; a smooth method asked for a model with unilateral rows; moreau outside
+  // the recursive formulation).
   Simulation(const Model& m, SimulationOptions options);
   ~Simulation();
   Simulation(const Simulation&) = delete;
@@ -164,6 +172,9 @@ class Simulation {
   const Data& data() const;
   const Eigen::VectorXd& state() const;  // x, in the state space's coordinates
   const StateSpace& state_space() const;
+  // the integration method in use: the options' one, or moreau for a model with unilateral
+  // rows when none was given (IntegratorOptions::method_given)
+  const std::string& method() const;
 
  private:
   struct Impl;

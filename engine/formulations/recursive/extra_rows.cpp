@@ -121,6 +121,28 @@ void extra_row_responses(const Model& m, const TreeModel& tree, Data& d, Recursi
   build_G(m, tree, d, ws, &R);
 }
 
+void extra_rows_times_a(const Model& m, const TreeModel& tree, const Data& d,
+                        const RecursiveWorkspace& ws, Eigen::Ref<Eigen::VectorXd> out) {
+  for_extra_rows(m, tree,
+                 [&](int k, int c, int i, int) { out(k) = row_times_a(m, tree, d, ws, c, i); });
+}
+
+void add_extra_row_forces(const Model& m, const TreeModel& tree, const Data& d,
+                          const Eigen::Ref<const Eigen::VectorXd>& lambda, RecursiveWorkspace& ws) {
+  for_extra_rows(m, tree,
+                 [&](int k, int c, int i, int) { add_row_force(m, tree, d, c, i, lambda(k), ws); });
+}
+
+void solve_extra_pinv(const TreeModel& tree, const Data& d, const RecursiveWorkspace& ws,
+                      const Eigen::Ref<const Eigen::VectorXd>& e, Eigen::Ref<Eigen::VectorXd> y) {
+  const double tau = d.diagnostics.rank_tolerance;
+  const auto ev = ws.G.diagonal();
+  y.setZero();
+  for (int k = 0; k < tree.nrows_extra; ++k)
+    if (ev(k) >= tau * tau) y += ws.V.col(k) * (ws.V.col(k).dot(ws.scale.cwiseProduct(e)) / ev(k));
+  y = ws.scale.cwiseProduct(y);
+}
+
 void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws) {
   // e = b − A a⁰                                                              (R13)
   for_extra_rows(m, tree, [&](int k, int c, int i, int row) {

@@ -85,6 +85,17 @@ void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveW
 void extra_row_responses(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws,
                          Eigen::MatrixXd& R);
 void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
+// For responses on top of a solve (engine/contact/delassus.cpp), after solve_extra_rows:
+// A a of the extra rows at the bodies' w.a
+void extra_rows_times_a(const Model& m, const TreeModel& tree, const Data& d,
+                        const RecursiveWorkspace& ws, Eigen::Ref<Eigen::VectorXd> out);
+// the forces Aᵀ λ of the extra rows added into the bodies' w.f
+void add_extra_row_forces(const Model& m, const TreeModel& tree, const Data& d,
+                          const Eigen::Ref<const Eigen::VectorXd>& lambda, RecursiveWorkspace& ws);
+// y = G⁺ e with the last solve's pseudo-inverse of the extra rows' G (same scaling and
+// rank as that solve's λ)
+void solve_extra_pinv(const TreeModel& tree, const Data& d, const RecursiveWorkspace& ws,
+                      const Eigen::Ref<const Eigen::VectorXd>& e, Eigen::Ref<Eigen::VectorXd> y);
 // G ← diag(eigenvalues), V ← eigenvectors of the symmetric G; never allocates
 void symmetric_eigen_jacobi(Eigen::MatrixXd& G, Eigen::MatrixXd& V);
 

@@ -1,0 +1,213 @@
+// Moreau–Jean time stepping with contacts and joint limits (engine/contact/moreau.hpp).
+#include "engine/contact/moreau.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "appell/joint.hpp"
+#include "engine/formulations/recursive.hpp"
+#include "engine/model/tree.hpp"
+
+namespace appell {
+
+namespace {
+
+// a tangent basis of the plane normal to n, a fixed function of n (warm starts keep it)
+void tangents(const Vec3& n, Vec3& t1, Vec3& t2) {
+  const Vec3 e = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : Vec3::UnitY();
+  t1 = n.cross(e).normalized();
+  t2 = n.cross(t1);
+}
+
+TwistRow negated(TwistRow r) {
+  for (auto& t : r.term) {
+    t.lin = -t.lin;
+    t.ang = -t.ang;
+  }
+  return r;
+}
+
+}  // namespace
+
+bool MoreauStepper::has_unilateral_rows(const Model& m, bool joint_limits) {
+  if (make_contact_detector(m)) return true;
+  if (!joint_limits) return false;
+  for (const TreeJoint& t : m.tree().joints) {
+    if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
+    const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
+    if (j && j->properties().limited) return true;
+  }
+  return false;
+}
+
+MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> detector,
+                             const MoreauOptions& o)
+    : m_(m), det_(std::move(detector)), o_(o) {
+  if (!o_.joint_limits) return;
+  const TreeModel& tree = m.tree();
+  for (int i = 0; i < static_cast<int>(tree.joints.size()); ++i) {
+    const TreeJoint& t = tree.joints[i];
+    if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
+    const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
+    if (!j || !j->properties().limited) continue;
+    const JointProperties& p = j->properties();
+    // a reversed joint runs its coordinate backwards on the tree
+    if (t.reversed)
+      limits_.push_back({i, t.constraint, -p.upper, -p.lower});
+    else
+      limits_.push_back({i, t.constraint, p.lower, p.upper});
+  }
+}
+
+void MoreauStepper::gather(const Eigen::VectorXd& q, Data& d, bool normal_only,
+                           std::vector<ContactRecord>& out) {
+  out.clear();
+  rows_.clear();
+  blocks_.clear();
+  points_.clear();
+  if (det_) det_->detect(m_, d, o_.closed_gap, points_);
+  std::vector<double> gaps;
+  auto add_block = [&](ContactBlock::Kind kind, double mu) {
+    ContactBlock b;
+    b.kind = kind;
+    b.mu = mu;
+    b.row = static_cast<int>(rows_.size());
+    blocks_.push_back(b);
+  };
+  for (const ContactPoint& p : points_) {
+    if (!(p.gap <= o_.closed_gap)) continue;
+    ContactRecord r;
+    r.point = p;
+    tangents(p.normal, r.t1, r.t2);
+    add_block(normal_only ? ContactBlock::Kind::Unilateral : ContactBlock::Kind::Contact,
+              p.friction);
+    rows_.push_back(point_row(d, p.body_a, p.body_b, p.point, p.normal));
+    if (!normal_only) {
+      rows_.push_back(point_row(d, p.body_a, p.body_b, p.point, r.t1));
+      rows_.push_back(point_row(d, p.body_a, p.body_b, p.point, r.t2));
+    }
+    gaps.push_back(p.gap);
+    out.push_back(r);
+  }
+  const TreeModel& tree = m_.tree();
+  for (const Limit& l : limits_) {
+    const double x = q(tree.joints[l.tree_joint].q_offset);
+    for (int side = 0; side < 2; ++side) {
+      const double gap = side == 0 ? x - l.lower : l.upper - x;
+      if (!(gap <= o_.closed_gap)) continue;
+      ContactRecord r;
+      r.joint = l.constraint;
+      r.upper = side == 1;
+      r.point.gap = gap;
+      add_block(ContactBlock::Kind::Unilateral, 0.0);
+      const TwistRow row = joint_row(m_, d, l.tree_joint);
+      rows_.push_back(side == 0 ? row : negated(row));
+      gaps.push_back(gap);
+      out.push_back(r);
+    }
+  }
+  gaps_ = Eigen::Map<const Eigen::VectorXd>(gaps.data(), static_cast<int>(gaps.size()));
+}
+
+SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& u,
+                                Data& d) {
+  const TreeModel& tree = m_.tree();
+  stats_ = MoreauStepStats{};
+  // the midpoint of the positions
+  qdot_.resize(tree.nq);
+  tree_qdot(tree, q, u, qdot_);
+  Eigen::VectorXd qm = q + 0.5 * h * qdot_;
+  tree_normalize(tree, qm);
+  // the free velocity, the bilateral rows held
+  d.t = t + 0.5 * h;
+  SolveStatus st = recursive_rates(m_, d, qm, u, o_.stabilization);
+  if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row
+    solve_recursive(m_, d);
+    st = d.diagnostics.status;
+  }
+  if (st != SolveStatus::Ok) return st;
+  udot_ = joint_accelerations(m_, d);
+  ustar_ = u + h * udot_;
+  gather(qm, d, false, records_);
+  if (!rows_.empty()) {
+    tree_delassus(m_, d, rows_, G_, R_);
+    row_velocities(m_, d, rows_, ustar_, g_);
+    row_velocities(m_, d, rows_, u, v0_);
+    // Newton's law on the approaching normal velocity of the step's start
+    lambda_.setZero(g_.size());
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      const ContactBlock& b = blocks_[k];
+      ContactRecord& r = records_[k];
+      if (v0_(b.row) < 0) {
+        r.impact = v0_(b.row) < -1e-9;
+        stats_.impacts += r.impact;
+        if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
+      }
+      const Key key{r.point.shape_a, r.point.shape_b, r.point.body_a,
+                    r.point.body_b,  r.point.feature, r.joint * 2 + r.upper};
+      const auto it = warm_.find(key);
+      if (it != warm_.end()) lambda_.segment(b.row, b.size()) = it->second.head(b.size());
+    }
+    const ContactSolverResult res = solve_contact_problem(G_, g_, blocks_, lambda_, o_.solver);
+    stats_.rows = static_cast<int>(g_.size());
+    stats_.iterations = res.iterations;
+    stats_.residual = res.residual;
+    stats_.converged = res.converged;
+    ustar_.noalias() += R_ * lambda_;
+    const Eigen::VectorXd v = G_ * lambda_ + g_;
+    warm_.clear();
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      const ContactBlock& b = blocks_[k];
+      ContactRecord& r = records_[k];
+      r.impulse.head(b.size()) = lambda_.segment(b.row, b.size());
+      r.velocity.head(b.size()) = v.segment(b.row, b.size());
+      if (r.joint < 0 && v0_(b.row) < 0) r.velocity(0) -= r.point.restitution * v0_(b.row);
+      const double scale = std::max(1.0, std::abs(v0_(b.row)));
+      if (!(r.impulse(0) > 0))
+        r.state = ContactRecord::State::Open;
+      else if (b.size() == 3 && r.velocity.tail<2>().norm() > 1e3 * o_.solver.tolerance * scale)
+        r.state = ContactRecord::State::Slip;
+      else
+        r.state = ContactRecord::State::Stick;
+      warm_[Key{r.point.shape_a, r.point.shape_b, r.point.body_a, r.point.body_b, r.point.feature,
+                r.joint * 2 + r.upper}] = r.impulse;
+    }
+  } else {
+    warm_.clear();
+  }
+  u = ustar_;
+  // the second half of the positions, at the new velocity
+  tree_qdot(tree, qm, u, qdot_);
+  q = qm + 0.5 * h * qdot_;
+  tree_normalize(tree, q);
+  project(q, u, t + h, d);
+  return d.diagnostics.status;
+}
+
+void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d) {
+  const TreeModel& tree = m_.tree();
+  d.t = t;
+  for (int pass = 0;; ++pass) {
+    SolveStatus st = recursive_rates(m_, d, q, u, o_.stabilization);
+    if (st == SolveStatus::Inconsistent) {
+      solve_recursive(m_, d);
+      st = d.diagnostics.status;
+    }
+    if (st != SolveStatus::Ok) return;
+    gather(q, d, true, scratch_);
+    const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
+    stats_.penetration = pen;
+    if (pen <= o_.projection_tolerance || pass == o_.projection_passes) return;
+    tree_delassus(m_, d, rows_, G_, R_);
+    Eigen::VectorXd mu = Eigen::VectorXd::Zero(gaps_.size());
+    ContactSolverOptions so = o_.solver;
+    so.tolerance = 0.01 * o_.projection_tolerance;
+    solve_contact_problem(G_, gaps_, blocks_, mu, so);
+    const Eigen::VectorXd delta = R_ * mu;
+    tree_qdot(tree, q, delta, qdot_);
+    q += qdot_;
+    tree_normalize(tree, q);
+  }
+}
+
+}  // namespace appell

@@ -1,0 +1,104 @@
+// Moreau–Jean time stepping of the recursive formulation's joint coordinates with
+// unilateral rows: contacts (Signorini–Coulomb with Newton restitution) and joint limits
+// (internal to engine/; Simulation's `moreau` method).
+//
+// One step of size h from (q, u) [Moreau 1988; Jean 1999, the midpoint "θ = 1/2" form]:
+//   q_m = q + h/2 N(q) u
+//   u*  = u + h u̇(q_m, u)                the free velocity, bilateral rows held (recursive_rates)
+//   the index set: contact points and limits with gap(q_m) ≤ closed_gap
+//   G = J R Jᵀ, R Jᵀ                      (engine/contact/delassus.hpp, no M⁻¹)
+//   λ: the exact Signorini–Coulomb law at u⁺ = u* + R Jᵀ λ, the normal law on
+//      u_n⁺ + e min(u_n⁻, 0) (engine/contact/ncp.hpp), warm-started by body pair and feature
+//   q⁺  = q_m + h/2 N(q_m) u⁺
+// then penetration removed by a position projection that leaves u⁺ alone [Cline & Pai
+// 2003, post-stabilization]: δ = R J_nᵀ μ, 0 ≤ μ ⟂ g + J_n δ ≥ 0 (the displacement of least
+// mass-metric norm that closes the gaps), q⁺ ← q⁺ ⊕ δ, repeated while a gap is below
+// −projection_tolerance (at most `projection_passes` times).  The velocity is never touched
+// by the projection, so it adds no kinetic energy.
+// First order in h for smooth motion and impacts alike (Moreau's scheme); exact for
+// motion at constant acceleration (a box sliding or resting on a ramp).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "appell/contact.hpp"
+#include "appell/settings.hpp"
+#include "engine/contact/delassus.hpp"
+#include "engine/contact/ncp.hpp"
+
+namespace appell {
+
+struct MoreauOptions {
+  ContactSolverOptions solver;
+  double closed_gap = 1e-7;             // gap (m, or rad for limits) below which a row is closed
+  double projection_tolerance = 1e-10;  // the penetration the projection leaves at most
+  int projection_passes = 4;
+  bool joint_limits = true;     // enforce the joints' JointProperties limits
+  Stabilization stabilization;  // of the bilateral rows in the free velocity
+};
+
+// A closed row of the last step: a contact point, or a joint limit (point.shape_a = −1,
+// joint ≥ 0).
+struct ContactRecord {
+  ContactPoint point;
+  int joint = -1;      // model constraint index of a limit, −1 for a contact
+  bool upper = false;  // a limit's side
+  Eigen::Vector3d impulse = Eigen::Vector3d::Zero();  // (normal, t1, t2), N·s (N·m·s)
+  Eigen::Vector3d t1 = Eigen::Vector3d::Zero(), t2 = Eigen::Vector3d::Zero();
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  // (u_n, u_t1, u_t2) after the step
+  bool impact = false;                                 // approaching at the start of the step
+  enum class State { Open, Stick, Slip } state = State::Open;
+};
+
+struct MoreauStepStats {
+  int rows = 0, iterations = 0;
+  double residual = 0.0;
+  bool converged = true;
+  int impacts = 0;
+  double penetration = 0.0;  // the largest penetration left after the projection
+};
+
+class MoreauStepper {
+ public:
+  // detector: null when the model has no shapes (joint limits only)
+  MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> detector,
+                const MoreauOptions& o = {});
+  // One step from (t, q, u) to t + h.  Returns Ok, or the recursion's failure status
+  // (message in d.diagnostics).  d describes the end state's kinematics afterwards.
+  SolveStatus step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& u, Data& d);
+
+  const std::vector<ContactRecord>& records() const { return records_; }
+  const MoreauStepStats& stats() const { return stats_; }
+  const MoreauOptions& options() const { return o_; }
+  // whether the model has unilateral rows (shapes, or enforced joint limits)
+  static bool has_unilateral_rows(const Model& m, bool joint_limits = true);
+
+ private:
+  struct Limit {
+    int tree_joint, constraint;
+    double lower, upper;  // on the tree coordinate
+  };
+  using Key = std::tuple<int, int, int, int, int, int>;  // shapes, bodies, feature, joint/side
+  // the closed rows at q (d's kinematics at q): records, rows, blocks, gaps
+  void gather(const Eigen::VectorXd& q, Data& d, bool normal_only, std::vector<ContactRecord>& out);
+  void project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d);
+
+  const Model& m_;
+  std::unique_ptr<ContactDetector> det_;
+  MoreauOptions o_;
+  std::vector<Limit> limits_;
+  std::vector<ContactPoint> points_;
+  std::vector<ContactRecord> records_, scratch_;
+  std::vector<TwistRow> rows_;
+  std::vector<ContactBlock> blocks_;
+  std::map<Key, Eigen::Vector3d> warm_;
+  Eigen::MatrixXd G_, R_;
+  Eigen::VectorXd lambda_, g_, v0_, qdot_, udot_, ustar_, gaps_;
+  MoreauStepStats stats_;
+};
+
+}  // namespace appell

@@ -1,0 +1,67 @@
+// The contact problem at velocity level on a Delassus operator (internal to engine/).
+//
+// Given G = J R Jᵀ (m × m, symmetric positive semi-definite, singular for redundant
+// contacts) and the free relative velocities g of the rows, find impulses λ with the
+// post-step relative velocities u = G λ + g obeying, per block:
+//
+//   Contact [n, t1, t2]:  the exact Signorini–Coulomb law with maximal dissipation, as the
+//     cone complementarity of De Saxcé & Feng (1998):
+//         K_μ ∋ λ  ⟂  û = u + μ ‖u_t‖ e_n ∈ K_μ*,    K_μ = {‖λ_t‖ ≤ μ λ_n}
+//     (sticking: u = 0 with λ inside the cone; sliding: λ_t = −μ λ_n u_t/‖u_t‖; open: λ = 0).
+//     Newton's restitution and the gap enter through g (the caller shifts g_n).
+//   Unilateral (one row):  0 ≤ λ ⟂ u ≥ 0  (joint limits, position projection).
+//   Bounded (one row):     |λ| ≤ F, u = 0 inside, λ = −F sign(u) on the bound (joint Coulomb
+//     friction).
+//
+// Method: ADMM on the cone complementarity with the De Saxcé correction held fixed in
+// each x-update (Carpentier, Le Lidec, Montaut et al., "From compliant to rigid contact
+// simulation: a unified and efficient approach", RSS 2024, Alg. 1), the penalty ρ
+// balanced on the primal and dual residuals.  G + ρI is positive definite even when G is
+// singular, so redundant contacts need no special care; the impulses it returns for them
+// are one of the many that give the same (unique) motion.  It stops on the natural residual
+// of the law (below), never on an iteration count alone.
+#pragma once
+
+#include <Eigen/Dense>
+#include <vector>
+
+namespace appell {
+
+struct ContactBlock {
+  enum class Kind { Contact, Unilateral, Bounded };
+  Kind kind = Kind::Contact;
+  int row = 0;         // first row in G (3 rows for a contact, 1 otherwise)
+  double mu = 0.0;     // Coulomb coefficient of a contact
+  double bound = 0.0;  // F of a bounded row
+  int size() const { return kind == Kind::Contact ? 3 : 1; }
+};
+
+struct ContactSolverOptions {
+  double tolerance = 1e-10;  // on the natural residual, in the rows' velocity units
+  int max_iterations = 5000;
+};
+
+struct ContactSolverResult {
+  double residual = 0.0;  // the natural residual at the returned λ (velocity units)
+  int iterations = 0;
+  bool converged = false;
+};
+
+// The natural residual of the law at λ, with u = G λ + g: per block the velocity-scaled
+// distance ‖λ − Π(λ − û/γ)‖·γ (γ = the block's largest diagonal entry of G, Π the
+// projection onto the block's admissible set); the largest over the blocks.  Zero exactly
+// when λ solves the problem.
+double contact_residual(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                        const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& lambda);
+
+// Solves the problem; `lambda` holds the warm start on entry (zeros or the previous step's
+// impulses; resized to zeros when its size is wrong) and the impulses on return.
+ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                                          const std::vector<ContactBlock>& blocks,
+                                          Eigen::VectorXd& lambda,
+                                          const ContactSolverOptions& options = {});
+
+// The projection of (n, t1, t2) onto the cone ‖t‖ ≤ μ n (μ ≥ 0).
+Eigen::Vector3d project_cone(const Eigen::Vector3d& x, double mu);
+
+}  // namespace appell

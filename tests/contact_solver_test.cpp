@@ -1,0 +1,163 @@
+// The contact problem's solver (engine/contact/ncp.hpp) against closed forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/contact/ncp.hpp"
+
+namespace appell {
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::Vector3d;
+using Eigen::VectorXd;
+
+ContactBlock contact(int row, double mu) {
+  ContactBlock b;
+  b.row = row;
+  b.mu = mu;
+  return b;
+}
+
+ContactSolverOptions tight() {
+  ContactSolverOptions o;
+  o.tolerance = 1e-13;
+  return o;
+}
+
+TEST(ContactSolver, ConeProjectionClosedForm) {
+  // inside, polar, and the boundary case of (n, t) = (0, 1) onto μ = 1: ((1/2), 1/2)
+  EXPECT_EQ(project_cone(Vector3d(2, 1, 0), 1.0), Vector3d(2, 1, 0));
+  EXPECT_EQ(project_cone(Vector3d(-2, 1, 0), 1.0), Vector3d::Zero());
+  const Vector3d p = project_cone(Vector3d(0, 1, 0), 1.0);
+  EXPECT_NEAR(p(0), 0.5, 1e-15);
+  EXPECT_NEAR(p(1), 0.5, 1e-15);
+}
+
+TEST(ContactSolver, StickingInsideTheConeBalancesExactly) {
+  // a coupled 3 × 3 Delassus block; the impulse that stops the contact lies in the cone
+  MatrixXd G(3, 3);
+  G << 2.0, 0.3, -0.2, 0.3, 1.5, 0.1, -0.2, 0.1, 1.0;
+  const VectorXd g = Vector3d(-1.0, 0.1, -0.05);
+  const VectorXd stop = -G.ldlt().solve(g);
+  ASSERT_LT(stop.tail<2>().norm(), 0.8 * stop(0));  // inside the cone of μ = 0.8
+  VectorXd lambda;
+  const ContactSolverResult r = solve_contact_problem(G, g, {contact(0, 0.8)}, lambda, tight());
+  EXPECT_TRUE(r.converged);
+  EXPECT_LE(r.residual, 1e-13);
+  EXPECT_GT(r.iterations, 0);
+  EXPECT_LT((lambda - stop).norm(), 1e-12);
+  EXPECT_LT((G * lambda + g).norm(), 1e-12);  // u = 0: sticks
+  // warm-started from its own answer, it stops before the first iteration
+  const ContactSolverResult again = solve_contact_problem(G, g, {contact(0, 0.8)}, lambda, tight());
+  EXPECT_EQ(again.iterations, 0);
+}
+
+TEST(ContactSolver, SlidingTakesTheExactCoulombDirection) {
+  // a particle of mass 2 hitting the ground at 3 m/s while sliding at (4, −3) m/s:
+  // λ_n = m v_n, λ_t = −μ λ_n u_t/|u_t| (a circle, not a pyramid), u_t = v_t − μ v_n v_t/|v_t|
+  const double m = 2.0, mu = 0.3;
+  const MatrixXd G = MatrixXd::Identity(3, 3) / m;
+  const VectorXd g = Vector3d(-3.0, 4.0, -3.0);
+  VectorXd lambda;
+  const ContactSolverResult r = solve_contact_problem(G, g, {contact(0, mu)}, lambda, tight());
+  EXPECT_TRUE(r.converged);
+  EXPECT_NEAR(lambda(0), m * 3.0, 1e-12);
+  const Eigen::Vector2d dir(0.8, -0.6);
+  EXPECT_LT((lambda.tail<2>() + mu * m * 3.0 * dir).norm(), 1e-12);
+  const VectorXd u = G * lambda + g;
+  EXPECT_NEAR(u(0), 0.0, 1e-12);
+  EXPECT_LT((u.tail<2>() - (5.0 - mu * 3.0) * dir).norm(), 1e-12);
+}
+
+TEST(ContactSolver, SeparatingContactCarriesNothing) {
+  MatrixXd G(3, 3);
+  G << 2.0, 0.3, -0.2, 0.3, 1.5, 0.1, -0.2, 0.1, 1.0;
+  VectorXd lambda = Vector3d(5, 1, 1);  // a stale warm start
+  const ContactSolverResult r =
+      solve_contact_problem(G, Vector3d(0.5, 2.0, 1.0), {contact(0, 0.5)}, lambda, tight());
+  EXPECT_TRUE(r.converged);
+  EXPECT_LT(lambda.norm(), 1e-13);
+}
+
+// a box of mass m, inertia diag(I) at its centre, resting on its four bottom corners
+// (±a, ±b, −c): the rows of the twist (v, ω) for normal z and tangents x, y
+MatrixXd box_rows(double a, double b, double c) {
+  MatrixXd J(12, 6);
+  const Vector3d dirs[3] = {Vector3d::UnitZ(), Vector3d::UnitX(), Vector3d::UnitY()};
+  int k = 0;
+  for (double sx : {-1.0, 1.0})
+    for (double sy : {-1.0, 1.0}) {
+      const Vector3d r(sx * a, sy * b, -c);
+      for (const Vector3d& d : dirs) {
+        J.block<1, 3>(k, 0) = d.transpose();
+        J.block<1, 3>(k, 3) = r.cross(d).transpose();
+        ++k;
+      }
+    }
+  return J;
+}
+
+TEST(ContactSolver, FourRedundantCornersGiveTheUniqueNetImpulse) {
+  const double m = 3.0, a = 0.2, b = 0.1, c = 0.05;
+  VectorXd Minv(6);
+  Minv << 1 / m, 1 / m, 1 / m, 1 / 0.01, 1 / 0.02, 1 / 0.025;
+  const MatrixXd J = box_rows(a, b, c);
+  const MatrixXd G = J * Minv.asDiagonal() * J.transpose();  // rank 6 of 12: singular
+  std::vector<ContactBlock> blocks;
+  for (int i = 0; i < 4; ++i) blocks.push_back(contact(3 * i, 1.0));
+  // the box lands flat at 2 m/s with a small sideways velocity: it sticks, stops, and the
+  // net impulse is −m v whatever the split among the corners
+  Eigen::Matrix<double, 6, 1> v;
+  v << 0.1, -0.05, -2.0, 0, 0, 0;
+  const VectorXd g = J * v;
+  VectorXd lambda;
+  const ContactSolverResult r = solve_contact_problem(G, g, blocks, lambda, tight());
+  EXPECT_TRUE(r.converged) << r.residual << " after " << r.iterations;
+  Vector3d net = Vector3d::Zero();
+  for (int i = 0; i < 4; ++i) {
+    net += Vector3d(lambda(3 * i + 1), lambda(3 * i + 2), lambda(3 * i));
+    EXPECT_GE(lambda(3 * i), -1e-15);
+    EXPECT_LE(lambda.segment<2>(3 * i + 1).norm(), lambda(3 * i) + 1e-12);
+  }
+  EXPECT_LT((net + m * v.head<3>()).norm(), 1e-11);
+  EXPECT_LT((G * lambda + g).norm(), 1e-11);  // every corner at rest
+}
+
+TEST(ContactSolver, UnilateralAndBoundedRows) {
+  // two coupled limit rows: the first is pushed in, the second opens (by enumeration:
+  // λ = (1/2, 0), u = (0, 3/2))
+  MatrixXd G(2, 2);
+  G << 2.0, 1.0, 1.0, 2.0;
+  std::vector<ContactBlock> blocks(2);
+  blocks[0].kind = blocks[1].kind = ContactBlock::Kind::Unilateral;
+  blocks[1].row = 1;
+  VectorXd lambda;
+  ContactSolverResult r =
+      solve_contact_problem(G, Eigen::Vector2d(-1.0, 1.0), blocks, lambda, tight());
+  EXPECT_TRUE(r.converged);
+  EXPECT_NEAR(lambda(0), 0.5, 1e-13);
+  EXPECT_NEAR(lambda(1), 0.0, 1e-13);
+  // a Coulomb-bounded row |λ| ≤ 1: sticks for a small push, saturates for a big one
+  ContactBlock f;
+  f.kind = ContactBlock::Kind::Bounded;
+  f.bound = 1.0;
+  const MatrixXd G1 = MatrixXd::Constant(1, 1, 2.0);
+  VectorXd l1;
+  r = solve_contact_problem(G1, VectorXd::Constant(1, -1.0), {f}, l1, tight());
+  EXPECT_NEAR(l1(0), 0.5, 1e-13);
+  l1.resize(0);
+  r = solve_contact_problem(G1, VectorXd::Constant(1, -10.0), {f}, l1, tight());
+  EXPECT_TRUE(r.converged);
+  EXPECT_NEAR(l1(0), 1.0, 1e-13);
+}
+
+TEST(ContactSolver, ResidualVanishesOnlyAtSolutions) {
+  const MatrixXd G = MatrixXd::Identity(3, 3);
+  const VectorXd g = Vector3d(-1.0, 0.0, 0.0);
+  EXPECT_EQ(contact_residual(G, g, {contact(0, 0.5)}, Vector3d(1, 0, 0)), 0.0);
+  EXPECT_GT(contact_residual(G, g, {contact(0, 0.5)}, Vector3d(0.5, 0, 0)), 0.4);
+}
+
+}  // namespace
+}  // namespace appell
