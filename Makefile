@@ -212,6 +212,11 @@ bench: deps
 	  ./$(BUILD)/engines_bench --benchmark_out_format=json \
 	    --benchmark_out=$(BUILD)/engines_bench.json --ratios_out=$(BUILD)/bench.json; \
 	fi
+	@# contact: a time step against MuJoCo's mj_step (boxes, a pile, the quadruped standing)
+	if [ -x ./$(BUILD)/contact_bench ]; then \
+	  ./$(BUILD)/contact_bench --benchmark_out_format=json \
+	    --benchmark_out=$(BUILD)/contact_bench.json --ratios_out=$(BUILD)/contact_ratios.json; \
+	fi
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')

@@ -204,6 +204,17 @@ class BulletDetector final : public ContactDetector {
     bool finite = true;
   };
 
+ public:
+  // whether any two shapes pass the filters (else there is nothing ever to detect)
+  bool any_pair(const Model& m) const {
+    const int n = static_cast<int>(m.shapes().size());
+    for (int a = 0; a < n; ++a)
+      for (int b = a + 1; b < n; ++b)
+        if (allowed(m, a, b)) return true;
+    return false;
+  }
+
+ private:
   // the filters of appell/geometry.hpp
   bool allowed(const Model& m, int a, int b) const {
     const Shape& sa = m.shapes()[a];
@@ -368,7 +379,9 @@ class BulletDetector final : public ContactDetector {
 }  // namespace
 
 std::unique_ptr<ContactDetector> make_bullet_detector(const Model& m) {
-  return std::make_unique<BulletDetector>(m);
+  auto det = std::make_unique<BulletDetector>(m);
+  if (!det->any_pair(m)) return nullptr;
+  return det;
 }
 
 }  // namespace appell

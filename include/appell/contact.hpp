@@ -44,7 +44,8 @@ class ContactDetector {
                       std::vector<ContactPoint>& out) = 0;
 };
 
-// A detector of the model's collision shapes, or null when the model has none.
+// A detector of the model's collision shapes, or null when no two of its shapes can ever
+// touch (none, or all kept apart by the filters: a lone robot's own shapes).
 std::unique_ptr<ContactDetector> make_contact_detector(const Model& m);
 
 }  // namespace appell
