@@ -558,11 +558,41 @@ class Converter {
         if (geom(*c, g, true)) add_shape(at, shape(*c, g, at.f));
         continue;
       }
-      if (n == "site" || n == "camera" || n == "light")
+      if (n == "site") {
+        site(*c, at);
+        continue;
+      }
+      if (n == "camera" || n == "light")
         warn(*c, "<" + n + "> not supported (the scene format has no named frames), ignored");
       else
         warn(*c, "not supported, ignored");
     }
+  }
+
+  // a named <site> becomes a name of its body, as a URDF's merged link: a scene joint
+  // placed from it starts at the site's frame, elsewhere the name means the body
+  void site(const XMLElement& e, const Frame& at) {
+    const char* name = e.Attribute("name");
+    if (!name || !*name) {
+      warn(e, "an unnamed <site> names no frame, ignored");
+      return;
+    }
+    for (const tinyxml2::XMLAttribute* a = e.FirstAttribute(); a; a = a->Next()) {
+      const std::string k = a->Name();
+      if (k == "name" || k == "class" || k == "pos" || k == "quat" || k == "euler" ||
+          k == "axisangle" || k == "xyaxes" || k == "zaxis")
+        continue;
+      const std::string key = "site@" + k;
+      auto& w = attribute_warnings_[key];
+      if (w.second++ == 0)
+        w.first = where(e) + ": " + path(e) + ": attribute '" + k + "' not supported, ignored";
+    }
+    const std::string defect = name_defect(name);
+    if (!defect.empty()) fail(e, "the name " + defect);
+    if (!sites_.emplace(name, &e).second || names_.count(name) || std::string(name) == "world")
+      fail(e, "the site name '" + std::string(name) + "' is taken");
+    const Pose f = pose(e);
+    out_.aliases[name] = Alias{at.body, at.f.p + at.f.R * f.p, at.f.R * f.R};
   }
 
   void add_shape(const Frame& at, const json& s) {
@@ -587,7 +617,8 @@ class Converter {
     const std::string defect = name_defect(name);
     if (!defect.empty()) fail(e, "the name " + defect);
     if (name == "world") fail(e, "the name 'world' is the ground's");
-    if (!names_.insert(name).second) fail(e, "duplicate body name '" + name + "'");
+    if (!names_.insert(name).second || sites_.count(name))
+      fail(e, "duplicate body name '" + name + "'");
     const Pose local = pose(e);
     const Frame here{parent.body, Pose{parent.f.p + parent.f.R * local.p, parent.f.R * local.R}};
 
@@ -784,6 +815,7 @@ class Converter {
   std::vector<std::string> childclass_;
   std::map<std::string, size_t> body_index_;
   std::set<std::string> names_;
+  std::map<std::string, const XMLElement*> sites_;
   int body_count_ = 0, joint_count_ = 0;
   std::map<std::string, std::pair<std::string, int>> attribute_warnings_;
 };

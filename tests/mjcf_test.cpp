@@ -295,3 +295,25 @@ TEST(Mjcf, ActuatorsAtZeroControl) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// A named site is a frame of its body: a scene's joint placed from it starts there.
+TEST(Mjcf, SitesAreNamedFrames) {
+  const std::string xml = testing::write_temp("site.xml", R"(<mujoco><worldbody>
+    <body name='b' pos='0 0 1' axisangle='0 0 1 90'><joint name='j'/>
+      <inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/>
+      <site name='s' pos='1 0 0'/></body></worldbody></mujoco>)");
+  const std::string scene =
+      testing::write_temp("site.json", R"({"include": {"mjcf": ")" + xml + R"("},
+        "bodies": [{"name": "tip", "mass": 1, "inertia": {"sphere": 0.1}}],
+        "constraints": [{"name": "jt", "type": "revolute", "bodies": ["s", "tip"],
+                         "origin": {"xyz": [0.5, 0, 0]}, "axis": [0, 0, 1]}]})");
+  const Scene s = load_scene(scene);
+  EXPECT_LT((body(s, "tip").position - Vec3(0, 1.5, 1)).norm(), 1e-12);
+  EXPECT_TRUE(s.warnings.empty());
+}
+
+}  // namespace
+}  // namespace appell
