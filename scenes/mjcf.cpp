@@ -76,7 +76,11 @@ class Converter {
 
   void run(const XMLElement& root) {
     check_attributes(root);
-    out_.name = root.Attribute("model") ? root.Attribute("model") : "";
+    out_.name = root.Attribute("model") ? root.Attribute("model") : file_;
+    if (!valid_utf8(out_.name)) fail(root, "attribute 'model': the name is not valid UTF-8");
+    for (unsigned char c : out_.name)
+      if (c < 0x20 || c == 0x7f)
+        fail(root, "attribute 'model': the name contains a control character");
     out_.base.root_link = "world";
     // settings first: they change how the rest reads
     for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement()) {
@@ -654,6 +658,7 @@ class Converter {
           if (!(rho >= 0)) fail(*c, "attribute 'density': expected a number >= 0");
           m = rho * V;
         }
+        if (!std::isfinite(m)) fail(*c, "the geom's mass is not finite");
         mass.add(m, g.f.p, m * g.f.R * unit_inertia(g) * g.f.R.transpose());
       }
     }
