@@ -317,3 +317,46 @@ TEST(Mjcf, SitesAreNamedFrames) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// The quadruped, floating, in URDF (the include's "base") and MJCF (its free joint): equal
+// accelerations of every joint, the free joint's included.
+TEST(Mjcf, QuadrupedMatchesItsUrdf) {
+  const std::string dir = std::string(APPELL_SOURCE_DIR) + "/scenes/examples/robots/";
+  const std::string state = R"(, "q": {
+      "root_joint": {"position": [0, 0, 0.5], "quaternion": [0.96, 0.2, 0.1, -0.17]},
+      "fl_hip": 0.1, "fr_hip": -0.1, "hl_hip": 0.2, "hr_hip": -0.2,
+      "fl_knee": -0.8, "fr_knee": -0.8, "hl_knee": -1.0, "hr_knee": -1.0},
+    "qd": {"root_joint": {"velocity": [0.5, 0, 1.0], "angular_velocity": [0.2, 0.5, 0.1]},
+           "fl_knee": 1.0, "hr_hip": -0.7}}})";
+  const std::string u =
+      testing::write_temp("quad_urdf.json", R"({"include": {"urdf": ")" + dir +
+                                                R"(quadruped.urdf", "base": "floating")" + state);
+  const std::string m = testing::write_temp(
+      "quad_mjcf.json", R"({"include": {"mjcf": ")" + dir + "quadruped.xml\"" + state);
+  const testing::CliResult ru = testing::run_cli("eval --json " + u);
+  const testing::CliResult rm = testing::run_cli("eval --json " + m);
+  ASSERT_EQ(ru.status, 0) << ru.err;
+  ASSERT_EQ(rm.status, 0) << rm.err;
+  const auto ju = nlohmann::json::parse(ru.out)["joints"],
+             jm = nlohmann::json::parse(rm.out)["joints"];
+  EXPECT_EQ(ju.size(), 9u);
+  EXPECT_EQ(jm.size(), 9u);
+  double largest = 0;
+  for (auto it = ju.begin(); it != ju.end(); ++it) {
+    ASSERT_TRUE(jm.contains(it.key())) << it.key();
+    const auto& a = it.value()["qdd"];
+    const auto& b = jm[it.key()]["qdd"];
+    ASSERT_EQ(a.size(), b.size()) << it.key();
+    for (size_t k = 0; k < a.size(); ++k) {
+      EXPECT_NEAR(a[k].get<double>(), b[k].get<double>(), 1e-12) << it.key() << " " << k;
+      largest = std::max(largest, std::abs(a[k].get<double>()));
+    }
+  }
+  EXPECT_GT(largest, 1.0);  // a state that moves
+}
+
+}  // namespace
+}  // namespace appell
