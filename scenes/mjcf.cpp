@@ -97,6 +97,8 @@ class Converter {
         worldbody(*e);
       } else if (n == "actuator") {
         actuators(*e);
+      } else if (n == "equality") {
+        equalities(*e);
       } else {
         warn(*e, "not supported, ignored");
       }
@@ -811,6 +813,49 @@ class Converter {
     }
   }
 
+  // <equality>: <joint joint1 joint2 polycoef> with a linear polynomial is a mimic
+  // (q1 = c0 + c1 q2); connect and weld anchor points at the reference pose, which a scene
+  // gives in the world at t = 0: not read
+  void equalities(const XMLElement& q) {
+    for (const XMLElement* e = q.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string n = e->Name();
+      if (n != "joint") {
+        warn(*e, "equality <" + n + "> not supported, ignored");
+        continue;
+      }
+      for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
+        const std::string k = a->Name();
+        if (k != "name" && k != "joint1" && k != "joint2" && k != "polycoef")
+          warn(*e, "attribute '" + k + "' not supported, ignored");
+      }
+      const char* j1 = e->Attribute("joint1");
+      const char* j2 = e->Attribute("joint2");
+      if (!j1) fail(*e, "missing attribute 'joint1'");
+      if (!j2) {
+        warn(*e, "an equality without joint2 (a joint held at a value) not supported, ignored");
+        continue;
+      }
+      for (const char* j : {j1, j2})
+        if (!joint_names_.count(j)) fail(*e, "no joint '" + std::string(j) + "' in the model");
+      const auto c = get(*e, "polycoef", 1, 5, {0, 1, 0, 0, 0});
+      for (size_t k = 2; k < c.size(); ++k)
+        if (c[k] != 0)
+          fail(*e, "attribute 'polycoef': only a linear coupling (c0 c1) is supported");
+      const std::string name =
+          e->Attribute("name") ? e->Attribute("name") : std::string(j1) + "_mimic";
+      const std::string defect = name_defect(name);
+      if (!defect.empty()) fail(*e, "the name " + defect);
+      const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
+      out_.located[pointer] = {where(*e), path(*e)};
+      out_.doc["constraints"].push_back({{"name", name},
+                                         {"type", "mimic"},
+                                         {"joint", j1},
+                                         {"leader", j2},
+                                         {"multiplier", c.size() > 1 ? c[1] : 0.0},
+                                         {"offset", c[0]}});
+    }
+  }
+
   const std::string& file_;
   std::set<std::string> joint_names_;
   UrdfScene& out_;
@@ -871,6 +916,7 @@ UrdfScene include_mjcf(const Node& include) {
   if (!is_mjcf_text(text)) file.fail("'" + path + "' is not an MJCF (XML, root element <mujoco>)");
   UrdfScene u = mjcf_scene_from_string(text, path);
   include_joint_values(include, u);
+  follow_mimics(u);
   return u;
 }
 

@@ -505,6 +505,7 @@ Scene load_mjcf(const std::string& text, const std::string& path) {
   UrdfScene mjcf = mjcf_scene_from_string(text, path);
   if (mjcf.doc["bodies"].empty())
     throw SceneError(path, "", "nothing moves: no body with mass in <worldbody>");
+  follow_mimics(mjcf);
   json root = json::object();
   if (mjcf.settings.contains("integrator")) root["integrator"] = mjcf.settings["integrator"];
   return build_scene_located(Node(root, "", path), &mjcf);

@@ -360,3 +360,28 @@ TEST(Mjcf, QuadrupedMatchesItsUrdf) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// <equality><joint polycoef="c0 c1"> is a mimic q1 = c0 + c1 q2: the follower starts there
+// and keeps to it (its acceleration c1 times the leader's).
+TEST(Mjcf, JointEqualityIsAMimic) {
+  const std::string xml = testing::write_temp("eq.xml", R"(<mujoco><worldbody>
+    <body name='u'><joint name='a' axis='0 1 0'/>
+      <inertial pos='0 0 -0.5' mass='1' diaginertia='0.1 0.1 0.1'/>
+      <body name='v' pos='0 0 -1'><joint name='b' axis='0 1 0'/>
+        <inertial pos='0 0 -0.5' mass='1' diaginertia='0.1 0.1 0.1'/></body></body>
+    </worldbody><equality><joint joint1='b' joint2='a' polycoef='0.1 2'/></equality></mujoco>)");
+  const std::string scene =
+      testing::write_temp("eq.json", R"({"include": {"mjcf": ")" + xml + R"(", "q": {"a": 0.3}}})");
+  const testing::CliResult r = testing::run_cli("eval --json " + scene);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out)["joints"];
+  EXPECT_NEAR(j["b"]["q"][0].get<double>(), 0.1 + 2 * 0.3, 1e-12);
+  EXPECT_NEAR(j["b"]["qdd"][0].get<double>(), 2 * j["a"]["qdd"][0].get<double>(), 1e-9);
+  EXPECT_GT(std::abs(j["a"]["qdd"][0].get<double>()), 0.1);
+}
+
+}  // namespace
+}  // namespace appell
