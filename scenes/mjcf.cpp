@@ -20,8 +20,10 @@ using tinyxml2::XMLElement;
 
 namespace {
 
-// MJCF bodies nest as deep as the kinematic tree; tinyxml2 recurses once per level
-constexpr int kMaxMjcfDepth = 400;
+// MJCF bodies nest as deep as the kinematic tree (a humanoid's about 10 levels); tinyxml2
+// refuses more than 100 levels (TINYXML2_MAX_ELEMENT_DEPTH), so the outline's bound,
+// checked first, names the element and its line instead
+constexpr int kMaxMjcfDepth = 96;
 constexpr double kPi = 3.14159265358979323846;
 
 json to_json(const Vec3& v) {

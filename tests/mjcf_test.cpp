@@ -385,3 +385,27 @@ TEST(Mjcf, JointEqualityIsAMimic) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// A chain of 90 bodies loads; deeper nesting than the parser takes is one located line.
+TEST(Mjcf, DeepNestingIsBoundedAndLocated) {
+  const auto chain = [](int n) {
+    std::string s = "<mujoco><worldbody>\n";
+    for (int i = 0; i < n; ++i) s += "<body pos='0 0 -0.1'><joint/><geom size='0.01'/>";
+    for (int i = 0; i < n; ++i) s += "</body>";
+    return s + "</worldbody></mujoco>";
+  };
+  EXPECT_EQ(load(chain(90)).model.bodies().size(), 90u);
+  try {
+    load(chain(120));
+    FAIL();
+  } catch (const SceneError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "model.xml:2: element <body> is nested deeper than the limit of 96 XML elements");
+  }
+}
+
+}  // namespace
+}  // namespace appell
