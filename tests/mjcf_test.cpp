@@ -409,3 +409,30 @@ TEST(Mjcf, DeepNestingIsBoundedAndLocated) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// <option gravity timestep> are the scene's gravity and step, unless the scene says them.
+TEST(Mjcf, OptionGivesGravityAndStep) {
+  const std::string text = R"(<mujoco><option gravity='1 0 -2' timestep='0.005'/><worldbody>
+    <body name='b'><joint type='slide' axis='1 0 0'/><geom size='0.1'/></body>
+    </worldbody></mujoco>)";
+  const Scene s = load(text);
+  EXPECT_EQ(s.model.gravity, Vec3(1, 0, -2));
+  EXPECT_EQ(s.settings.integrator.dt, 0.005);
+  const std::string xml = testing::write_temp("opt.xml", text);
+  const std::string own =
+      testing::write_temp("opt.json", R"({"gravity": [0, 0, -9.81], "integrator": {"dt": 0.002},
+                     "include": {"mjcf": ")" +
+                                          xml + "\"}}");
+  const Scene t = load_scene(own);
+  EXPECT_EQ(t.model.gravity, Vec3(0, 0, -9.81));
+  EXPECT_EQ(t.settings.integrator.dt, 0.002);
+  const std::string theirs =
+      testing::write_temp("opt2.json", R"({"include": {"mjcf": ")" + xml + "\"}}");
+  EXPECT_EQ(load_scene(theirs).settings.integrator.dt, 0.005);
+}
+
+}  // namespace
+}  // namespace appell
