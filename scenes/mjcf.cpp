@@ -95,6 +95,7 @@ class Converter {
     for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement()) {
       const std::string n = e->Name();
       if (n == "compiler" || n == "option" || n == "default") continue;
+      if (n == "include") fail(*e, "<include> of other files is not supported");
       if (n == "worldbody") {
         worldbody(*e);
       } else if (n == "actuator") {
@@ -570,6 +571,9 @@ class Converter {
         site(*c, at);
         continue;
       }
+      // elements that hold bodies or geoms: leaving them out would change the model
+      if (n == "include" || n == "frame" || n == "replicate" || n == "attach")
+        fail(*c, "<" + n + "> is not supported (the bodies and geoms it holds would be lost)");
       if (n == "camera" || n == "light")
         warn(*c, "<" + n + "> not supported (the scene format has no named frames), ignored");
       else

@@ -436,3 +436,23 @@ TEST(Mjcf, OptionGivesGravityAndStep) {
 
 }  // namespace
 }  // namespace appell
+
+namespace appell {
+namespace {
+
+// Elements whose contents would be lost are refused, not warned about.
+TEST(Mjcf, ElementsHoldingBodiesAreRefused) {
+  try {
+    load(
+        "<mujoco><worldbody>\n<body name='b'><joint/><geom size='1'/>\n<frame pos='1 0 0'>"
+        "<geom size='1'/></frame></body></worldbody></mujoco>");
+    FAIL();
+  } catch (const SceneError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "model.xml:3: /mujoco/worldbody/body/frame: <frame> is not supported (the bodies "
+              "and geoms it holds would be lost)");
+  }
+}
+
+}  // namespace
+}  // namespace appell
