@@ -14,13 +14,13 @@ DEMO_SCENE ?= scenes/examples/double_pendulum.json
 SANITIZE_FLAGS ?= -O1 -g1 -DNDEBUG
 FUZZ_FLAGS ?= -O2 -g1 -DNDEBUG
 PACKAGES  := cmake g++ make libeigen3-dev libboost-dev nlohmann-json3-dev libgtest-dev \
-             libbenchmark-dev libcli11-dev liburdfdom-dev pkg-config libbullet-dev libassimp-dev \
+             libbenchmark-dev libcli11-dev liburdfdom-dev libtinyxml2-dev pkg-config libbullet-dev libassimp-dev \
              pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib \
              python3-distributed python3-venv python3-pip python3-setuptools python3-wheel
 HEADERS   := /usr/include/eigen3/Eigen/Core /usr/include/boost/numeric/odeint.hpp \
              /usr/include/nlohmann/json.hpp /usr/include/gtest/gtest.h \
              /usr/include/benchmark/benchmark.h /usr/include/CLI/CLI.hpp \
-             /usr/include/urdf_parser/urdf_parser.h \
+             /usr/include/urdf_parser/urdf_parser.h /usr/include/tinyxml2.h \
              /usr/include/bullet/btBulletCollisionCommon.h /usr/include/assimp/Importer.hpp \
              /usr/include/pybind11/pybind11.h /usr/lib/python3/dist-packages/numpy \
              /usr/lib/python3/dist-packages/pytest /usr/lib/python3/dist-packages/matplotlib \

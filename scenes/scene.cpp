@@ -12,6 +12,7 @@
 #include "appell/joint_forces.hpp"
 #include "appell/scene_document.hpp"
 #include "scenes/initial_state.hpp"
+#include "scenes/mjcf.hpp"
 #include "scenes/scene_parts.hpp"
 #include "scenes/shapes.hpp"
 #include "scenes/urdf.hpp"
@@ -427,8 +428,14 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
         " <collision> mesh file(s) not found, their shapes are left out (the first: " +
         urdf->missing_meshes.front() +
         "; a package:// name is looked for in the URDF's folder and those above it)");
+  if (urdf)
+    scene.warnings.insert(scene.warnings.end(), urdf->warnings.begin(), urdf->warnings.end());
   if (top.has("gravity"))
     m.gravity = top["gravity"].vec3();
+  else if (urdf && urdf->settings.contains("gravity"))
+    m.gravity =
+        Vec3(urdf->settings["gravity"][0].get<double>(), urdf->settings["gravity"][1].get<double>(),
+             urdf->settings["gravity"][2].get<double>());
   else if (urdf)
     m.gravity = Vec3(0, 0, -9.81);  // a robot stands on the Earth
   std::vector<Node> parts;
@@ -453,6 +460,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   check_root_marks(m, bodies);
   check_composites(m, bodies, urdf);
   if (urdf) add_joint_damping(m);
+  if (urdf && parts.front().has("forces")) parse_forces(parts.front()["forces"], ctx);
   if (top.has("forces")) parse_forces(top["forces"], ctx);
   parse_settings(top, scene.settings);
   const Node& list = top.has("constraints") ? top["constraints"] : top;
@@ -479,6 +487,14 @@ Scene build_scene_located(const Node& top, const UrdfScene* urdf) {
     return build_scene(top, urdf);
   } catch (const SceneError& e) {
     if (!urdf || e.file() != urdf->file || e.pointer().empty()) throw;
+    // an MJCF's entries: at the element's line and path
+    for (const auto& l : urdf->located) {
+      const std::string& p = l.first;
+      if (e.pointer().compare(0, p.size(), p) == 0 &&
+          (e.pointer().size() == p.size() || e.pointer()[p.size()] == '/'))
+        throw SceneError(l.second.first, l.second.second, e.message());
+    }
+    if (!urdf->located.empty()) throw SceneError(urdf->file, "", e.message());
     const std::string element = urdf_element(*urdf, e.pointer());
     throw SceneError(urdf->file, "", (element.empty() ? "" : element + ": ") + e.message());
   }
@@ -497,6 +513,16 @@ Scene load_urdf(const std::string& text, const std::string& path) {
   return build_scene_located(Node(root, "", path), &urdf);
 }
 
+Scene load_mjcf(const std::string& text, const std::string& path) {
+  UrdfScene mjcf = mjcf_scene_from_string(text, path);
+  if (mjcf.doc["bodies"].empty())
+    throw SceneError(path, "", "nothing moves: no body with mass in <worldbody>");
+  follow_mimics(mjcf);
+  json root = json::object();
+  if (mjcf.settings.contains("integrator")) root["integrator"] = mjcf.settings["integrator"];
+  return build_scene_located(Node(root, "", path), &mjcf);
+}
+
 }  // namespace
 
 std::string describe(const RobotBase& base) {
@@ -513,14 +539,22 @@ std::string describe(const RobotBase& base) {
 
 Scene load_scene_from_string(const std::string& text, const std::string& file) {
   // by content: XML is a URDF (or a format appell does not read, which throws)
+  if (is_mjcf_text(text)) return load_mjcf(text, file);
   if (is_urdf_text(text, file)) return load_urdf(text, file);
   const json root = parse_scene_document(text, file);
   const Node top(root, "", file);
   top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
               "integrator", "contact", "output", "shapes"});
   if (!top.has("include")) return build_scene(top, nullptr);
-  const UrdfScene urdf = include_urdf(top["include"]);
-  return build_scene_located(top, &urdf);
+  const Node include = top["include"];
+  const UrdfScene urdf =
+      include.has("mjcf") && !include.has("urdf") ? include_mjcf(include) : include_urdf(include);
+  if (!urdf.settings.contains("integrator") || top.has("integrator"))
+    return build_scene_located(top, &urdf);
+  // the MJCF's timestep, unless the scene says its integrator
+  json with = top.json();
+  with["integrator"] = urdf.settings["integrator"];
+  return build_scene_located(Node(with, "", file), &urdf);
 }
 
 Model compile(const Scene& scene) {

@@ -487,7 +487,8 @@ struct Unlink {
   }
 };
 
-const char kMjcf[] = "MJCF (MuJoCo XML) is not supported yet; appell reads JSON scenes and URDF";
+const char kMjcf[] =
+    "an MJCF (MuJoCo XML, root element <mujoco>) is included with \"include\": {\"mjcf\": ...}";
 
 }  // namespace
 
@@ -597,6 +598,11 @@ void include_values(const Node& list, UrdfScene& u, bool rates) {
 
 }  // namespace
 
+void include_joint_values(const Node& include, UrdfScene& u) {
+  if (include.has("q")) include_values(include["q"], u, false);
+  if (include.has("qd")) include_values(include["qd"], u, true);
+}
+
 void follow_mimics(UrdfScene& u) {
   auto value = [](const json* j, const char* key) {
     if (!j || !j->contains(key)) return 0.0;
@@ -650,8 +656,7 @@ UrdfScene include_urdf(const Node& include) {
   }
   UrdfScene u = urdf_scene_from_string(text, path, floating);
   u.base.chosen = include.has("base");
-  if (include.has("q")) include_values(include["q"], u, false);
-  if (include.has("qd")) include_values(include["qd"], u, true);
+  include_joint_values(include, u);
   follow_mimics(u);
   return u;
 }

@@ -29,6 +29,12 @@ struct UrdfScene {
   RobotBase base;                                     // how the root is held
   // <collision> meshes that were not found (left out): for Scene::warnings
   std::vector<std::string> missing_meshes;
+  // An MJCF's (scenes/mjcf.hpp): what it said that appell leaves out, for Scene::warnings;
+  // the scene keys it sets ("gravity", "integrator") unless the scene says them; and where
+  // each entry of doc came from: "/bodies/3" → {"FILE:LINE", "/mujoco/worldbody/body[2]"}
+  std::vector<std::string> warnings;
+  nlohmann::json settings = nlohmann::json::object();
+  std::map<std::string, std::pair<std::string, std::string>> located;
 };
 
 // Reads a URDF; a floating base when `floating_base` (a free joint "root_joint" from the
@@ -43,6 +49,9 @@ UrdfScene urdf_scene_from_string(const std::string& xml, const std::string& file
 // "floating", "q": {joint: q}, "qd": {joint: qd}}.  Located errors.
 UrdfScene include_urdf(const Node& include);
 
+// The include's "q" and "qd" ({joint: value}), given to the joints of u.
+void include_joint_values(const Node& include, UrdfScene& u);
+
 // A mimic joint's initial q, qd that the scene did not give follow its leader's (M1), so
 // that a URDF's zero state satisfies its mimics.
 void follow_mimics(UrdfScene& u);
@@ -50,8 +59,8 @@ void follow_mimics(UrdfScene& u);
 // True when `path` names a URDF (ends in .urdf, any case).
 bool is_urdf_path(const std::string& path);
 
-// Why a file's text is no format appell reads ("MJCF (MuJoCo XML) is not supported yet;
-// ..." for XML whose root element is not <robot>), or "" (JSON, URDF, or not XML at all).
+// Why a file's text is no URDF, for XML whose root element is not <robot> (an MJCF: how
+// to include one; other XML: its root element), or "" (JSON, URDF, or not XML at all).
 std::string unsupported_format(const std::string& text);
 
 // True when the text of `file` is read as a URDF: XML (a URDF when unsupported_format()

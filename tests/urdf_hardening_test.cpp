@@ -270,9 +270,8 @@ TEST(UrdfHardening, NamesMustBeUtf8WithoutCommasOrControls) {
 // 6. The format is read from the content: MJCF and other XML are named, a URDF may be .xml.
 TEST(UrdfHardening, FormatIsDetectedByContent) {
   const std::string mjcf = write("model.xml", "<mujoco model=\"m\"><worldbody/></mujoco>\n");
-  expect_cli_refuses(mjcf, mjcf +
-                               ": MJCF (MuJoCo XML) is not supported yet; appell reads JSON "
-                               "scenes and URDF");
+  // an MJCF is read as one (tests/mjcf_test.cpp); this one has nothing that moves
+  expect_cli_refuses(mjcf, mjcf + ": nothing moves: no body with mass in <worldbody>");
   const std::string sdf = write("world.sdf", "<?xml version=\"1.0\"?>\n<sdf version=\"1.6\"/>");
   expect_cli_refuses(sdf, sdf +
                               ": an XML file whose root element is <sdf> is not a format appell "
@@ -286,8 +285,8 @@ TEST(UrdfHardening, FormatIsDetectedByContent) {
   const std::string inc_mjcf = write("inc_mjcf.json", R"({"include": {"urdf": "model.xml"}})");
   EXPECT_EQ(testing::load_error(inc_mjcf),
             inc_mjcf + ": /include/urdf: '" + mjcf +
-                "': MJCF (MuJoCo XML) is not supported yet; appell reads "
-                "JSON scenes and URDF");
+                "': an MJCF (MuJoCo XML, root element <mujoco>) is included with \"include\": "
+                "{\"mjcf\": ...}");
   const std::string inc_json = write("inc_json.json", R"({"include": {"urdf": "inc_xml.json"}})");
   EXPECT_EQ(testing::load_error(inc_json),
             inc_json + ": /include/urdf: '" + inc_xml +

@@ -76,6 +76,7 @@ ARM = {
     ],
 }
 URDF = os.path.join(os.path.abspath(SOURCE), "scenes", "examples", "robots", "two_link_arm.urdf")
+MJCF = os.path.join(os.path.abspath(SOURCE), "scenes", "examples", "robots", "two_link_arm.xml")
 INCLUDE = {"include": {"urdf": URDF, "base": "fixed", "q": {"shoulder": 0.3}, "qd": {"elbow": 1}}}
 
 
@@ -171,6 +172,8 @@ CASES = [
     ("an unknown key in include", include(scale=2), "invalid"),
     ("an include of a mobile base", include(base="mobile"), "invalid"),
     ("an include of an XML file", include(urdf=URDF[:-5] + ".xml"), "invalid"),
+    ("an MJCF include", {"include": {"mjcf": MJCF, "q": {"shoulder": 0.3}}}, "valid"),
+    ("an MJCF include with a base", {"include": {"mjcf": MJCF, "base": "fixed"}}, "invalid"),
     ("an include's q as a list", include(q=[0.3]), "invalid"),
     ("an unknown key in pd", arm_plus("forces", {"type": "pd", "joint": "shoulder", "kp": 5, "ki": 1, "target": 0}), "invalid"),
     ("a negative gain", arm_plus("forces", {"type": "pd", "joint": "shoulder", "kp": -5, "target": 0}), "invalid"),

@@ -1,0 +1,929 @@
+#include "scenes/mjcf.hpp"
+
+#include <tinyxml2.h>
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "appell/inertia.hpp"
+#include "scenes/document.hpp"
+#include "scenes/xml_outline.hpp"
+
+namespace appell {
+
+using nlohmann::json;
+using tinyxml2::XMLElement;
+
+namespace {
+
+// MJCF bodies nest as deep as the kinematic tree (a humanoid's about 10 levels); tinyxml2
+// refuses more than 100 levels (TINYXML2_MAX_ELEMENT_DEPTH), so the outline's bound,
+// checked first, names the element and its line instead
+constexpr int kMaxMjcfDepth = 96;
+constexpr double kPi = 3.14159265358979323846;
+
+json to_json(const Vec3& v) {
+  return json::array({v.x(), v.y(), v.z()});
+}
+Vec3 rpy_of(const Mat3& R) {
+  const Vec3 ypr = R.eulerAngles(2, 1, 0);
+  return Vec3(ypr(2), ypr(1), ypr(0));
+}
+json quat_json(const Mat3& R) {
+  const Quat q(R);
+  return json::array({q.w(), q.x(), q.y(), q.z()});
+}
+
+// The attributes each element reads (beyond "class"); any other is warned about once per
+// element kind and attribute, at its first occurrence.
+const std::map<std::string, std::set<std::string>>& known_attributes() {
+  static const std::map<std::string, std::set<std::string>> known = {
+      {"mujoco", {"model"}},
+      {"compiler", {"angle", "eulerseq", "autolimits", "inertiafromgeom"}},
+      {"option", {"gravity", "timestep"}},
+      {"body", {"name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "childclass"}},
+      {"inertial",
+       {"pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "mass", "diaginertia",
+        "fullinertia"}},
+      {"joint",
+       {"name", "type", "pos", "axis", "range", "limited", "damping", "stiffness", "springref",
+        "ref"}},
+      {"freejoint", {"name"}},
+      {"geom",
+       {"name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto",
+        "friction", "contype", "conaffinity", "mass", "density"}},
+      {"default", {}},
+      {"motor", {"name", "joint", "gear"}},
+      {"position", {"name", "joint", "gear", "kp", "kv"}},
+      {"velocity", {"name", "joint", "gear", "kv"}},
+  };
+  return known;
+}
+
+// A 3×3 rotation from MuJoCo's frame attributes
+struct Pose {
+  Vec3 p = Vec3::Zero();
+  Mat3 R = Mat3::Identity();
+};
+
+class Converter {
+ public:
+  Converter(const std::string& file, UrdfScene& out) : file_(file), out_(out) {
+    out_.doc = {{"bodies", json::array()}, {"constraints", json::array()}};
+  }
+
+  void run(const XMLElement& root) {
+    check_attributes(root);
+    out_.name = root.Attribute("model") ? root.Attribute("model") : file_;
+    if (!valid_utf8(out_.name)) fail(root, "attribute 'model': the name is not valid UTF-8");
+    for (unsigned char c : out_.name)
+      if (c < 0x20 || c == 0x7f)
+        fail(root, "attribute 'model': the name contains a control character");
+    out_.base.root_link = "world";
+    // settings first: they change how the rest reads
+    for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string n = e->Name();
+      if (n == "compiler") compiler(*e);
+      if (n == "option") option(*e);
+    }
+    for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement())
+      if (std::string(e->Name()) == "default") defaults(*e, nullptr);
+    for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string n = e->Name();
+      if (n == "compiler" || n == "option" || n == "default") continue;
+      if (n == "include") fail(*e, "<include> of other files is not supported");
+      if (n == "worldbody") {
+        worldbody(*e);
+      } else if (n == "actuator") {
+        actuators(*e);
+      } else if (n == "equality") {
+        equalities(*e);
+      } else {
+        warn(*e, "not supported, ignored");
+      }
+    }
+    for (const auto& w : attribute_warnings_) {
+      std::string text = w.second.first;
+      if (w.second.second > 1)
+        text += " (and " + std::to_string(w.second.second - 1) + " more like it)";
+      out_.warnings.push_back(text);
+    }
+  }
+
+ private:
+  // ---- locations --------------------------------------------------------------------
+  // "/mujoco/worldbody/body[2]": an index among siblings of the same name when there are several
+  static std::string path(const XMLElement& e) {
+    std::vector<std::string> parts;
+    for (const XMLElement* at = &e; at; at = at->Parent() ? at->Parent()->ToElement() : nullptr) {
+      std::string part = at->Name();
+      const XMLElement* parent = at->Parent() ? at->Parent()->ToElement() : nullptr;
+      if (parent) {
+        int index = 0, count = 0;
+        for (const XMLElement* s = parent->FirstChildElement(at->Name()); s;
+             s = s->NextSiblingElement(at->Name())) {
+          ++count;
+          if (s == at) index = count;
+        }
+        if (count > 1) part += "[" + std::to_string(index) + "]";
+      }
+      parts.push_back(part);
+    }
+    std::string p;
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) p += "/" + *it;
+    return p;
+  }
+  std::string where(const XMLElement& e) const {
+    return file_ + ":" + std::to_string(e.GetLineNum());
+  }
+  [[noreturn]] void fail(const XMLElement& e, const std::string& what) const {
+    throw SceneError(where(e), path(e), what);
+  }
+  void warn(const XMLElement& e, const std::string& what) {
+    out_.warnings.push_back(where(e) + ": " + path(e) + ": " + what);
+  }
+  void check_attributes(const XMLElement& e) {
+    const auto& known = known_attributes();
+    const auto k = known.find(e.Name());
+    for (const tinyxml2::XMLAttribute* a = e.FirstAttribute(); a; a = a->Next()) {
+      const std::string name = a->Name();
+      if (name == "class" || (k != known.end() && k->second.count(name))) continue;
+      const std::string key = std::string(e.Name()) + "@" + name;
+      auto& w = attribute_warnings_[key];
+      if (w.second++ == 0)
+        w.first = where(e) + ": " + path(e) + ": attribute '" + name + "' not supported, ignored" +
+                  (key == "option@integrator" ? " (appell's integrator is used)" : "");
+    }
+  }
+
+  // ---- attributes, with default classes ---------------------------------------------
+  using Attrs = std::map<std::string, std::string>;  // attribute → value
+  using Class = std::map<std::string, Attrs>;        // element name → its defaults
+  // the value of `name` on e, else from e's class (its own "class", else the enclosing
+  // body's childclass, else "main"); null when neither says it
+  std::optional<std::string> attr(const XMLElement& e, const char* name) {
+    if (const char* v = e.Attribute(name)) return std::string(v);
+    const Class* c = class_of(e);
+    if (!c) return std::nullopt;
+    const auto el = c->find(e.Name());
+    if (el == c->end()) return std::nullopt;
+    const auto a = el->second.find(name);
+    if (a == el->second.end()) return std::nullopt;
+    return a->second;
+  }
+  const Class* class_of(const XMLElement& e) {
+    std::string cls = "main";
+    if (const char* c = e.Attribute("class")) {
+      cls = c;
+      if (!classes_.count(cls)) fail(e, "no default class '" + cls + "'");
+    } else if (!childclass_.empty()) {
+      cls = childclass_.back();
+    }
+    const auto it = classes_.find(cls);
+    return it == classes_.end() ? nullptr : &it->second;
+  }
+  std::vector<double> numbers(const XMLElement& e, const char* name, const std::string& text,
+                              size_t min, size_t max) const {
+    std::istringstream in(text);
+    std::vector<double> v;
+    std::string token;
+    while (in >> token) {
+      char* end = nullptr;
+      const double x = std::strtod(token.c_str(), &end);
+      if (end == token.c_str() || *end != '\0' || !std::isfinite(x))
+        fail(e, std::string("attribute '") + name + "': '" + token + "' is not a finite number");
+      v.push_back(x);
+    }
+    if (v.size() < min || v.size() > max)
+      fail(e, std::string("attribute '") + name + "': expected " +
+                  (min == max ? std::to_string(min)
+                              : std::to_string(min) + " to " + std::to_string(max)) +
+                  " numbers, got " + std::to_string(v.size()));
+    return v;
+  }
+  // the numbers of attribute `name` (n of them, or between min and max), or `fallback`
+  std::vector<double> get(const XMLElement& e, const char* name, size_t min, size_t max,
+                          std::vector<double> fallback = {}) {
+    const auto s = attr(e, name);
+    return s ? numbers(e, name, *s, min, max) : fallback;
+  }
+  double get1(const XMLElement& e, const char* name, double fallback) {
+    return get(e, name, 1, 1, {fallback})[0];
+  }
+  bool has(const XMLElement& e, const char* name) { return attr(e, name).has_value(); }
+  std::string text(const XMLElement& e, const char* name, const std::string& fallback) {
+    const auto s = attr(e, name);
+    return s ? *s : fallback;
+  }
+  bool boolean(const XMLElement& e, const char* name, bool fallback) {
+    const auto s = attr(e, name);
+    if (!s) return fallback;
+    if (*s == "true") return true;
+    if (*s == "false") return false;
+    fail(e, std::string("attribute '") + name + "': expected true or false, got '" + *s + "'");
+  }
+  double angle(double a) const { return degrees_ ? a * kPi / 180 : a; }
+
+  // ---- settings -----------------------------------------------------------------------
+  void compiler(const XMLElement& e) {
+    check_attributes(e);
+    const std::string a = text(e, "angle", "degree");
+    if (a != "degree" && a != "radian")
+      fail(e, "attribute 'angle': expected degree or radian, got '" + a + "'");
+    degrees_ = a == "degree";
+    eulerseq_ = text(e, "eulerseq", "xyz");
+    if (eulerseq_.size() != 3 || eulerseq_.find_first_not_of("xyzXYZ") != std::string::npos)
+      fail(e, "attribute 'eulerseq': expected three of x, y, z, X, Y, Z, got '" + eulerseq_ + "'");
+    autolimits_ = boolean(e, "autolimits", true);
+    const std::string ifg = text(e, "inertiafromgeom", "auto");
+    if (ifg != "auto" && ifg != "true" && ifg != "false")
+      fail(e, "attribute 'inertiafromgeom': expected auto, true or false, got '" + ifg + "'");
+    inertiafromgeom_ = ifg;
+    for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement())
+      warn(*c, "not supported, ignored");
+  }
+  void option(const XMLElement& e) {
+    check_attributes(e);
+    if (has(e, "gravity")) out_.settings["gravity"] = to_json(vec(get(e, "gravity", 3, 3)));
+    if (has(e, "timestep")) {
+      const double dt = get1(e, "timestep", 0.002);
+      if (!(dt > 0)) fail(e, "attribute 'timestep': expected a number > 0");
+      out_.settings["integrator"] = {{"dt", dt}};
+    }
+    for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement())
+      warn(*c, "not supported, ignored");
+  }
+  static Vec3 vec(const std::vector<double>& v) { return Vec3(v[0], v[1], v[2]); }
+
+  // <default class> holds defaults of its child elements; nested classes inherit
+  void defaults(const XMLElement& e, const Class* parent) {
+    std::string name = "main";
+    if (const char* c = e.Attribute("class"))
+      name = c;
+    else if (parent)
+      fail(e, "a nested <default> needs a class name");
+    if (classes_.count(name)) fail(e, "default class '" + name + "' is defined twice");
+    Class cls = parent ? *parent : Class{};
+    for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement()) {
+      const std::string n = c->Name();
+      if (n == "default") continue;
+      if (n != "joint" && n != "geom" && n != "motor" && n != "position" && n != "velocity") {
+        warn(*c, "defaults of <" + n + "> not supported, ignored");
+        continue;
+      }
+      check_attributes(*c);
+      for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next())
+        cls[n][a->Name()] = a->Value();
+    }
+    classes_[name] = cls;
+    const Class& stored = classes_[name];
+    for (const XMLElement* c = e.FirstChildElement("default"); c;
+         c = c->NextSiblingElement("default"))
+      defaults(*c, &stored);
+  }
+
+  // ---- frames -------------------------------------------------------------------------
+  // the frame an element's pos and orientation attributes give (at most one orientation)
+  Pose pose(const XMLElement& e) {
+    Pose f;
+    f.p = vec(get(e, "pos", 3, 3, {0, 0, 0}));
+    f.R = orientation(e);
+    return f;
+  }
+  Mat3 orientation(const XMLElement& e) {
+    int count = 0;
+    for (const char* k : {"quat", "euler", "axisangle", "xyaxes", "zaxis"})
+      count += e.Attribute(k) ? 1 : 0;
+    if (count > 1) fail(e, "more than one orientation (quat, euler, axisangle, xyaxes, zaxis)");
+    if (e.Attribute("quat")) {
+      const auto q = get(e, "quat", 4, 4);
+      const Quat Q(q[0], q[1], q[2], q[3]);
+      if (!(Q.norm() > 1e-12)) fail(e, "attribute 'quat': a zero quaternion");
+      return Q.normalized().toRotationMatrix();
+    }
+    if (e.Attribute("axisangle")) {
+      const auto a = get(e, "axisangle", 4, 4);
+      const Vec3 axis(a[0], a[1], a[2]);
+      if (!(axis.norm() > 1e-12)) fail(e, "attribute 'axisangle': a zero axis");
+      return Eigen::AngleAxisd(angle(a[3]), axis.normalized()).toRotationMatrix();
+    }
+    if (e.Attribute("euler")) {
+      const auto a = get(e, "euler", 3, 3);
+      // lower case: rotations about the moving axes (post-multiplied); upper case: about the
+      // fixed ones (pre-multiplied), as MuJoCo's eulerseq
+      Mat3 R = Mat3::Identity();
+      for (int i = 0; i < 3; ++i) {
+        const char c = eulerseq_[i];
+        const int k = std::tolower(c) - 'x';
+        const Mat3 Ri = Eigen::AngleAxisd(angle(a[i]), Vec3::Unit(k)).toRotationMatrix();
+        R = std::islower(c) ? Mat3(R * Ri) : Mat3(Ri * R);
+      }
+      return R;
+    }
+    if (e.Attribute("xyaxes")) {
+      const auto a = get(e, "xyaxes", 6, 6);
+      Vec3 x(a[0], a[1], a[2]), y(a[3], a[4], a[5]);
+      if (!(x.norm() > 1e-12)) fail(e, "attribute 'xyaxes': a zero x axis");
+      x.normalize();
+      y -= x * x.dot(y);
+      if (!(y.norm() > 1e-12)) fail(e, "attribute 'xyaxes': the y axis is parallel to x");
+      y.normalize();
+      Mat3 R;
+      R << x, y, x.cross(y);
+      return R;
+    }
+    if (e.Attribute("zaxis")) {
+      const auto a = get(e, "zaxis", 3, 3);
+      const Vec3 z(a[0], a[1], a[2]);
+      if (!(z.norm() > 1e-12)) fail(e, "attribute 'zaxis': a zero direction");
+      // the smallest rotation taking z to the direction, as MuJoCo's
+      return Quat::FromTwoVectors(Vec3::UnitZ(), z.normalized()).toRotationMatrix();
+    }
+    return Mat3::Identity();
+  }
+
+  // ---- mass properties ----------------------------------------------------------------
+  struct Mass {
+    double m = 0;
+    Vec3 c = Vec3::Zero();  // centre of mass in the body frame
+    Mat3 I = Mat3::Zero();  // about c, body axes
+    void add(double mi, const Vec3& ci, const Mat3& Ii) {
+      if (!(mi > 0)) return;
+      const double M = m + mi;
+      const Vec3 C = (m * c + mi * ci) / M;
+      const auto shifted = [&](double mass, const Vec3& d) {
+        return Mat3(mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()));
+      };
+      I = I + shifted(m, c - C) + Ii + shifted(mi, ci - C);
+      m = M;
+      c = C;
+    }
+  };
+
+  Mass inertial(const XMLElement& e) {
+    check_attributes(e);
+    Mass out;
+    const Pose f = pose(e);
+    out.m = get1(e, "mass", 0);
+    if (!(out.m >= 0)) fail(e, "attribute 'mass': expected a number >= 0");
+    if (!has(e, "mass")) fail(e, "missing attribute 'mass'");
+    Mat3 I = Mat3::Zero();
+    if (has(e, "fullinertia")) {
+      if (has(e, "diaginertia")) fail(e, "both diaginertia and fullinertia");
+      const auto v = get(e, "fullinertia", 6, 6);  // ixx iyy izz ixy ixz iyz
+      I << v[0], v[3], v[4], v[3], v[1], v[5], v[4], v[5], v[2];
+    } else if (has(e, "diaginertia")) {
+      const auto v = get(e, "diaginertia", 3, 3);
+      I = Vec3(v[0], v[1], v[2]).asDiagonal();
+    } else {
+      fail(e, "missing attribute 'diaginertia' or 'fullinertia'");
+    }
+    out.c = f.p;
+    out.I = f.R * I * f.R.transpose();
+    const std::string defect = inertia_semidefinite_defect(out.I);
+    if (!defect.empty()) fail(e, defect);
+    return out;
+  }
+
+  // ---- geoms --------------------------------------------------------------------------
+  struct Geom {
+    std::string type;
+    Pose f;                    // in the body frame
+    double r = 0, h = 0;       // radius and half-length (capsule, cylinder)
+    Vec3 half = Vec3::Zero();  // box half sizes
+  };
+
+  // reads e; false when its type is not supported (warned)
+  bool geom(const XMLElement& e, Geom& g, bool report) {
+    if (report) check_attributes(e);
+    g.type = text(e, "type", "sphere");
+    static const std::set<std::string> supported = {"plane", "sphere", "capsule", "box",
+                                                    "cylinder"};
+    static const std::set<std::string> mujoco = {"ellipsoid", "mesh", "hfield", "sdf"};
+    if (!supported.count(g.type)) {
+      if (!mujoco.count(g.type))
+        fail(e, "unknown geom type '" + g.type +
+                    "'; expected plane, sphere, capsule, ellipsoid, cylinder, box, mesh, hfield "
+                    "or sdf");
+      if (report) warn(e, "geom type '" + g.type + "' not supported, ignored (no shape, no mass)");
+      return false;
+    }
+    const auto size = get(e, "size", 0, 3, {});
+    const auto need = [&](size_t n) {
+      if (size.size() < n)
+        fail(e, "attribute 'size': a " + g.type + " needs " + std::to_string(n) + " number(s)");
+      for (size_t i = 0; i < n; ++i)
+        if (!(size[i] > 0)) fail(e, "attribute 'size': sizes must be > 0");
+    };
+    g.f = pose(e);
+    if (has(e, "fromto")) {
+      if (g.type != "capsule" && g.type != "cylinder" && g.type != "box")
+        fail(e, "attribute 'fromto' applies to a capsule, cylinder or box");
+      if (e.Attribute("pos") || e.Attribute("quat") || e.Attribute("euler") ||
+          e.Attribute("axisangle") || e.Attribute("xyaxes") || e.Attribute("zaxis"))
+        fail(e, "attribute 'fromto' and a pos or orientation together");
+      const auto v = get(e, "fromto", 6, 6);
+      const Vec3 a(v[0], v[1], v[2]), b(v[3], v[4], v[5]);
+      if (!((b - a).norm() > 1e-12)) fail(e, "attribute 'fromto': the two points coincide");
+      g.f.p = (a + b) / 2;
+      g.f.R = Quat::FromTwoVectors(Vec3::UnitZ(), (b - a).normalized()).toRotationMatrix();
+      const double half = (b - a).norm() / 2;
+      if (g.type == "box") {
+        need(2);
+        g.half = Vec3(size[0], size[1], half);
+      } else {
+        need(1);
+        g.r = size[0];
+        g.h = half;
+      }
+      return true;
+    }
+    if (g.type == "sphere") {
+      need(1);
+      g.r = size[0];
+    } else if (g.type == "capsule" || g.type == "cylinder") {
+      need(2);
+      g.r = size[0];
+      g.h = size[1];
+    } else if (g.type == "box") {
+      need(3);
+      g.half = Vec3(size[0], size[1], size[2]);
+    }
+    return true;
+  }
+
+  // MuJoCo's solid primitives: volume and the inertia per unit mass in the geom frame
+  static double volume(const Geom& g) {
+    if (g.type == "sphere") return 4.0 / 3 * kPi * g.r * g.r * g.r;
+    if (g.type == "box") return 8 * g.half.prod();
+    if (g.type == "cylinder") return kPi * g.r * g.r * 2 * g.h;
+    if (g.type == "capsule") return kPi * g.r * g.r * (4.0 / 3 * g.r + 2 * g.h);
+    return 0;
+  }
+  static Mat3 unit_inertia(const Geom& g) {
+    Vec3 d = Vec3::Zero();
+    if (g.type == "sphere") {
+      d.setConstant(0.4 * g.r * g.r);
+    } else if (g.type == "box") {
+      const Vec3 s = g.half.cwiseProduct(g.half);
+      d = Vec3(s.y() + s.z(), s.x() + s.z(), s.x() + s.y()) / 3;
+    } else if (g.type == "cylinder") {
+      const double H = 2 * g.h;
+      d.x() = d.y() = (3 * g.r * g.r + H * H) / 12;
+      d.z() = g.r * g.r / 2;
+    } else if (g.type == "capsule") {
+      // a cylinder and two hemispheres (the fraction of the volume each holds), the
+      // hemispheres' inertia moved to the capsule's centre
+      const double H = 2 * g.h, r = g.r;
+      const double ms = 4 * r / (4 * r + 3 * H), mc = 1 - ms;
+      d.x() = d.y() =
+          mc * (3 * r * r + H * H) / 12 + 0.4 * ms * r * r + ms * H * (3 * r + 2 * H) / 8;
+      d.z() = mc * r * r / 2 + 0.4 * ms * r * r;
+    }
+    return d.asDiagonal();
+  }
+
+  // a geom's shape for the scene, in the link frame (body frame shifted by `offset`) of
+  // the body or the world it ends up on
+  json shape(const XMLElement& e, const Geom& g, const Pose& at) {
+    json s = {{"type", g.type}};
+    if (const char* n = e.Attribute("name")) s["name"] = n;
+    if (g.type == "sphere") s["radius"] = g.r;
+    if (g.type == "capsule" || g.type == "cylinder") {
+      s["radius"] = g.r;
+      s["length"] = 2 * g.h;
+    }
+    if (g.type == "box") s["size"] = to_json(2 * g.half);
+    s["position"] = to_json(at.p + at.R * g.f.p);
+    s["orientation"] = {{"quaternion", quat_json(at.R * g.f.R)}};
+    if (has(e, "friction")) {
+      const double mu = get(e, "friction", 1, 3)[0];
+      if (!(mu >= 0)) fail(e, "attribute 'friction': expected a number >= 0");
+      s["friction"] = mu;
+    }
+    const auto bits = [&](const char* name) {
+      const double v = get1(e, name, 1);
+      if (!(v >= 0 && v <= 4294967295.0 && v == std::floor(v)))
+        fail(e, std::string("attribute '") + name + "': expected an integer from 0 to 2^32 - 1");
+      return static_cast<std::uint32_t>(v);
+    };
+    s["group"] = bits("contype");
+    s["mask"] = bits("conaffinity");
+    return s;
+  }
+
+  // ---- the tree -----------------------------------------------------------------------
+  // Where a body frame is: (p, R) in the link frame of the scene body it belongs to.
+  struct Frame {
+    std::string body;  // a scene body, or "world"
+    Pose f;
+  };
+
+  void worldbody(const XMLElement& w) {
+    if (w.FirstAttribute()) warn(w, "attributes of <worldbody> ignored");
+    // the world's own geoms, then its bodies, breadth of the stack, no recursion
+    const Frame world{"world", Pose{}};
+    contents(w, world, true);
+    struct Pending {
+      const XMLElement* body;
+      Frame parent;
+      std::vector<std::string> childclass;
+    };
+    std::vector<Pending> stack;
+    const auto push = [&](const XMLElement& parent, const Frame& f) {
+      std::vector<const XMLElement*> kids;
+      for (const XMLElement* c = parent.FirstChildElement("body"); c;
+           c = c->NextSiblingElement("body"))
+        kids.push_back(c);
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back({*it, f, childclass_});
+    };
+    push(w, world);
+    while (!stack.empty()) {
+      const Pending p = stack.back();
+      stack.pop_back();
+      childclass_ = p.childclass;
+      if (const char* c = p.body->Attribute("childclass")) {
+        if (!classes_.count(c)) fail(*p.body, "no default class '" + std::string(c) + "'");
+        childclass_.push_back(c);
+      }
+      const Frame f = body(*p.body, p.parent);
+      push(*p.body, f);
+    }
+    childclass_.clear();
+  }
+
+  // the geoms (and, for the world, nothing else) of an element; warns on what it skips
+  void contents(const XMLElement& b, const Frame& at, bool world) {
+    for (const XMLElement* c = b.FirstChildElement(); c; c = c->NextSiblingElement()) {
+      const std::string n = c->Name();
+      if (n == "body" || (!world && (n == "joint" || n == "freejoint" || n == "inertial")))
+        continue;
+      if (n == "geom") {
+        Geom g;
+        if (geom(*c, g, true)) add_shape(at, shape(*c, g, at.f));
+        continue;
+      }
+      if (n == "site") {
+        site(*c, at);
+        continue;
+      }
+      // elements that hold bodies or geoms: leaving them out would change the model
+      if (n == "include" || n == "frame" || n == "replicate" || n == "attach")
+        fail(*c, "<" + n + "> is not supported (the bodies and geoms it holds would be lost)");
+      if (n == "camera" || n == "light")
+        warn(*c, "<" + n + "> not supported (the scene format has no named frames), ignored");
+      else
+        warn(*c, "not supported, ignored");
+    }
+  }
+
+  // a named <site> becomes a name of its body, as a URDF's merged link: a scene joint
+  // placed from it starts at the site's frame, elsewhere the name means the body
+  void site(const XMLElement& e, const Frame& at) {
+    const char* name = e.Attribute("name");
+    if (!name || !*name) {
+      warn(e, "an unnamed <site> names no frame, ignored");
+      return;
+    }
+    for (const tinyxml2::XMLAttribute* a = e.FirstAttribute(); a; a = a->Next()) {
+      const std::string k = a->Name();
+      if (k == "name" || k == "class" || k == "pos" || k == "quat" || k == "euler" ||
+          k == "axisangle" || k == "xyaxes" || k == "zaxis")
+        continue;
+      const std::string key = "site@" + k;
+      auto& w = attribute_warnings_[key];
+      if (w.second++ == 0)
+        w.first = where(e) + ": " + path(e) + ": attribute '" + k + "' not supported, ignored";
+    }
+    const std::string defect = name_defect(name);
+    if (!defect.empty()) fail(e, "the name " + defect);
+    if (!sites_.emplace(name, &e).second || names_.count(name) || std::string(name) == "world")
+      fail(e, "the site name '" + std::string(name) + "' is taken");
+    const Pose f = pose(e);
+    out_.aliases[name] = Alias{at.body, at.f.p + at.f.R * f.p, at.f.R * f.R};
+  }
+
+  void add_shape(const Frame& at, const json& s) {
+    json* shapes = nullptr;
+    if (at.body == "world") {
+      if (!out_.doc.contains("shapes")) out_.doc["shapes"] = json::array();
+      shapes = &out_.doc["shapes"];
+    } else {
+      json& body = out_.doc["bodies"][body_index_.at(at.body)];
+      if (!body.contains("shapes")) body["shapes"] = json::array();
+      shapes = &body["shapes"];
+    }
+    shapes->push_back(s);
+  }
+
+  // the body element e on its parent's frame; returns the frame its children hang on
+  Frame body(const XMLElement& e, const Frame& parent) {
+    check_attributes(e);
+    ++body_count_;
+    std::string name = e.Attribute("name") ? e.Attribute("name") : "";
+    if (name.empty()) name = "body" + std::to_string(body_count_);
+    const std::string defect = name_defect(name);
+    if (!defect.empty()) fail(e, "the name " + defect);
+    if (name == "world") fail(e, "the name 'world' is the ground's");
+    if (!names_.insert(name).second || sites_.count(name))
+      fail(e, "duplicate body name '" + name + "'");
+    const Pose local = pose(e);
+    const Frame here{parent.body, Pose{parent.f.p + parent.f.R * local.p, parent.f.R * local.R}};
+
+    // joints
+    std::vector<const XMLElement*> joints;
+    for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement()) {
+      const std::string n = c->Name();
+      if (n == "joint" || n == "freejoint") joints.push_back(c);
+    }
+    if (joints.size() > 1)
+      fail(*joints[1],
+           "a second joint in one body is not supported (MuJoCo chains them through massless "
+           "frames; split the body)");
+
+    // mass: <inertial>, or the geoms' (inertiafromgeom)
+    Mass mass;
+    const XMLElement* in = e.FirstChildElement("inertial");
+    if (in && in->NextSiblingElement("inertial"))
+      fail(*in->NextSiblingElement("inertial"), "a second <inertial>");
+    if (in && inertiafromgeom_ != "true") mass = inertial(*in);
+    if ((!in && inertiafromgeom_ == "auto") || inertiafromgeom_ == "true") {
+      for (const XMLElement* c = e.FirstChildElement("geom"); c;
+           c = c->NextSiblingElement("geom")) {
+        Geom g;
+        if (!geom(*c, g, false) || g.type == "plane") continue;
+        const double V = volume(g);
+        double m = 0;
+        if (has(*c, "mass")) {
+          m = get1(*c, "mass", 0);
+          if (!(m >= 0)) fail(*c, "attribute 'mass': expected a number >= 0");
+        } else {
+          const double rho = get1(*c, "density", 1000);
+          if (!(rho >= 0)) fail(*c, "attribute 'density': expected a number >= 0");
+          m = rho * V;
+        }
+        if (!std::isfinite(m)) fail(*c, "the geom's mass is not finite");
+        mass.add(m, g.f.p, m * g.f.R * unit_inertia(g) * g.f.R.transpose());
+      }
+    }
+
+    if (joints.empty() && !(mass.m > 0)) {
+      // a massless frame welded to its parent: merged into it
+      out_.aliases[name] = Alias{here.body, here.f.p, here.f.R};
+      contents(e, here, false);
+      return here;
+    }
+    if (!(mass.m > 0)) fail(e, "a body moved by a joint needs mass (an <inertial> or geoms)");
+
+    // the link frame: the body frame moved to the joint's position
+    const XMLElement* j = joints.empty() ? nullptr : joints[0];
+    std::string type = "fixed";
+    Vec3 offset = Vec3::Zero();
+    if (j) {
+      check_attributes(*j);
+      type = std::string(j->Name()) == "freejoint" ? "free" : text(*j, "type", "hinge");
+      if (type != "free") offset = vec(get(*j, "pos", 3, 3, {0, 0, 0}));
+    }
+    json b = {{"name", name},
+              {"mass", mass.m},
+              {"com", to_json(mass.c - offset)},
+              {"inertia", json::object()}};
+    json rows = json::array();
+    for (int r = 0; r < 3; ++r) rows.push_back(to_json(mass.I.row(r).transpose()));
+    b["inertia"]["matrix"] = rows;
+    const std::string body_pointer = "/bodies/" + std::to_string(out_.doc["bodies"].size());
+    out_.located[body_pointer] = {where(e), path(e)};
+    out_.doc["bodies"].push_back(b);
+    body_index_[name] = out_.doc["bodies"].size() - 1;
+    const Frame link{name, Pose{-offset, Mat3::Identity()}};
+    add_joint(e, j, type, name, here, offset);
+    contents(e, link, false);
+    return link;
+  }
+
+  void add_joint(const XMLElement& body, const XMLElement* j, const std::string& type,
+                 const std::string& child, const Frame& at, const Vec3& offset) {
+    ++joint_count_;
+    const XMLElement& e = j ? *j : body;
+    std::string name = j && j->Attribute("name") ? j->Attribute("name") : "";
+    if (name.empty()) name = j ? "joint" + std::to_string(joint_count_) : child + "_weld";
+    const std::string defect = name_defect(name);
+    if (!defect.empty()) fail(e, "the name " + defect);
+    const JointType* t =
+        type == "fixed" ? find_joint_type("fixed") : find_joint_type(JointFormat::Mjcf, type);
+    if (!t) fail(e, "unknown joint type '" + type + "'; expected hinge, slide, ball or free");
+    json joint = {{"name", name}, {"type", t->name()}, {"bodies", {at.body, child}}};
+    const Vec3 p = at.f.p + at.f.R * offset;
+    if (type == "free") {
+      if (at.body != "world") fail(e, "a free joint must be in a top-level body");
+      // MuJoCo's free coordinates are the body's pose in the world
+      joint["origin"] = json::object();
+      joint["q"] = {{"position", to_json(p)}, {"quaternion", quat_json(at.f.R)}};
+      if (!out_.base.floating) {
+        out_.base.floating = true;
+        out_.base.free_joint = name;
+        out_.base.root_link = child;
+      }
+    } else {
+      joint["origin"] = {{"xyz", to_json(p)}, {"rpy", to_json(rpy_of(at.f.R))}};
+    }
+    JointProperties props;
+    if (j) {
+      if (t->syntax().axes == 1) {
+        const Vec3 axis = vec(get(*j, "axis", 3, 3, {0, 0, 1}));
+        if (!(axis.norm() > 1e-12)) fail(*j, "attribute 'axis': a zero direction");
+        joint["axis"] = to_json(axis.normalized());
+      }
+      const double scale = type == "hinge" ? angle(1) : 1.0;
+      if (get1(*j, "ref", 0) != 0)
+        warn(*j, "attribute 'ref' (a nonzero reference) not supported, ignored");
+      props.damping = get1(*j, "damping", 0);
+      if (!(props.damping >= 0)) fail(*j, "attribute 'damping': expected a number >= 0");
+      const std::string limited = text(*j, "limited", "auto");
+      if (limited != "auto" && limited != "true" && limited != "false")
+        fail(*j, "attribute 'limited': expected auto, true or false, got '" + limited + "'");
+      const bool ranged = has(*j, "range");
+      if (limited == "true" || (limited == "auto" && autolimits_ && ranged)) {
+        if (!ranged) fail(*j, "limited without a range");
+        const auto r = get(*j, "range", 2, 2);
+        if (!(r[0] < r[1])) fail(*j, "attribute 'range': expected lower < upper");
+        if (type == "hinge" || type == "slide") {
+          props.limited = true;
+          props.lower = r[0] * scale;
+          props.upper = r[1] * scale;
+        } else {
+          warn(*j, "a range of a " + type + " joint not supported, ignored");
+        }
+      }
+      const double k = get1(*j, "stiffness", 0);
+      if (!(k >= 0)) fail(*j, "attribute 'stiffness': expected a number >= 0");
+      if (k > 0) {
+        if (type == "hinge" || type == "slide") {
+          if (!out_.doc.contains("forces")) out_.doc["forces"] = json::array();
+          out_.located["/forces/" + std::to_string(out_.doc["forces"].size())] = {where(*j),
+                                                                                  path(*j)};
+          out_.doc["forces"].push_back({{"type", "joint_spring"},
+                                        {"joint", name},
+                                        {"stiffness", k},
+                                        {"rest", get1(*j, "springref", 0) * scale}});
+        } else {
+          warn(*j, "stiffness of a " + type + " joint not supported, ignored");
+        }
+      }
+    }
+    joint_names_.insert(name);
+    const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
+    out_.located[pointer] = {where(e), path(e)};
+    out_.properties[out_.file + "#" + pointer] = props;
+    out_.doc["constraints"].push_back(joint);
+  }
+
+  // <actuator>: motor, position and velocity on a joint, at ctrl = 0 (appell has no
+  // control inputs): MuJoCo's force gear·(gain·ctrl + bias) with the actuator length
+  // gear·q is a zero torque input, a pd servo to q = 0 (kp gear², kv gear²) and a damper
+  // (kv gear²)
+  void actuators(const XMLElement& a) {
+    for (const XMLElement* e = a.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string n = e->Name();
+      if (n != "motor" && n != "position" && n != "velocity") {
+        warn(*e, "actuator <" + n + "> not supported, ignored");
+        continue;
+      }
+      check_attributes(*e);
+      if (!has(*e, "joint")) {
+        warn(*e, "an actuator without a joint transmission not supported, ignored");
+        continue;
+      }
+      const std::string j = text(*e, "joint", "");
+      if (!joint_names_.count(j)) fail(*e, "no joint '" + j + "' in the model");
+      const double gear = get(*e, "gear", 1, 6, {1})[0], g2 = gear * gear;
+      json f;
+      if (n == "motor") {
+        f = {{"type", "joint_torque"}, {"joint", j}, {"value", 0.0}};
+      } else if (n == "position") {
+        const double kp = get1(*e, "kp", 1), kv = get1(*e, "kv", 0);
+        if (!(kp >= 0 && kv >= 0)) fail(*e, "kp and kv must be >= 0");
+        f = {{"type", "pd"}, {"joint", j}, {"kp", kp * g2}, {"kd", kv * g2}, {"target", 0.0}};
+      } else {
+        const double kv = get1(*e, "kv", 1);
+        if (!(kv >= 0)) fail(*e, "attribute 'kv': expected a number >= 0");
+        f = {{"type", "joint_damping"}, {"joint", j}, {"damping", kv * g2}};
+      }
+      if (!out_.doc.contains("forces")) out_.doc["forces"] = json::array();
+      out_.located["/forces/" + std::to_string(out_.doc["forces"].size())] = {where(*e), path(*e)};
+      out_.doc["forces"].push_back(f);
+    }
+  }
+
+  // <equality>: <joint joint1 joint2 polycoef> with a linear polynomial is a mimic
+  // (q1 = c0 + c1 q2); connect and weld anchor points at the reference pose, which a scene
+  // gives in the world at t = 0: not read
+  void equalities(const XMLElement& q) {
+    for (const XMLElement* e = q.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string n = e->Name();
+      if (n != "joint") {
+        warn(*e, "equality <" + n + "> not supported, ignored");
+        continue;
+      }
+      for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
+        const std::string k = a->Name();
+        if (k != "name" && k != "joint1" && k != "joint2" && k != "polycoef")
+          warn(*e, "attribute '" + k + "' not supported, ignored");
+      }
+      const char* j1 = e->Attribute("joint1");
+      const char* j2 = e->Attribute("joint2");
+      if (!j1) fail(*e, "missing attribute 'joint1'");
+      if (!j2) {
+        warn(*e, "an equality without joint2 (a joint held at a value) not supported, ignored");
+        continue;
+      }
+      for (const char* j : {j1, j2})
+        if (!joint_names_.count(j)) fail(*e, "no joint '" + std::string(j) + "' in the model");
+      const auto c = get(*e, "polycoef", 1, 5, {0, 1, 0, 0, 0});
+      for (size_t k = 2; k < c.size(); ++k)
+        if (c[k] != 0)
+          fail(*e, "attribute 'polycoef': only a linear coupling (c0 c1) is supported");
+      const std::string name =
+          e->Attribute("name") ? e->Attribute("name") : std::string(j1) + "_mimic";
+      const std::string defect = name_defect(name);
+      if (!defect.empty()) fail(*e, "the name " + defect);
+      const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
+      out_.located[pointer] = {where(*e), path(*e)};
+      out_.doc["constraints"].push_back({{"name", name},
+                                         {"type", "mimic"},
+                                         {"joint", j1},
+                                         {"leader", j2},
+                                         {"multiplier", c.size() > 1 ? c[1] : 0.0},
+                                         {"offset", c[0]}});
+    }
+  }
+
+  const std::string& file_;
+  std::set<std::string> joint_names_;
+  UrdfScene& out_;
+  bool degrees_ = true, autolimits_ = true;
+  std::string eulerseq_ = "xyz", inertiafromgeom_ = "auto";
+  std::map<std::string, Class> classes_;
+  std::vector<std::string> childclass_;
+  std::map<std::string, size_t> body_index_;
+  std::set<std::string> names_;
+  std::map<std::string, const XMLElement*> sites_;
+  int body_count_ = 0, joint_count_ = 0;
+  std::map<std::string, std::pair<std::string, int>> attribute_warnings_;
+};
+
+}  // namespace
+
+bool is_mjcf_text(const std::string& text) {
+  return first_significant_char(text) == '<' && xml_outline(text).root == "mujoco";
+}
+
+UrdfScene mjcf_scene_from_string(const std::string& xml, const std::string& file) {
+  const XmlOutline outline = xml_outline(xml, kMaxMjcfDepth);
+  if (outline.too_deep_line > 0)
+    throw SceneError(file + ":" + std::to_string(outline.too_deep_line), "",
+                     "element <" + outline.too_deep.substr(0, 40) +
+                         "> is nested deeper than the limit of " + std::to_string(kMaxMjcfDepth) +
+                         " XML elements");
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS) {
+    std::string why = doc.ErrorStr() ? doc.ErrorStr() : "tinyxml2 could not parse it";
+    throw SceneError(file + ":" + std::to_string(doc.ErrorLineNum()), "", "not valid XML: " + why);
+  }
+  const XMLElement* root = doc.RootElement();
+  if (!root || std::string(root->Name()) != "mujoco")
+    throw SceneError(file, "", "not an MJCF: the root element is not <mujoco>");
+  UrdfScene out;
+  out.file = file;
+  Converter(file, out).run(*root);
+  return out;
+}
+
+UrdfScene include_mjcf(const Node& include) {
+  include.object({"mjcf", "q", "qd"});
+  const Node file = include["mjcf"];
+  std::string path = file.string();
+  const std::string& scene = include.file();
+  const size_t slash = scene.rfind('/');
+  if (!path.empty() && path[0] != '/' && slash != std::string::npos)
+    path = scene.substr(0, slash + 1) + path;
+  std::string text;
+  try {
+    text = read_scene_text(path);
+  } catch (const SceneError& e) {
+    if (e.message() == "cannot open the file")
+      file.fail("cannot open the MJCF file '" + path + "'");
+    file.fail("cannot read the MJCF file '" + path + "': " + e.message());
+  }
+  if (!is_mjcf_text(text)) file.fail("'" + path + "' is not an MJCF (XML, root element <mujoco>)");
+  UrdfScene u = mjcf_scene_from_string(text, path);
+  include_joint_values(include, u);
+  follow_mimics(u);
+  return u;
+}
+
+}  // namespace appell
