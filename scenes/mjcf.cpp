@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "appell/inertia.hpp"
-#include "scenes/document.hpp"
+#include "appell/scene_document.hpp"
 #include "scenes/xml_outline.hpp"
 
 namespace appell {

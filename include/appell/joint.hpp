@@ -16,7 +16,8 @@ namespace appell {
 // <limit>).  Data only: the joint's rows and motion ignore it.  `damping` is the viscous
 // coefficient c of a generalized force −c u on each of the joint's quasi-velocities, which
 // the URDF loader applies as a JointDamping force; `friction` (Coulomb) is read and not
-// applied; limits are reported, not enforced (inequality constraints are a later issue).
+// applied; the limits of a revolute or prismatic joint are enforced by the moreau stepper
+// (docs/contact.md) unless the run turns joint limits off.
 struct JointProperties {
   double damping = 0.0;
   double friction = 0.0;
