@@ -138,7 +138,9 @@ TEST(ContactStep, BoxOutsideTheConeSlidesAtTheCoulombAcceleration) {
     ASSERT_EQ(r.stepper.step(k * h, h, r.q, r.u, r.d), SolveStatus::Ok);
     ASSERT_TRUE(r.stepper.stats().converged);
     const double e = r.energy();
-    if (k > 0) EXPECT_LE(e, e_prev + 1e-12);  // friction only takes
+    if (k > 0) {
+      EXPECT_LE(e, e_prev + 1e-12);  // friction only takes
+    }
     e_prev = e;
     EXPECT_LE(r.stepper.stats().penetration, 1e-6);
   }
