@@ -183,7 +183,7 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       ContactRecord& r = records_[k];
       const Key key = key_of(r);
       if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
-        // a row that landed at the last step carries its approach no further
+        // a row that already pushed at the last step is in contact, not meeting
         r.impact = v0_(b.row) < -1e-9 && !landed_.count(key);
         if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
       } else if (r.point.gap > 0) {
@@ -200,17 +200,15 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       const ContactBlock& b = blocks_[k];
       ContactRecord& r = records_[k];
       if (!(r.point.gap > o_.closed_gap && lambda_(b.row) > 0 && v0_(b.row) < -1e-9)) continue;
+      if (landed_.count(key_of(r))) continue;  // in contact already
       r.impact = true;
       const double e = r.joint < 0 ? r.point.restitution : 0.0;
       if (e > 0) {
         g_(b.row) = gfree_(b.row) + e * v0_(b.row);
         again = true;
-      } else {
-        landed.insert(key_of(r));
       }
     }
     if (again) res = solve_contact_problem(G_, g_, blocks_, lambda_, o_.solver);
-    landed_.swap(landed);
     stats_.rows = static_cast<int>(g_.size());
     stats_.iterations = res.iterations;
     stats_.residual = res.residual;
@@ -232,7 +230,9 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       else
         r.state = ContactRecord::State::Stick;
       warm_[key_of(r)] = r.impulse;
+      if (r.impulse(0) > 0) landed.insert(key_of(r));
     }
+    landed_.swap(landed);
   } else {
     warm_.clear();
     landed_.clear();

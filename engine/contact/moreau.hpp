@@ -113,7 +113,7 @@ class MoreauStepper {
   std::vector<TwistRow> rows_;
   std::vector<ContactBlock> blocks_;
   std::map<Key, Eigen::Vector3d> warm_;
-  std::set<Key> landed_;  // rows that closed within the last step (their impact counted)
+  std::set<Key> landed_;  // rows that pushed at the last step: in contact, not meeting
   Eigen::MatrixXd G_, R_;
   Eigen::VectorXd lambda_, g_, gfree_, v0_, qdot_, udot_, ustar_, gaps_;
   MoreauStepStats stats_;
