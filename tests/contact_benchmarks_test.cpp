@@ -9,7 +9,10 @@
 //     each such impact exchanges their velocities (momentum and energy kept), so the last
 //     ball leaves at the first's speed and rises to its height, the others stay put;
 //   - a stack of ten boxes stands: every box stays where it was put (1e-9 m) and the ground
-//     carries the stack's weight.
+//     carries the stack's weight;
+//   - a capsule pinched between two pads with 5 N (μ = 0.5, so up to 5 N of friction
+//     against its 0.98 N weight) sticks: it does not creep (1e-9 m in 3 s), each pad
+//     presses with 5 N and friction carries exactly the weight.
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
@@ -146,6 +149,41 @@ TEST(ContactBenchmarks, StackOfTenBoxesStands) {
   for (const ContactRecord& c : r.stepper.records())
     if (c.point.body_a == kWorld || c.point.body_b == kWorld) ground += c.impulse(0) / h;
   EXPECT_NEAR(ground / (10 * 1.0 * r.m.gravity().norm()), 1.0, 1e-9);
+}
+
+TEST(ContactBenchmarks, PinchedCapsuleHoldsItsWeightWithoutCreep) {
+  SceneRun r("contact_pinched_capsule.json");
+  const double h = 1e-3, squeeze = 5.0;
+  const int capsule = r.m.body_index("capsule");
+  const Vec3 x0 = r.d.body[capsule].x;
+  double moved = 0.0, depth = 0.0;
+  for (int k = 0; k < 3000; ++k) {
+    ASSERT_EQ(r.stepper.step(k * h, h, r.q, r.u, r.d), SolveStatus::Ok) << k;
+    ASSERT_TRUE(r.stepper.stats().converged) << k;
+    moved = std::max(moved, (r.d.body[capsule].x - x0).norm());
+    depth = std::max(depth, r.stepper.stats().penetration);
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", moved);
+  RecordProperty("capsule_displacement", text);
+  EXPECT_LT(moved, 1e-9);
+  EXPECT_LE(depth, 1e-6);
+  // forces on the capsule over the last step: each pad's normal force is the squeeze, and
+  // their friction forces carry the weight
+  Vec3 normal_fixed = Vec3::Zero(), normal_sliding = Vec3::Zero(), friction = Vec3::Zero();
+  for (const ContactRecord& c : r.stepper.records()) {
+    ASSERT_TRUE(c.point.body_a == capsule || c.point.body_b == capsule);
+    const double sign = c.point.body_b == capsule ? 1.0 : -1.0;  // along the force on it
+    const Vec3 n = sign * c.impulse(0) / h * c.point.normal;
+    (c.point.body_a == kWorld || c.point.body_b == kWorld ? normal_fixed : normal_sliding) += n;
+    friction += sign * (c.impulse(1) * c.t1 + c.impulse(2) * c.t2) / h;
+  }
+  EXPECT_NEAR(normal_fixed.x(), squeeze, 1e-9);
+  EXPECT_NEAR(normal_sliding.x(), -squeeze, 1e-9);
+  const double weight = 0.1 * r.m.gravity().norm();
+  EXPECT_NEAR(friction.z(), weight, 1e-9);
+  EXPECT_NEAR(friction.x(), 0.0, 1e-9);
+  EXPECT_NEAR(friction.y(), 0.0, 1e-9);
 }
 
 }  // namespace
