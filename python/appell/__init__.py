@@ -218,7 +218,9 @@ class Simulator:
 
     Joint inputs (MuJoCo's data.ctrl, by joint name): sim.set_input("elbow", 0.5) sets the
     joint force/torque of joint "elbow" (nu values; a number when nu = 1) from the next
-    step on, held until set again; sim.set_input("elbow", None) gives the joint back to the
+    evaluation on (the first stage of the next step was evaluated at the instant reached,
+    before the change; inputs set before the first step act from t = 0), held until set
+    again; sim.set_input("elbow", None) gives the joint back to the
     scene.  The inputs are the joints with a joint_torque in the scene (whose value acts
     until an input is given) and those named in actuated=[...] (0 until given); sim.inputs
     lists them."""
@@ -233,8 +235,8 @@ class Simulator:
                                       list(actuated) if actuated is not None else [])
 
     def set_input(self, name, value):
-        """The input of joint `name` from the next step on: its nu joint forces (a number
-        when nu = 1), or None to give the joint back to the scene's own force."""
+        """The input of joint `name` from the next evaluation on: its nu joint forces (a
+        number when nu = 1), or None to give the joint back to the scene's own force."""
         self._sim.set_input(str(name), value)
 
     @property

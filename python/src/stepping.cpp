@@ -210,8 +210,9 @@ class Simulator {
     return d;
   }
 
-  // the input of joint `name` from the next step on: its nu values (a number for nu = 1),
-  // or None to give the joint back to the scene's force
+  // the input of joint `name` from the next evaluation on (the next step's first stage was
+  // evaluated before, at the instant reached): its nu values (a number for nu = 1), or None
+  // to give the joint back to the scene's force
   void set_input(const std::string& name, const py::object& value) {
     const auto it = inputs_.values.find(name);
     if (it == inputs_.values.end()) {
@@ -345,7 +346,7 @@ void bind_stepping(py::module_& m) {
            "bool = True, actuated: list[str] = [])")
       .def("set_input", &Simulator::set_input, py::arg("name"), py::arg("value"),
            "set_input(name: str, value: float | array (nu,) | None) -> None: joint name's "
-           "input from the next step on (None: the scene's force again)")
+           "input from the next evaluation on (None: the scene's force again)")
       .def_property_readonly("inputs", &Simulator::inputs,
                              "inputs: dict[str, ndarray | None], the inputs by joint name")
       .def("step", &Simulator::step, py::arg("n") = 1,
