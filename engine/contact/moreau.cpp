@@ -49,6 +49,10 @@ bool MoreauStepper::has_unilateral_rows(const Model& m, bool joint_limits) {
 MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> detector,
                              const MoreauOptions& o)
     : m_(m), det_(std::move(detector)), o_(o) {
+  const TreeModel& tr = m.tree();
+  root_.resize(tr.joints.size());
+  for (size_t i = 0; i < tr.joints.size(); ++i)
+    root_[i] = tr.joints[i].parent < 0 ? static_cast<int>(i) : root_[tr.joints[i].parent];
   reach_.assign(m.nbody(), 0.0);
   for (const Shape& sh : m.shapes()) {
     if (sh.body < 0) continue;
@@ -147,6 +151,89 @@ void MoreauStepper::gather(const Eigen::VectorXd& q, Data& d, bool normal_only, 
     }
   }
   gaps_ = Eigen::Map<const Eigen::VectorXd>(gaps.data(), static_cast<int>(gaps.size()));
+  order_islands(out);
+}
+
+void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
+  const TreeModel& tree = m_.tree();
+  const int nblocks = static_cast<int>(blocks_.size());
+  // union–find on the subtrees' top joints; with bilateral extra rows, one island
+  std::vector<int> parent(root_.size());
+  for (size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int>(i);
+  const auto find = [&](int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::vector<int> key(nblocks, -1);  // a subtree of the block's island, −1: the world only
+  for (int k = 0; k < nblocks; ++k) {
+    const TwistRow& r = rows_[blocks_[k].row];
+    int roots[2] = {-1, -1};
+    for (int s = 0; s < 2; ++s)
+      if (r.body[s] != kWorld) roots[s] = root_[tree.tree_index[r.body[s]]];
+    if (roots[0] >= 0 && roots[1] >= 0) parent[find(roots[0])] = find(roots[1]);
+    key[k] = roots[1] >= 0 ? roots[1] : roots[0];
+  }
+  // with bilateral extra rows one island; a block on no body (none yet) one of its own
+  std::vector<int> island(nblocks);
+  for (int k = 0; k < nblocks; ++k)
+    island[k] = tree.nrows_extra > 0 ? 0 : key[k] < 0 ? -(k + 1) : find(key[k]);
+  std::vector<int> order(nblocks);
+  for (int k = 0; k < nblocks; ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return island[a] < island[b]; });
+  // the blocks, their rows, records and gaps in that order
+  std::vector<ContactBlock> blocks;
+  std::vector<TwistRow> rows;
+  std::vector<ContactRecord> records;
+  Eigen::VectorXd gaps(gaps_.size());
+  blocks.reserve(nblocks);
+  rows.reserve(rows_.size());
+  records.reserve(out.size());
+  islands_.clear();
+  first_.assign(rows_.size(), 0);
+  for (int i = 0; i < nblocks; ++i) {
+    const int k = order[i];
+    ContactBlock b = blocks_[k];
+    const int row = static_cast<int>(rows.size());
+    for (int j = 0; j < b.size(); ++j) rows.push_back(rows_[b.row + j]);
+    b.row = row;
+    if (i == 0 || island[k] != island[order[i - 1]]) islands_.push_back({row, 0, i, 0});
+    Island& is = islands_.back();
+    is.rows += b.size();
+    is.blocks += 1;
+    for (int j = 0; j < b.size(); ++j) first_[row + j] = is.row0;
+    gaps(i) = gaps_(k);
+    blocks.push_back(b);
+    records.push_back(out[k]);
+  }
+  blocks_.swap(blocks);
+  rows_.swap(rows);
+  out.swap(records);
+  gaps_.swap(gaps);
+}
+
+ContactSolverResult MoreauStepper::solve_islands(const std::vector<char>* only) {
+  return solve_islands(g_, lambda_, o_.solver, only);
+}
+
+ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen::VectorXd& lambda,
+                                                 const ContactSolverOptions& so,
+                                                 const std::vector<char>* only) {
+  ContactSolverResult worst;
+  worst.converged = true;
+  for (size_t i = 0; i < islands_.size(); ++i) {
+    if (only && !(*only)[i]) continue;
+    const Island& is = islands_[i];
+    gi_ = g.segment(is.row0, is.rows);
+    li_ = lambda.segment(is.row0, is.rows);
+    island_blocks_.assign(blocks_.begin() + is.block0, blocks_.begin() + is.block0 + is.blocks);
+    for (ContactBlock& b : island_blocks_) b.row -= is.row0;
+    const ContactSolverResult r = solve_contact_problem(Gis_[i], gi_, island_blocks_, li_, so);
+    lambda.segment(is.row0, is.rows) = li_;
+    worst.iterations = std::max(worst.iterations, r.iterations);
+    worst.residual = std::max(worst.residual, r.residual);
+    worst.converged = worst.converged && r.converged;
+  }
+  return worst;
 }
 
 SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& u,
@@ -170,7 +257,7 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   ustar_ = u + h * udot_;
   gather(qm, d, false, step_margin(d, h), records_);
   if (!rows_.empty()) {
-    tree_delassus(m_, d, rows_, G_, R_);
+    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
     row_velocities(m_, d, rows_, ustar_, gfree_);
     row_velocities(m_, d, rows_, u, v0_);
     // the normal law's shift: Newton's law on a closed row's approach velocity, the gap on
@@ -192,10 +279,11 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       const auto it = warm_.find(key);
       if (it != warm_.end()) lambda_.segment(b.row, b.size()) = it->second.head(b.size());
     }
-    ContactSolverResult res = solve_contact_problem(G_, g_, blocks_, lambda_, o_.solver);
+    ContactSolverResult res = solve_islands();
     // an open row that pushes closes within the step: an impact.  It lands exactly (e = 0),
     // or Newton's law acts on its approach velocity at once, in a second solve.
     bool again = false;
+    std::vector<char> resolve(islands_.size(), 0);
     for (size_t k = 0; k < blocks_.size(); ++k) {
       const ContactBlock& b = blocks_[k];
       ContactRecord& r = records_[k];
@@ -206,15 +294,28 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       if (e > 0) {
         g_(b.row) = gfree_(b.row) + e * v0_(b.row);
         again = true;
+        for (size_t i = 0; i < islands_.size(); ++i)
+          if (islands_[i].block0 <= static_cast<int>(k) &&
+              static_cast<int>(k) < islands_[i].block0 + islands_[i].blocks)
+            resolve[i] = 1;
       }
     }
-    if (again) res = solve_contact_problem(G_, g_, blocks_, lambda_, o_.solver);
+    if (again) {
+      const ContactSolverResult second = solve_islands(&resolve);
+      res.iterations = std::max(res.iterations, second.iterations);
+      res.residual = std::max(res.residual, second.residual);
+      res.converged = res.converged && second.converged;
+    }
     stats_.rows = static_cast<int>(g_.size());
     stats_.iterations = res.iterations;
     stats_.residual = res.residual;
     stats_.converged = res.converged;
-    ustar_.noalias() += R_ * lambda_;
-    const Eigen::VectorXd v = G_ * lambda_ + gfree_;  // the rows' velocities after the step
+    add_response(R_, support_, lambda_, ustar_);
+    // the rows' velocities after the step (G by island)
+    Eigen::VectorXd v = gfree_;
+    for (size_t i = 0; i < islands_.size(); ++i)
+      v.segment(islands_[i].row0, islands_[i].rows).noalias() +=
+          Gis_[i] * lambda_.segment(islands_[i].row0, islands_[i].rows);
     warm_.clear();
     for (size_t k = 0; k < blocks_.size(); ++k) {
       const ContactBlock& b = blocks_[k];
@@ -279,12 +380,13 @@ void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double
     const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
     stats_.penetration = pen;
     if (pen <= o_.projection_tolerance || pass == o_.projection_passes) return;
-    tree_delassus(m_, d, rows_, G_, R_);
+    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
     Eigen::VectorXd mu = Eigen::VectorXd::Zero(gaps_.size());
     ContactSolverOptions so = o_.solver;
     so.tolerance = 0.01 * o_.projection_tolerance;
-    solve_contact_problem(G_, gaps_, blocks_, mu, so);
-    const Eigen::VectorXd delta = R_ * mu;
+    solve_islands(gaps_, mu, so);
+    Eigen::VectorXd delta = Eigen::VectorXd::Zero(tree.nu);
+    add_response(R_, support_, mu, delta);
     tree_qdot(tree, q, delta, qdot_);
     q += qdot_;
     tree_normalize(tree, q);

@@ -101,13 +101,31 @@ class MoreauStepper {
   void project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d);
   // the distance within which a row enters the step of size h from d's state
   double step_margin(const Data& d, double h);
+  // orders the gathered rows by island (bodies that no joint or bilateral row couples
+  // apart), so that G is block diagonal: first_, islands_
+  void order_islands(std::vector<ContactRecord>& out);
+  // solves each island's problem (all, or those with a flag set); returns the worst
+  ContactSolverResult solve_islands(const std::vector<char>* only = nullptr);
+  ContactSolverResult solve_islands(const Eigen::VectorXd& g, Eigen::VectorXd& lambda,
+                                    const ContactSolverOptions& so,
+                                    const std::vector<char>* only = nullptr);
+  struct Island {
+    int row0, rows, block0, blocks;
+  };
 
   const Model& m_;
   std::unique_ptr<ContactDetector> det_;
   MoreauOptions o_;
   std::vector<Limit> limits_;
   std::vector<double> reach_;  // per body: its shapes' farthest point from its origin
-  double h_ = 0.0;             // the step being taken
+  std::vector<int> root_;      // per tree joint: the top joint of its subtree
+  std::vector<int> first_;     // per row: its island's first row
+  std::vector<Island> islands_;
+  ResponseSupport support_;
+  std::vector<ContactBlock> island_blocks_;
+  std::vector<Eigen::MatrixXd> Gis_;  // G by island (the gathered rows' order)
+  Eigen::VectorXd gi_, li_;
+  double h_ = 0.0;  // the step being taken
   std::vector<ContactPoint> points_;
   std::vector<ContactRecord> records_, scratch_;
   std::vector<TwistRow> rows_;
