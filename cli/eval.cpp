@@ -103,7 +103,7 @@ static std::string joint_properties(const Constraint& c) {
   const JointProperties& p = j->properties();
   std::ostringstream os;
   if (p.damping > 0) os << "  damping " << p.damping;
-  if (p.friction > 0) os << "  friction " << p.friction << " (not applied)";
+  if (p.friction > 0) os << "  friction " << p.friction;
   if (p.limited)
     os << "  limits [" << p.lower << ", " << p.upper << "] effort " << p.effort << " velocity "
        << p.velocity << " (not enforced)";

@@ -282,6 +282,11 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
 }
 
 void parse_joint_limit(const Node& n, Joint& joint) {
+  if (n.has("friction")) {  // Coulomb friction at the joint: |τ| ≤ friction (N·m or N)
+    JointProperties p = joint.properties();
+    p.friction = n["friction"].nonnegative();
+    joint.set_properties(p);
+  }
   if (!n.has("limit")) return;
   const Node l = n["limit"];
   l.object({"lower", "upper"});
@@ -297,7 +302,10 @@ std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string&
                                                const SceneContext& ctx, const JointType& type) {
   const JointSyntax syntax = type.syntax();
   std::vector<std::string> keys = {"name", "type", "bodies", "origin", "q", "qd"};
-  if (type.nq() == 1 && type.nu() == 1) keys.push_back("limit");
+  if (type.nq() == 1 && type.nu() == 1) {
+    keys.push_back("limit");
+    keys.push_back("friction");
+  }
   if (syntax.axes == 1) keys.push_back("axis");
   if (syntax.axes == 2) keys.push_back("axes");
   if (syntax.parameter) keys.push_back(syntax.parameter);

@@ -309,11 +309,15 @@ void parse_settings(const Node& top, Settings& settings) {
   if (top.has("integrator")) parse_integrator(top["integrator"], settings.integrator);
   if (top.has("contact")) {
     const Node c = top["contact"];
-    c.object({"joint_limits", "tolerance", "max_iterations"});
-    if (c.has("joint_limits")) {
-      const Node jl = c["joint_limits"];
-      if (!jl.json().is_boolean()) jl.fail("expected true or false, got " + type_name(jl.json()));
-      settings.contact.joint_limits = jl.json().get<bool>();
+    c.object({"joint_limits", "joint_friction", "tolerance", "max_iterations"});
+    for (const char* key : {"joint_limits", "joint_friction"}) {
+      if (!c.has(key)) continue;
+      const Node flag = c[key];
+      if (!flag.json().is_boolean())
+        flag.fail("expected true or false, got " + type_name(flag.json()));
+      (std::string(key) == "joint_limits" ? settings.contact.joint_limits
+                                          : settings.contact.joint_friction) =
+          flag.json().get<bool>();
     }
     if (c.has("tolerance")) settings.contact.tolerance = c["tolerance"].positive();
     if (c.has("max_iterations"))

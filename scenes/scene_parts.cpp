@@ -78,7 +78,10 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
                 "with world poses, give the child's position and velocity");
   const JointSyntax syntax = type.syntax();
   std::vector<std::string> keys = {"name", "type", "bodies"};
-  if (type.nq() == 1 && type.nu() == 1) keys.push_back("limit");
+  if (type.nq() == 1 && type.nu() == 1) {
+    keys.push_back("limit");
+    keys.push_back("friction");
+  }
   if (syntax.anchor) keys.push_back("anchor");
   if (syntax.axes == 1) keys.push_back("axis");
   if (syntax.axes == 2) keys.push_back("axes");

@@ -313,7 +313,8 @@ TEST(UrdfHardening, JointDampingIsApplied) {
   const double q = 0.7, qd = -1.3, I = kI0 + kM * kL * kL;
   const std::string scene =
       write("pendulum.json", R"({"include": {"urdf": "pendulum.urdf", "q": {"pin": 0.7},
-                                  "qd": {"pin": -1.3}}, "integrator": {"dt": 0.001}})");
+                                  "qd": {"pin": -1.3}}, "integrator": {"dt": 0.001},
+                                  "contact": {"joint_friction": false}})");
   const Scene s = load_scene(scene);
   ASSERT_EQ(s.model.forces().size(), 1u);
   EXPECT_EQ(s.model.forces()[0]->type(), "joint_damping");
@@ -342,7 +343,8 @@ TEST(UrdfHardening, JointDampingIsApplied) {
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_LT(e1 - e0, -0.1);
   EXPECT_NEAR(e1 - e0, -dissipated, 1e-4 * dissipated);
-  // friction is read, kept on the joint and not applied: an undamped pendulum has no force
+  // friction is a bounded row of the contact stepper (docs/contact.md), not a force: an
+  // undamped pendulum has no force
   write("undamped.urdf", pendulum_urdf(0));
   const Scene u = load_scene(write("undamped.json", R"({"include": {"urdf": "undamped.urdf"}})"));
   EXPECT_TRUE(u.model.forces().empty());

@@ -22,7 +22,7 @@ void tangents(const Vec3& n, Vec3& t1, Vec3& t2) {
 
 MoreauStepper::Key key_of(const ContactRecord& r) {
   return {r.point.shape_a, r.point.shape_b, r.point.body_a,
-          r.point.body_b,  r.point.feature, r.joint * 2 + r.upper};
+          r.point.body_b,  r.point.feature, r.joint * 4 + r.upper + 2 * r.friction};
 }
 
 TwistRow negated(TwistRow r) {
@@ -35,13 +35,15 @@ TwistRow negated(TwistRow r) {
 
 }  // namespace
 
-bool MoreauStepper::has_unilateral_rows(const Model& m, bool joint_limits) {
+bool MoreauStepper::has_unilateral_rows(const Model& m, bool joint_limits, bool joint_friction) {
   if (make_contact_detector(m)) return true;
-  if (!joint_limits) return false;
+  if (!joint_limits && !joint_friction) return false;
   for (const TreeJoint& t : m.tree().joints) {
     if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
     const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
-    if (j && j->properties().limited) return true;
+    if (!j) continue;
+    if (joint_limits && j->properties().limited) return true;
+    if (joint_friction && j->properties().friction > 0) return true;
   }
   return false;
 }
@@ -79,14 +81,15 @@ MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> de
     }
     reach_[sh.body] = std::max(reach_[sh.body], sh.position.norm() + r);
   }
-  if (!o_.joint_limits) return;
   const TreeModel& tree = m.tree();
   for (int i = 0; i < static_cast<int>(tree.joints.size()); ++i) {
     const TreeJoint& t = tree.joints[i];
     if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
     const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
-    if (!j || !j->properties().limited) continue;
+    if (!j) continue;
     const JointProperties& p = j->properties();
+    if (o_.joint_friction && p.friction > 0) frictions_.push_back({i, t.constraint, p.friction});
+    if (!o_.joint_limits || !p.limited) continue;
     // a reversed joint runs its coordinate backwards on the tree
     if (t.reversed)
       limits_.push_back({i, t.constraint, -p.upper, -p.lower});
@@ -150,6 +153,19 @@ void MoreauStepper::gather(const Eigen::VectorXd& q, Data& d, bool normal_only, 
       out.push_back(r);
     }
   }
+  if (!normal_only)
+    for (const Friction& f : frictions_) {
+      // the joint's Coulomb friction: a bounded row on its rate, |λ| ≤ F h, sticking at
+      // u⁺ = 0 inside the bound, sliding against the motion on it
+      ContactRecord r;
+      r.joint = f.constraint;
+      r.friction = true;
+      add_block(ContactBlock::Kind::Bounded, 0.0);
+      blocks_.back().bound = f.force * h_;
+      rows_.push_back(joint_row(m_, d, f.tree_joint));
+      gaps.push_back(0.0);
+      out.push_back(r);
+    }
   gaps_ = Eigen::Map<const Eigen::VectorXd>(gaps.data(), static_cast<int>(gaps.size()));
   order_islands(out);
 }
@@ -269,7 +285,9 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       const ContactBlock& b = blocks_[k];
       ContactRecord& r = records_[k];
       const Key key = key_of(r);
-      if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
+      if (r.friction) {
+        // no gap and no impact: the bound alone
+      } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
         // a row that already pushed at the last step is in contact, not meeting
         r.impact = v0_(b.row) < -1e-9 && !landed_.count(key);
         if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
@@ -324,14 +342,18 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       r.impulse.head(b.size()) = lambda_.segment(b.row, b.size());
       r.velocity.head(b.size()) = v.segment(b.row, b.size());
       const double scale = std::max(1.0, std::abs(v0_(b.row)));
-      if (!(r.impulse(0) > 0))
+      if (r.friction)
+        r.state = std::abs(r.velocity(0)) > 1e3 * o_.solver.tolerance * scale
+                      ? ContactRecord::State::Slip
+                      : ContactRecord::State::Stick;
+      else if (!(r.impulse(0) > 0))
         r.state = ContactRecord::State::Open;
       else if (b.size() == 3 && r.velocity.tail<2>().norm() > 1e3 * o_.solver.tolerance * scale)
         r.state = ContactRecord::State::Slip;
       else
         r.state = ContactRecord::State::Stick;
       warm_[key_of(r)] = r.impulse;
-      if (r.impulse(0) > 0) landed.insert(key_of(r));
+      if (r.impulse(0) > 0 && !r.friction) landed.insert(key_of(r));
     }
     landed_.swap(landed);
   } else {

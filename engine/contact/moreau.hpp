@@ -49,15 +49,17 @@ struct MoreauOptions {
   double projection_tolerance = 1e-10;  // the penetration the projection leaves at most
   int projection_passes = 4;
   bool joint_limits = true;     // enforce the joints' JointProperties limits
+  bool joint_friction = true;   // the joints' Coulomb friction (JointProperties friction)
   Stabilization stabilization;  // of the bilateral rows in the free velocity
 };
 
-// A closed row of the last step: a contact point, or a joint limit (point.shape_a = −1,
-// joint ≥ 0).
+// A row of the last step: a contact point, a joint limit (point.shape_a = −1, joint ≥ 0),
+// or a joint's Coulomb friction (joint ≥ 0, friction: one bounded row, |impulse| ≤ F h).
 struct ContactRecord {
   ContactPoint point;
-  int joint = -1;      // model constraint index of a limit, −1 for a contact
-  bool upper = false;  // a limit's side
+  int joint = -1;         // model constraint index of a limit, −1 for a contact
+  bool upper = false;     // a limit's side
+  bool friction = false;  // a joint's Coulomb friction row
   Eigen::Vector3d impulse = Eigen::Vector3d::Zero();  // (normal, t1, t2), N·s (N·m·s)
   Eigen::Vector3d t1 = Eigen::Vector3d::Zero(), t2 = Eigen::Vector3d::Zero();
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  // (u_n, u_t1, u_t2) after the step
@@ -88,7 +90,8 @@ class MoreauStepper {
   const MoreauStepStats& stats() const { return stats_; }
   const MoreauOptions& options() const { return o_; }
   // whether the model has unilateral rows (shapes, or enforced joint limits)
-  static bool has_unilateral_rows(const Model& m, bool joint_limits = true);
+  static bool has_unilateral_rows(const Model& m, bool joint_limits = true,
+                                  bool joint_friction = true);
 
  private:
   struct Limit {
@@ -117,6 +120,11 @@ class MoreauStepper {
   std::unique_ptr<ContactDetector> det_;
   MoreauOptions o_;
   std::vector<Limit> limits_;
+  struct Friction {
+    int tree_joint, constraint;
+    double force;  // F: |τ| ≤ F
+  };
+  std::vector<Friction> frictions_;
   std::vector<double> reach_;  // per body: its shapes' farthest point from its origin
   std::vector<int> root_;      // per tree joint: the top joint of its subtree
   std::vector<int> first_;     // per row: its island's first row

@@ -45,13 +45,15 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
   };
   if (in.method != "rk4" && in.method != "dopri5" && in.method != "rkf78" && in.method != "moreau")
     bad("integrator.method must be rk4, dopri5, rkf78 or moreau, got '" + in.method + "'");
-  if (MoreauStepper::has_unilateral_rows(m, options.contact.joint_limits)) {
+  if (MoreauStepper::has_unilateral_rows(m, options.contact.joint_limits,
+                                         options.contact.joint_friction)) {
     if (!in.method_given)
       options.integrator.method = "moreau";
     else if (in.method != "moreau")
       bad("integrator.method '" + in.method +
-          "' cannot step unilateral rows (contact shapes or joint limits); use \"moreau\", "
-          "or turn joint limits off with \"contact\": {\"joint_limits\": false}");
+          "' cannot step unilateral rows (contact shapes, joint limits or joint friction); use "
+          "\"moreau\", or turn limits and friction off with \"contact\": {\"joint_limits\": "
+          "false, \"joint_friction\": false}");
   }
   if (options.integrator.method == "moreau") {
     if (options.formulation == Formulation::Auto) options.formulation = Formulation::Recursive;

@@ -11,6 +11,7 @@ using namespace simulation_detail;
 void Simulation::Impl::start_moreau() {
   MoreauOptions mo;
   mo.joint_limits = o.contact.joint_limits;
+  mo.joint_friction = o.contact.joint_friction;
   mo.solver.tolerance = o.contact.tolerance;
   mo.solver.max_iterations = o.contact.max_iterations;
   mo.stabilization = o.stabilization;
