@@ -48,6 +48,8 @@ void Simulation::Impl::record_contacts(double step) {
     for (const TreeJoint& tj : tree.joints)
       if (tj.constraint == rec.joint) reversed = tj.reversed;
     c.upper = rec.upper != reversed;
+    c.point.point.setZero();
+    c.point.normal.setZero();
     c.friction_force.setZero();
     c.joint_force = c.upper ? -c.normal_force : c.normal_force;
   }

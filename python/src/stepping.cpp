@@ -11,6 +11,7 @@
 // makes the same steps, bit for bit, as one whole run (appell.simulate()).
 #include "appell/state_space.hpp"
 #include "python/src/bindings.hpp"
+#include "python/src/contact_table.hpp"
 
 namespace appell::python {
 
@@ -77,6 +78,13 @@ class Simulator {
     check_figures(s, copy);
     add_run_summary(i, s);
     i["traj_columns"] = traj_.traj_columns();
+    i["contacts"] = contacts_.to_dict(*pm_->model);
+    if (sim_.method() == "moreau") {  // the summary's contact figures, as simulate()'s
+      i["impacts"] = r.impacts;
+      i["max_penetration"] = r.max_penetration;
+      i["contact_iterations"] = r.contact_iterations;
+      i["contact_residual"] = r.contact_residual;
+    }
     return i;
   }
 
@@ -97,6 +105,7 @@ class Simulator {
     return [this](const Sample& s) {
       traj_.record(s);
       summary_.record(s);
+      contacts_.record(s);
     };
   }
 
@@ -104,6 +113,7 @@ class Simulator {
   Simulation sim_;
   Trajectory traj_;
   RunSummary summary_;
+  ContactTable contacts_;              // the samples' contact rows (Result.contacts)
   std::unique_ptr<StateSpace> space_;  // to read the state x in joint coordinates
   Data data_;
 };
