@@ -164,6 +164,9 @@
       while (pool.length <= k) {
         const marker = new THREE.Mesh(dot, new THREE.MeshBasicMaterial({ color }));
         const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 1, color);
+        // drawn over the bodies: the points lie on their surfaces, the arrows inside them
+        for (const m of [marker.material, arrow.line.material, arrow.cone.material]) m.depthTest = false;
+        marker.renderOrder = arrow.line.renderOrder = arrow.cone.renderOrder = 1;
         scene3.add(marker);
         scene3.add(arrow);
         pool.push({ marker, arrow });
