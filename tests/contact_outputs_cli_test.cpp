@@ -186,6 +186,14 @@ TEST(ContactOutputsCli, EvalGivesTheContactForcesOfTheState) {
   }
   EXPECT_NEAR(fz, 2.0 * kG, 1e-8);
   EXPECT_EQ(e["contacts"]["dt"].get<double>(), 0.001);
+  // the table for people lists the four corners, each with a quarter of the weight
+  const testing::CliResult t = run_cli("eval " + scene + " --table");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("contact forces"), std::string::npos) << t.out;
+  size_t quarters = 0;
+  for (size_t at = t.out.find("4.905"); at != std::string::npos; at = t.out.find("4.905", at + 1))
+    ++quarters;
+  EXPECT_EQ(quarters, 4u) << t.out;
   // a scene without unilateral rows has no "contacts"
   const testing::CliResult p = run_cli("eval " + std::string(APPELL_SOURCE_DIR) +
                                        "/scenes/examples/spherical_pendulum.json --json");
