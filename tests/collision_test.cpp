@@ -172,6 +172,55 @@ TEST(Collision, CapsulePlaneEnds) {
   }
 }
 
+// A capsule lying along a box's top face touches it along a line: its two ends, each gap
+// the end's height less the radius; along the box's edge, its two ends again, each at the
+// edge's distance to the axis less the radius.
+TEST(Collision, CapsuleAlongABoxFaceGivesItsEnds) {
+  Shape cap;
+  cap.type = ShapeType::Capsule;
+  cap.body = 0;
+  cap.radius = 0.05;
+  cap.length = 0.4;
+  Shape box;
+  box.type = ShapeType::Box;
+  box.body = 1;
+  box.half_extents = Vec3(0.5, 0.5, 0.1);
+  World w(2, {cap, box});
+  w.place(1, Vec3::Zero());
+  for (double alpha : {0.0, 0.02}) {
+    const Mat3 Q = rot(Vec3::UnitY(), M_PI / 2 + alpha);  // axis near world x
+    const Vec3 x(0.1, 0.2, 0.1 + 0.05 + 3e-4);
+    w.place(0, x, Q);
+    const auto pts = w.detect(0.01);
+    std::vector<double> want;
+    for (double s : {-0.2, 0.2}) {
+      const double g = (x + Q * Vec3(0, 0, s)).z() - 0.1 - 0.05;
+      if (g < 0.01) want.push_back(g);
+    }
+    ASSERT_EQ(pts.size(), want.size()) << alpha;
+    for (const ContactPoint& c : pts) {
+      EXPECT_NEAR(std::abs(c.normal.z()), 1.0, 1e-9)
+          << c.normal.transpose() << " p " << c.point.transpose() << " f " << c.feature << " gap "
+          << c.gap;
+      bool match = false;
+      for (double g : want) match = match || std::abs(c.gap - g) < 1e-9;
+      EXPECT_TRUE(match) << c.gap;
+    }
+  }
+  // along the box's edge x = 0.5, z = 0.1, the axis parallel to it (world y)
+  const Mat3 Q = rot(Vec3::UnitX(), M_PI / 2);
+  const Vec3 x(0.5 + 0.03, 0.0, 0.1 + 0.03);
+  w.place(0, x, Q);
+  const auto pts = w.detect(0.05);
+  ASSERT_EQ(pts.size(), 2u);
+  std::set<int> features;
+  for (const ContactPoint& c : pts) {
+    EXPECT_NEAR(c.gap, std::hypot(0.03, 0.03) - 0.05, 1e-9);
+    features.insert(c.feature);
+  }
+  EXPECT_EQ(features.size(), 2u);
+}
+
 // A box resting on a plane tilted by a known angle, itself turned a little about the
 // plane's normal and tilted by β about the plane's x: the four bottom corners within the
 // margin, each gap the corner's signed height above the plane.

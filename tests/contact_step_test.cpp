@@ -138,7 +138,9 @@ TEST(ContactStep, BoxOutsideTheConeSlidesAtTheCoulombAcceleration) {
     ASSERT_EQ(r.stepper.step(k * h, h, r.q, r.u, r.d), SolveStatus::Ok);
     ASSERT_TRUE(r.stepper.stats().converged);
     const double e = r.energy();
-    if (k > 0) EXPECT_LE(e, e_prev + 1e-12);  // friction only takes
+    if (k > 0) {
+      EXPECT_LE(e, e_prev + 1e-12);  // friction only takes
+    }
     e_prev = e;
     EXPECT_LE(r.stepper.stats().penetration, 1e-6);
   }
@@ -163,9 +165,9 @@ ModelBuilder ball(double radius, double height, const Vec3& g, const Vec3& v = V
 }
 
 TEST(ContactStep, BallBouncesToTheRestitutionHeights) {
-  // apexes e^{2k} h₀.  The scheme locates an impact within one step: the centre sinks at
-  // most h v into the plane before the impulse, and the projection lifts it back, so each
-  // apex is off by at most about h v_impact ≤ h √(2 g h₀) per bounce (4.4e-4 m here)
+  // apexes e^{2k} h₀.  The scheme meets an impact within one step, up to h v before the
+  // ball would touch, so each apex is off by at most about h v_impact ≤ h √(2 g h₀) per
+  // bounce (4.4e-4 m here)
   const double r0 = 0.1, h0 = 1.0, e = 0.8, h = 1e-4;
   Sim r(ball(r0, r0 + h0, Vec3(0, 0, -kG)),
         std::make_unique<PlaneDetector>(std::vector<Vec3>{Vec3::Zero()}, r0, 0.5, e),
@@ -212,6 +214,32 @@ TEST(ContactStep, SphereRollsWithoutSlippingDownAnIncline) {
   // the contact point is at rest: v − ω × r e_z = 0
   const Vec3 vc = r.d.body[0].v + r.d.body[0].w.cross(Vec3(0, 0, -r0));
   EXPECT_LT(vc.norm(), 1e-9);
+}
+
+TEST(ContactStep, SphereSlipsDownAnInclineWhenFrictionIsSmall) {
+  // μ = 0.05 < 2/7 tan θ: the contact slides, friction μ m g cos θ up the slope, so the
+  // centre accelerates at g (sin θ − μ cos θ) and the spin at 5 μ g cos θ / (2 r)
+  const double theta = 0.35, r0 = 0.1, mu = 0.05;
+  Sim r(ball(r0, r0, kG * Vec3(std::sin(theta), 0.0, -std::cos(theta))),
+        std::make_unique<PlaneDetector>(std::vector<Vec3>{Vec3::Zero()}, r0, mu, 0.0),
+        tight_options());
+  const double h = 1e-3, T = 1.0;
+  const int n = static_cast<int>(std::lround(T / h));
+  double e_prev = r.energy();
+  for (int k = 0; k < n; ++k) {
+    ASSERT_EQ(r.stepper.step(k * h, h, r.q, r.u, r.d), SolveStatus::Ok);
+    EXPECT_LE(r.energy(), e_prev + 1e-12);  // sliding friction only takes
+    e_prev = r.energy();
+    EXPECT_LE(r.stepper.stats().penetration, 1e-6);
+    if (k > 0) {
+      ASSERT_EQ(r.stepper.records().size(), 1u);
+      EXPECT_EQ(r.stepper.records()[0].state, ContactRecord::State::Slip);
+    }
+  }
+  const double a = kG * (std::sin(theta) - mu * std::cos(theta));
+  const double spin = 5.0 * mu * kG * std::cos(theta) / (2.0 * r0);
+  EXPECT_NEAR(r.d.body[0].v.x() / (a * T), 1.0, 1e-9);
+  EXPECT_NEAR(r.d.body[0].w.y() / (spin * T), 1.0, 1e-9);
 }
 
 }  // namespace

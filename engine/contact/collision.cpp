@@ -300,6 +300,45 @@ class BulletDetector final : public ContactDetector {
     }
     const Vec3 on_a = eig(r.witnesses[0]) + ma * n;
     const Vec3 on_b = eig(r.witnesses[1]) - mb * n;
+    // a capsule along a box's or a mesh's face touches it along a line: its two ends'
+    // spheres, each measured on its own, and the middle point where it is deeper
+    const ShapeType ta = m.shapes()[a].type, tb = m.shapes()[b].type;
+    if ((ta == ShapeType::Capsule && eb.polyhedron) ||
+        (tb == ShapeType::Capsule && ea.polyhedron)) {
+      const bool capsule_a = ta == ShapeType::Capsule;
+      const Entry& ec = capsule_a ? ea : eb;
+      const Entry& ep = capsule_a ? eb : ea;
+      const Shape& sc = m.shapes()[capsule_a ? a : b];
+      btSphereShape sphere(sc.radius);
+      double lowest_end = BT_LARGE_FLOAT;
+      for (int k = 0; k < 2; ++k) {
+        btTransform end = ec.tr;
+        end.setOrigin(bt(ec.x + ec.R.col(2) * (k ? 0.5 * sc.length : -0.5 * sc.length)));
+        btGjkEpaSolver2::sResults e;
+        const btVector3 g = ep.tr.getOrigin() - end.getOrigin();
+        const bool ok =
+            capsule_a ? btGjkEpaSolver2::SignedDistance(&sphere, end, ep.shape.get(), ep.tr, -g, e)
+                      : btGjkEpaSolver2::SignedDistance(ep.shape.get(), ep.tr, &sphere, end, g, e);
+        const double egap = e.distance - sphere.getMargin() - ep.shape->getMargin();
+        // the normal from the witnesses (a's core point to b's), whose difference is exact
+        // where the end sphere's own normal from EPA/GJK is not (a point core has no face)
+        const Vec3 w0 = eig(e.witnesses[0]), w1 = eig(e.witnesses[1]);
+        const double span = (w1 - w0).norm();
+        const Vec3 en = span > 1e-12 ? Vec3((e.distance < 0 ? -1.0 : 1.0) * (w1 - w0) / span)
+                                     : Vec3(-eig(e.normal));
+        if (!ok || !(egap < margin) || !en.allFinite() || std::abs(en.norm() - 1) > 1e-6) continue;
+        const Vec3 ea_pt = w0 + (capsule_a ? sphere.getMargin() : ep.shape->getMargin()) * en;
+        const Vec3 eb_pt = w1 - (capsule_a ? ep.shape->getMargin() : sphere.getMargin()) * en;
+        out.push_back(point(m, a, b, 0.5 * (ea_pt + eb_pt), en, egap, k));
+        lowest_end = std::min(lowest_end, egap);
+      }
+      // the closest point is an end's (the capsule lies along the face or tilts onto an
+      // end), or lies between them (across an edge): then it is a point of its own
+      const double size = (eb.x - ea.x).norm() + sc.length + 1.0;
+      if (gap >= lowest_end - 1e-9 * size) return;
+      out.push_back(point(m, a, b, 0.5 * (on_a + on_b), n, gap, 2));
+      return;
+    }
     out.push_back(point(m, a, b, 0.5 * (on_a + on_b), n, gap, 0));
   }
 

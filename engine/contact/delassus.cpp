@@ -1,6 +1,8 @@
 // Delassus operator on the tree (engine/contact/delassus.hpp).
 #include "engine/contact/delassus.hpp"
 
+#include <algorithm>
+
 #include "engine/formulations/recursive/workspace.hpp"
 
 namespace appell {
@@ -64,19 +66,74 @@ double row_dot(const Model& m, const TwistRow& r, const std::vector<Vec6>& V) {
 }  // namespace
 
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
-                   Eigen::MatrixXd& response) {
+                   Eigen::MatrixXd& response, const std::vector<int>* first,
+                   ResponseSupport* support, std::vector<Eigen::MatrixXd>* islands) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(rows.size()), nb = tree.nrows_extra;
-  if (G.rows() != n || G.cols() != n) G.resize(n, n);
-  if (response.rows() != tree.nu || response.cols() != n) response.resize(tree.nu, n);
+  const int nj = static_cast<int>(tree.joints.size());
+  // the island of each row, and the blocks
+  const bool blocked = first && islands;
+  std::vector<int> island(blocked ? n : 0);
+  if (blocked) {
+    int count = 0;
+    for (int k = 0; k < n; ++k) island[k] = (*first)[k] == k ? count++ : count - 1;
+    islands->resize(count);
+    for (int k = 0; k < n; ++k)
+      if ((*first)[k] == k) {
+        int len = 1;
+        while (k + len < n && (*first)[k + len] == k) ++len;
+        (*islands)[island[k]].resize(len, len);
+      }
+  } else if (G.rows() != n || G.cols() != n) {
+    G.resize(n, n);
+  }
+
+  // Without bilateral extra rows a unit force moves only the subtrees (hanging from the
+  // world) of the row's two bodies: the passes run over those alone when each subtree is
+  // contiguous in tree order (top joints non-decreasing), else over the whole tree.
+  std::vector<int> top(nj), end(nj, nj);
+  for (int i = 0; i < nj; ++i) top[i] = tree.joints[i].parent < 0 ? i : top[tree.joints[i].parent];
+  const bool local = nb == 0 && std::is_sorted(top.begin(), top.end());
+  const bool sparse = local && first && support;
+  if (support) {
+    support->dense = !sparse;
+    support->dofs.resize(n);
+    support->offset.resize(n);
+    support->values.clear();
+  }
+  if (!sparse && (response.rows() != tree.nu || response.cols() != n)) response.resize(tree.nu, n);
+  const auto u_begin = [&](int i) { return i < nj ? tree.joints[i].u_offset : tree.nu; };
+  for (int i = nj - 1, next = nj; i >= 0; --i)
+    if (top[i] == i) {
+      end[i] = next;
+      next = i;
+    }
   Eigen::VectorXd e(nb), y(nb);
-  std::vector<Vec6> a(ws.w.size());
+  std::vector<Vec6> a(ws.w.size(), Vec6::Zero());
   for (int k = 0; k < n; ++k) {
-    for (auto& w : ws.w) w.f.setZero();
+    int ranges[2][2] = {{0, nj}, {0, 0}};
+    if (local) {
+      int count = 0;
+      for (int s = 0; s < 2; ++s) {
+        if (rows[k].body[s] == kWorld) continue;
+        const int t = top[tree.tree_index[rows[k].body[s]]];
+        if (count == 1 && ranges[0][0] == t) continue;
+        ranges[count][0] = t;
+        ranges[count][1] = end[t];
+        ++count;
+      }
+      if (count < 2) ranges[1][0] = ranges[1][1] = 0;
+      if (count == 0) ranges[0][0] = ranges[0][1] = 0;
+    }
+    for (const auto& r : ranges)
+      for (int i = r[0]; i < r[1]; ++i) ws.w[i].f.setZero();
     add_row(m, rows[k], 1.0, ws);
-    bias_TipToBase(tree, ws, false);
-    accelerations_BaseToTip(tree, ws, false);
+    for (const auto& r : ranges) {
+      if (r[0] == r[1]) continue;
+      bias_TipToBase(tree, ws, false, r[0], r[1]);
+      accelerations_BaseToTip(tree, ws, false, r[0], r[1]);
+    }
     if (nb > 0) {  // the bilateral rows' reaction keeps A a = 0               (R13)
       extra_rows_times_a(m, tree, d, ws, e);
       solve_extra_pinv(tree, d, ws, -e, y);
@@ -84,11 +141,74 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       bias_TipToBase(tree, ws, false);
       accelerations_BaseToTip(tree, ws, false);
     }
-    response.col(k) = ws.udot;
-    for (size_t i = 0; i < ws.w.size(); ++i) a[i] = ws.w[i].a.vec;
-    for (int j = 0; j < n; ++j) G(j, k) = row_dot(m, rows[j], a);
+    if (sparse) {
+      support->offset[k] = static_cast<int>(support->values.size());
+      for (int s = 0; s < 2; ++s) {
+        const int b = u_begin(ranges[s][0]);
+        const int e = ranges[s][0] == ranges[s][1] ? b : u_begin(ranges[s][1]);
+        support->dofs[k][2 * s] = b;
+        support->dofs[k][2 * s + 1] = e;
+        support->values.insert(support->values.end(), ws.udot.data() + b, ws.udot.data() + e);
+        for (int i = ranges[s][0]; i < ranges[s][1]; ++i) a[i] = ws.w[i].a.vec;
+      }
+    } else if (local) {
+      response.col(k).setZero();
+      for (const auto& r : ranges)
+        for (int i = r[0]; i < r[1]; ++i) {
+          const TreeJoint& t = tree.joints[i];
+          response.col(k).segment(t.u_offset, t.nu) = ws.udot.segment(t.u_offset, t.nu);
+          a[i] = ws.w[i].a.vec;
+        }
+    } else {
+      response.col(k) = ws.udot;
+      for (size_t i = 0; i < ws.w.size(); ++i) a[i] = ws.w[i].a.vec;
+    }
+    // within the island: rows from its first to the next island's first
+    const int j0 = first ? (*first)[k] : 0;
+    if (blocked) {
+      Eigen::MatrixXd& B = (*islands)[island[k]];
+      for (int j = j0; j < j0 + B.rows(); ++j) B(j - j0, k - j0) = row_dot(m, rows[j], a);
+    } else {
+      for (int j = j0; j < n && (!first || (*first)[j] == j0); ++j)
+        G(j, k) = row_dot(m, rows[j], a);
+    }
+    if (local)  // what the next row does not move reads as zero
+      for (const auto& r : ranges)
+        for (int i = r[0]; i < r[1]; ++i) a[i].setZero();
   }
-  G = (0.5 * (G + G.transpose())).eval();
+  if (blocked) {
+    for (Eigen::MatrixXd& B : *islands) B = (0.5 * (B + B.transpose())).eval();
+    return;
+  }
+  if (!first) {
+    G = (0.5 * (G + G.transpose())).eval();
+    return;
+  }
+  for (int k0 = 0; k0 < n;) {  // each island's block
+    int k1 = k0 + 1;
+    while (k1 < n && (*first)[k1] == k0) ++k1;
+    for (int j = k0; j < k1; ++j)
+      for (int k = j + 1; k < k1; ++k) G(j, k) = G(k, j) = 0.5 * (G(j, k) + G(k, j));
+    k0 = k1;
+  }
+}
+
+void add_response(const Eigen::MatrixXd& response, const ResponseSupport& support,
+                  const Eigen::VectorXd& lambda, Eigen::VectorXd& du) {
+  if (support.dense) {
+    du.noalias() += response * lambda;
+    return;
+  }
+  for (int k = 0; k < lambda.size(); ++k) {
+    if (lambda(k) == 0.0) continue;
+    const std::array<int, 4>& r = support.dofs[k];
+    const double* v = support.values.data() + support.offset[k];
+    for (int s = 0; s < 2; ++s) {
+      const int len = r[2 * s + 1] - r[2 * s];
+      du.segment(r[2 * s], len).noalias() += lambda(k) * Eigen::Map<const Eigen::VectorXd>(v, len);
+      v += len;
+    }
+  }
 }
 
 void row_velocities(const Model& m, Data& d, const std::vector<TwistRow>& rows,

@@ -12,6 +12,7 @@
 // O(m·(n + m_A²) + m²·terms) for m rows, m_A bilateral rows; no n × n matrix anywhere.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "appell/constraint.hpp"
@@ -37,8 +38,27 @@ TwistRow joint_row(const Model& m, Data& d, int tree_joint);
 // After recursive_rates (or solve_recursive) on d at a state q: G (m × m, symmetric) and
 // the response R Jᵀ (tree.nu × m).  Overwrites the recursion's u̇ and accelerations (copy
 // joint_accelerations before).  Allocates the outputs only when their sizes change.
+//
+// With `first` (one entry per row: the first row of the row's island, the rows of an
+// island contiguous) G is formed only within islands — it is zero between them, rows on
+// bodies that no joint or bilateral row couples — as one block per island in `islands`
+// (G itself untouched).  Then, when `support` is given too and no bilateral
+// row couples the subtrees, the response is not formed as a matrix: each row's column is
+// kept packed, only on the joint velocities the row moves (its bodies' subtrees), in
+// support; apply it with add_response().
+struct ResponseSupport {
+  bool dense = true;                     // the response matrix holds every column
+  std::vector<std::array<int, 4>> dofs;  // per row: [b0, e0) and [b1, e1) of its column
+  std::vector<int> offset;               // per row: where its entries start in `values`
+  std::vector<double> values;            // the columns' entries on those ranges, packed
+};
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
-                   Eigen::MatrixXd& response);
+                   Eigen::MatrixXd& response, const std::vector<int>* first = nullptr,
+                   ResponseSupport* support = nullptr,
+                   std::vector<Eigen::MatrixXd>* islands = nullptr);
+// du += response λ, on the written entries only
+void add_response(const Eigen::MatrixXd& response, const ResponseSupport& support,
+                  const Eigen::VectorXd& lambda, Eigen::VectorXd& du);
 
 // J u: the rows' velocities at the joint quasi-velocities u, with the motion subspaces of
 // the last kinematics on d (its q).  O(n + rows).

@@ -5,10 +5,17 @@
 // One step of size h from (q, u) [Moreau 1988; Jean 1999, the midpoint "θ = 1/2" form]:
 //   q_m = q + h/2 N(q) u
 //   u*  = u + h u̇(q_m, u)                the free velocity, bilateral rows held (recursive_rates)
-//   the index set: contact points and limits with gap(q_m) ≤ closed_gap
+//   the index set: contact points and limits with gap(q_m) ≤ margin
 //   G = J R Jᵀ, R Jᵀ                      (engine/contact/delassus.hpp, no M⁻¹)
-//   λ: the exact Signorini–Coulomb law at u⁺ = u* + R Jᵀ λ, the normal law on
-//      u_n⁺ + e min(u_n⁻, 0) (engine/contact/ncp.hpp), warm-started by body pair and feature
+//   λ: the exact Signorini–Coulomb law at u⁺ = u* + R Jᵀ λ (engine/contact/ncp.hpp),
+//      warm-started by body pair and feature, the normal law on
+//        u_n⁺ + e min(u_n⁻, 0)   for a closed row (g ≤ closed_gap): Newton's impact law
+//        u_n⁺ + g / h            for an open one within the margin [a "predictive" row]: the
+//                                gap after the step, g + h/2 u_n⁺, and after the next step's
+//                                first half, g + h u_n⁺, stay ≥ 0
+//      An open row that pushes closes within the step: an impact.  With e = 0 it lands
+//      exactly (no penetration, so nothing for the projection to put back); with e > 0 a
+//      second solve puts Newton's law on it, u_n⁺ + e u_n⁻ ≥ 0, so it bounces within the step.
 //   q⁺  = q_m + h/2 N(q_m) u⁺
 // then penetration removed by a position projection that leaves u⁺ alone [Cline & Pai
 // 2003, post-stabilization]: δ = R J_nᵀ μ, 0 ≤ μ ⟂ g + J_n δ ≥ 0 (the displacement of least
@@ -21,6 +28,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -34,7 +42,10 @@ namespace appell {
 
 struct MoreauOptions {
   ContactSolverOptions solver;
-  double closed_gap = 1e-7;             // gap (m, or rad for limits) below which a row is closed
+  double closed_gap = 1e-7;  // gap (m, or rad for limits) below which a row is closed
+  // open rows closer than this (m, or rad) enter the step predictively; at least as far as
+  // anything can close in the step (the bodies' speeds; a joint's rate)
+  double margin = 1e-3;
   double projection_tolerance = 1e-10;  // the penetration the projection leaves at most
   int projection_passes = 4;
   bool joint_limits = true;     // enforce the joints' JointProperties limits
@@ -64,6 +75,8 @@ struct MoreauStepStats {
 
 class MoreauStepper {
  public:
+  // a row's identity from step to step: shapes, bodies, feature, joint and side
+  using Key = std::tuple<int, int, int, int, int, int>;
   // detector: null when the model has no shapes (joint limits only)
   MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> detector,
                 const MoreauOptions& o = {});
@@ -82,22 +95,45 @@ class MoreauStepper {
     int tree_joint, constraint;
     double lower, upper;  // on the tree coordinate
   };
-  using Key = std::tuple<int, int, int, int, int, int>;  // shapes, bodies, feature, joint/side
   // the closed rows at q (d's kinematics at q): records, rows, blocks, gaps
-  void gather(const Eigen::VectorXd& q, Data& d, bool normal_only, std::vector<ContactRecord>& out);
+  void gather(const Eigen::VectorXd& q, Data& d, bool normal_only, double margin,
+              std::vector<ContactRecord>& out);
   void project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d);
+  // the distance within which a row enters the step of size h from d's state
+  double step_margin(const Data& d, double h);
+  // orders the gathered rows by island (bodies that no joint or bilateral row couples
+  // apart), so that G is block diagonal: first_, islands_
+  void order_islands(std::vector<ContactRecord>& out);
+  // solves each island's problem (all, or those with a flag set); returns the worst
+  ContactSolverResult solve_islands(const std::vector<char>* only = nullptr);
+  ContactSolverResult solve_islands(const Eigen::VectorXd& g, Eigen::VectorXd& lambda,
+                                    const ContactSolverOptions& so,
+                                    const std::vector<char>* only = nullptr);
+  struct Island {
+    int row0, rows, block0, blocks;
+  };
 
   const Model& m_;
   std::unique_ptr<ContactDetector> det_;
   MoreauOptions o_;
   std::vector<Limit> limits_;
+  std::vector<double> reach_;  // per body: its shapes' farthest point from its origin
+  std::vector<int> root_;      // per tree joint: the top joint of its subtree
+  std::vector<int> first_;     // per row: its island's first row
+  std::vector<Island> islands_;
+  ResponseSupport support_;
+  std::vector<ContactBlock> island_blocks_;
+  std::vector<Eigen::MatrixXd> Gis_;  // G by island (the gathered rows' order)
+  Eigen::VectorXd gi_, li_;
+  double h_ = 0.0;  // the step being taken
   std::vector<ContactPoint> points_;
   std::vector<ContactRecord> records_, scratch_;
   std::vector<TwistRow> rows_;
   std::vector<ContactBlock> blocks_;
   std::map<Key, Eigen::Vector3d> warm_;
+  std::set<Key> landed_;  // rows that pushed at the last step: in contact, not meeting
   Eigen::MatrixXd G_, R_;
-  Eigen::VectorXd lambda_, g_, v0_, qdot_, udot_, ustar_, gaps_;
+  Eigen::VectorXd lambda_, g_, gfree_, v0_, qdot_, udot_, ustar_, gaps_;
   MoreauStepStats stats_;
 };
 

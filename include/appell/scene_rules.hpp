@@ -14,7 +14,10 @@ std::string name_problem(const std::string& name, const char* what);
 
 // True when the text of `file` is read as a URDF: XML with a <robot> root, or, in a file
 // named .urdf, anything that does not start like JSON.  Throws SceneError for another XML
-// format (MJCF: "MJCF (MuJoCo XML) is not supported yet; ...").
+// format (an MJCF: test is_mjcf_text() first).
 bool is_urdf_text(const std::string& text, const std::string& file);
+
+// True when the text is read as an MJCF: XML with a <mujoco> root (scenes/mjcf.cpp).
+bool is_mjcf_text(const std::string& text);
 
 }  // namespace appell

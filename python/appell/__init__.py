@@ -28,6 +28,8 @@ from ._appell import (  # noqa: F401  (the public names)
     SceneError,
     State,
     bias_forces,
+    constraint_forces,
+    constraint_jacobian,
     forward_batch,
     forward_dynamics,
     hardware_threads,
@@ -44,7 +46,7 @@ __all__ = [
     "load_model", "load_model_from_string", "load_scene", "compile", "forward", "simulate", "sweep",
     "options", "hardware_threads", "Simulator", "describe", "range_values",
     "mass_matrix", "inverse_dynamics", "inverse_dynamics_constrained", "bias_forces", "jacobian",
-    "forward_dynamics", "forward_batch",
+    "forward_dynamics", "forward_batch", "constraint_jacobian", "constraint_forces",
 ]
 
 
@@ -212,15 +214,35 @@ class Simulator:
     `state` defaults to the model's initial state; keyword options are simulate()'s
     (the run ends at `duration`).  Stepping in any number of calls makes the same steps,
     bit for bit, as one simulate() call.  sim.state is a copy of the state reached (joint
-    coordinates).  The inputs of a run (forces, actuators) are those of the model: they
-    cannot be changed between steps (a Python force, ModelBuilder.add_callable_force, can
-    read a value a controller loop sets)."""
+    coordinates).
 
-    def __init__(self, model, state=None, forces=True, **options):
+    Joint inputs (MuJoCo's data.ctrl, by joint name): sim.set_input("elbow", 0.5) sets the
+    joint force/torque of joint "elbow" (nu values; a number when nu = 1) from the next
+    evaluation on (the first stage of the next step was evaluated at the instant reached,
+    before the change; inputs set before the first step act from t = 0), held until set
+    again; sim.set_input("elbow", None) gives the joint back to the
+    scene.  The inputs are the joints with a joint_torque in the scene (whose value acts
+    until an input is given) and those named in actuated=[...] (0 until given); sim.inputs
+    lists them."""
+
+    def __init__(self, model, state=None, forces=True, actuated=None, **options):
         """Simulator(model: Model, state: State | None = None, forces: bool = True,
-        **options): starts the run (options as simulate()'s)."""
+        actuated: list[str] | None = None, **options): starts the run (options as
+        simulate()'s; actuated: joints to drive with set_input besides the scene's
+        joint_torque actuators)."""
         self.model = model
-        self._sim = _appell.Simulator(model, state, options, forces)
+        self._sim = _appell.Simulator(model, state, options, forces,
+                                      list(actuated) if actuated is not None else [])
+
+    def set_input(self, name, value):
+        """The input of joint `name` from the next evaluation on: its nu joint forces (a
+        number when nu = 1), or None to give the joint back to the scene's own force."""
+        self._sim.set_input(str(name), value)
+
+    @property
+    def inputs(self):
+        """inputs: dict[str, ndarray | None], the joints' inputs (None: not given)."""
+        return self._sim.inputs
 
     def step(self, n=1):
         """n accepted steps (fewer when the run ends); True while the run can go on."""

@@ -46,9 +46,11 @@ void bind_dynamics(py::module_& m);  // dynamics.cpp: mass matrix, RNEA, Jacobia
 // formulation, integrator, duration, dt, rtol, atol, every, stabilization; throws
 // std::invalid_argument naming an unknown keyword or a bad value
 SimulationOptions make_options(const PyModel& m, const py::dict& kwargs);
-// a State of the model's sizes is one it can start from: q and u finite, no quaternion
-// zero; else throws std::invalid_argument naming the joint
-void check_state(const Model& m, const State& s);
+// The argument checks every function taking a Model and a State shares: the Model (not
+// None), and a State it can start from: the model's nq and nu, q and u finite, no
+// quaternion zero; else std::invalid_argument naming `caller` and the joint.
+const Model& model_of(const std::shared_ptr<PyModel>& pm);
+void check_state(const Model& m, const State& s, const char* caller = "State");
 // `name` when a scene could use it for a `what` (body, constraint): the scene loader's
 // rule (scenes/reader.hpp name_problem()); else throws std::invalid_argument
 const std::string& checked_name(const std::string& name, const char* function, const char* what);

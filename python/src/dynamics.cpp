@@ -7,6 +7,7 @@
 //   J = appell.jacobian(model, s, "arm", point)      # (6, nu): (v_point; ω) = J u
 //   udot = appell.forward_dynamics(model, s, tau)    # joint u̇ with joint forces added
 //   UDOT, ok = appell.forward_batch(model, Q, U, TAU)   # many states, all cores, no GIL
+#include <Eigen/QR>
 #include <algorithm>
 #include <thread>
 
@@ -19,23 +20,6 @@ namespace appell::python {
 namespace {
 
 using Vec = Eigen::VectorXd;
-
-const Model& model_of(const std::shared_ptr<PyModel>& pm) {
-  if (!pm) throw std::invalid_argument("a Model is required, got None");
-  return *pm->model;
-}
-
-// a State the tree functions can read: the model's sizes (named), finite, quaternions nonzero
-const State& checked(const Model& m, const State& s, const char* caller) {
-  if (s.q.size() != m.tree().nq || s.u.size() != m.tree().nu)
-    throw std::invalid_argument(std::string(caller) +
-                                ": the State has nq = " + std::to_string(s.q.size()) +
-                                ", nu = " + std::to_string(s.u.size()) +
-                                "; the model has nq = " + std::to_string(m.tree().nq) +
-                                ", nu = " + std::to_string(m.tree().nu));
-  check_state(m, s);
-  return s;
-}
 
 const Vec& sized(const Vec& v, long n, const char* caller, const char* what) {
   if (v.size() != n)
@@ -61,7 +45,7 @@ int body_of(const Model& m, const py::object& ref) {
 
 Eigen::MatrixXd mass(const std::shared_ptr<PyModel>& pm, const State& s) {
   const Model& m = model_of(pm);
-  checked(m, s, "mass_matrix()");
+  check_state(m, s, "mass_matrix()");
   Data d(m);
   Eigen::MatrixXd M;
   py::gil_scoped_release release;  // a model's Python forces are not evaluated here
@@ -71,7 +55,7 @@ Eigen::MatrixXd mass(const std::shared_ptr<PyModel>& pm, const State& s) {
 
 Vec inverse(const std::shared_ptr<PyModel>& pm, const State& s, const Vec& udot) {
   const Model& m = model_of(pm);
-  checked(m, s, "inverse_dynamics()");
+  check_state(m, s, "inverse_dynamics()");
   sized(udot, m.tree().nu, "inverse_dynamics()", "udot");
   Data d(m);
   Vec tau;
@@ -87,7 +71,7 @@ Vec bias(const std::shared_ptr<PyModel>& pm, const State& s) {
 py::dict inverse_constrained(const std::shared_ptr<PyModel>& pm, const State& s, const Vec& udot,
                              const std::optional<std::vector<std::string>>& actuated) {
   const Model& m = model_of(pm);
-  checked(m, s, "inverse_dynamics_constrained()");
+  check_state(m, s, "inverse_dynamics_constrained()");
   sized(udot, m.tree().nu, "inverse_dynamics_constrained()", "udot");
   std::vector<int> idx;
   if (actuated)
@@ -123,7 +107,7 @@ py::dict inverse_constrained(const std::shared_ptr<PyModel>& pm, const State& s,
 Eigen::MatrixXd jacobian(const std::shared_ptr<PyModel>& pm, const State& s, const py::object& body,
                          const std::optional<Vec3>& point) {
   const Model& m = model_of(pm);
-  checked(m, s, "jacobian()");
+  check_state(m, s, "jacobian()");
   const int b = body_of(m, body);
   Data d(m);
   Eigen::MatrixXd J;
@@ -148,7 +132,7 @@ const char* status_name(SolveStatus s) {
 py::tuple forward_one(const std::shared_ptr<PyModel>& pm, const State& s,
                       const std::optional<Vec>& tau) {
   const Model& m = model_of(pm);
-  checked(m, s, "forward_dynamics()");
+  check_state(m, s, "forward_dynamics()");
   if (tau) sized(*tau, m.tree().nu, "forward_dynamics()", "tau");
   JointForward fd(m);
   Vec udot;
@@ -158,6 +142,67 @@ py::tuple forward_one(const std::shared_ptr<PyModel>& pm, const State& s,
     st = fd(s, tau ? *tau : Vec(), udot);
   }
   return py::make_tuple(udot, status_name(st));
+}
+
+// the extra rows (the constraints beyond the spanning tree: loops, rolling, prescribed
+// motion) by name, in the order of A's rows: "name" for a one-row constraint, else
+// "name[i]"
+std::vector<std::string> extra_row_names(const Model& m) {
+  std::vector<std::string> names;
+  for (int c : m.tree().extra) {
+    const Constraint& k = *m.constraints()[c];
+    for (int i = 0; i < k.rows(); ++i)
+      names.push_back(k.rows() == 1 ? k.name() : k.name() + "[" + std::to_string(i) + "]");
+  }
+  return names;
+}
+
+py::tuple constraint_jacobian(const std::shared_ptr<PyModel>& pm, const State& s) {
+  const Model& m = model_of(pm);
+  check_state(m, s, "constraint_jacobian()");
+  Data d(m);
+  ConstrainedInverse r;
+  {
+    py::gil_scoped_release release;  // Python forces take it back when they run
+    r = inverse_dynamics_constrained(m, d, s, Vec::Zero(m.tree().nu));
+  }
+  return py::make_tuple(r.A, extra_row_names(m));
+}
+
+// The constraint forces at a state: the motion u̇ of forward_dynamics, then the
+// multipliers λ of the extra rows from the constrained equation of motion
+//   M u̇ + b(q, u) − τ = A_Tᵀ λ      (appell/inverse_dynamics.hpp N6, τ the joint forces
+// added), solved in the least-squares, minimum-norm sense (redundant rows share the force;
+// A_Tᵀ λ is unique).
+py::dict constraint_forces(const std::shared_ptr<PyModel>& pm, const State& s,
+                           const std::optional<Vec>& tau) {
+  const Model& m = model_of(pm);
+  check_state(m, s, "constraint_forces()");
+  const long nu = m.tree().nu;
+  if (tau) sized(*tau, nu, "constraint_forces()", "tau");
+  JointForward fd(m);
+  Data d(m);
+  Vec udot, rhs, lambda;
+  SolveStatus st;
+  ConstrainedInverse r;
+  {
+    py::gil_scoped_release release;
+    st = fd(s, tau ? *tau : Vec(), udot);
+    r = inverse_dynamics_constrained(m, d, s, udot);
+    rhs = tau ? Vec(r.tau_tree - *tau) : r.tau_tree;
+    lambda = r.A.rows() ? Vec(r.A.transpose().completeOrthogonalDecomposition().solve(rhs)) : Vec();
+  }
+  const Vec force = r.A.rows() ? Vec(r.A.transpose() * lambda) : Vec(Vec::Zero(nu));
+  py::dict out;
+  out["udot"] = udot;
+  out["status"] = status_name(st);
+  out["rows"] = extra_row_names(m);
+  out["multipliers"] = lambda;
+  out["force"] = force;
+  out["J"] = r.A;
+  out["rhs"] = r.b;
+  out["residual"] = nu ? (force - rhs).cwiseAbs().maxCoeff() : 0.0;
+  return out;
 }
 
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
@@ -204,7 +249,7 @@ py::tuple forward_batch(const std::shared_ptr<PyModel>& pm, const py::object& Qo
     states[i].t = times[i];
     states[i].q = Eigen::Map<const Vec>(Q.data(i, 0), nq);
     states[i].u = Eigen::Map<const Vec>(U.data(i, 0), nu);
-    check_state(m, states[i]);
+    check_state(m, states[i], "forward_batch()");
   }
   py::array_t<double> UDOT({n, nu});
   py::array_t<bool> OK(n);
@@ -297,6 +342,26 @@ void bind_dynamics(py::module_& m) {
         "beyond the tree hold), with the joint forces tau added to the model's own forces.  "
         "status: 'ok', 'inconsistent' or 'not finite'.  Pinocchio's aba, MuJoCo's mj_forward "
         "(qacc).");
+  m.def("constraint_jacobian", &constraint_jacobian, py::arg("model"), py::arg("state"),
+        "constraint_jacobian(model: Model, state: State) -> (J: ndarray (rows, nu), rows: "
+        "list[str])\n\n"
+        "The Jacobian of the constraints beyond the spanning tree (loop closures, rolling and "
+        "other nonholonomic rows, prescribed motion) in joint coordinates at the state's q: "
+        "the rows read J @ udot = rhs (constraint_forces gives rhs), and J @ u = 0 on the "
+        "manifold for constraints that do not depend on time.  rows names each row: the "
+        "constraint's name, with [i] for a constraint of several rows.  A tree has no rows "
+        "(shape (0, nu)).  Pinocchio's getConstraintsJacobian; MuJoCo's efc_J (in joint "
+        "coordinates, equality rows).");
+  m.def("constraint_forces", &constraint_forces, py::arg("model"), py::arg("state"),
+        py::arg("tau") = py::none(),
+        "constraint_forces(model: Model, state: State, tau: array (nu,) | None = None) -> dict"
+        "\n\nThe constraint forces at the state with the joint forces tau added: udot and "
+        "status (forward_dynamics), J, rows and rhs (constraint_jacobian, J @ udot = rhs), "
+        "multipliers (lambda, one per row) and force = J.T @ lambda (nu), the generalized "
+        "constraint force, with M @ udot + bias_forces - tau = J.T @ lambda; residual is "
+        "max |J.T @ lambda - (M udot + bias - tau)| (0 up to rounding for ideal constraints). "
+        "Redundant rows (a planar loop) share the force: lambda is the minimum-norm one, "
+        "force is unique.  Constraints of the tree (its joints) are not among the rows.");
   m.def("forward_batch", &forward_batch, py::arg("model"), py::arg("Q"), py::arg("U"),
         py::arg("TAU") = py::none(), py::arg("t") = py::none(), py::arg("threads") = 0,
         "forward_batch(model: Model, Q: array (N, nq), U: array (N, nu), TAU: array (N, nu) | "

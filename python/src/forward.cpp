@@ -40,7 +40,7 @@ const char* status_name(SolveStatus s) {
 SolveStatus evaluate(const Model& m, Data& d, const std::optional<State>& s,
                      const SolverOptions& o) {
   if (s) {
-    check_state(m, *s);
+    check_state(m, *s, "forward()");
     return forward(m, d, *s, o);
   }
   return initial_conditions(m, d, m.initial_state(), o);
@@ -145,11 +145,13 @@ void bind_forward(py::module_& m) {
       [](const std::shared_ptr<PyModel>& pm, const State& s, int n,
          const std::optional<std::string>& formulation) {
         // the C++ cost of one forward() on a reused Data, for comparing the Python call's
+        const Model& model = model_of(pm);
+        check_state(model, s, "_forward_seconds()");
         const SolverOptions o = solver_of(*pm, formulation);
-        Data d(*pm->model);
+        Data d(model);
         py::gil_scoped_release release;
         const auto t0 = std::chrono::steady_clock::now();
-        for (int k = 0; k < n; ++k) forward(*pm->model, d, s, o);
+        for (int k = 0; k < n; ++k) forward(model, d, s, o);
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
       },
       py::arg("model"), py::arg("state"), py::arg("n"), py::arg("formulation") = py::none(),
@@ -159,10 +161,11 @@ void bind_forward(py::module_& m) {
       "forward",
       [](const std::shared_ptr<PyModel>& pm, const std::optional<State>& state,
          const std::optional<std::string>& formulation) {
+        const Model& model = model_of(pm);
         const SolverOptions o = solver_of(*pm, formulation);
-        Data d(*pm->model);
-        const SolveStatus s = evaluate(*pm->model, d, state, o);
-        return result_of(*pm->model, d, s, o.formulation);
+        Data d(model);
+        const SolveStatus s = evaluate(model, d, state, o);
+        return result_of(model, d, s, o.formulation);
       },
       py::arg("model"), py::arg("state") = py::none(), py::arg("formulation") = py::none(),
       "forward(model: Model, state: State | None = None, formulation: str | None = None) -> "

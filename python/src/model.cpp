@@ -6,6 +6,7 @@
 //   b.add_distance("world", "bob", (0, 0, 0), (0, 0, -1)); model = b.compile()
 //   s = model.initial_state(); s.u = 2 * s.u
 #include <Eigen/Geometry>
+#include <nlohmann/json.hpp>
 
 #include "appell/scene_rules.hpp"
 #include "appell/tree.hpp"
@@ -33,10 +34,19 @@ const std::string& checked_name(const std::string& name, const char* function, c
   return name;
 }
 
-void check_state(const Model& m, const State& s) {
+const Model& model_of(const std::shared_ptr<PyModel>& pm) {
+  if (!pm) throw std::invalid_argument("a Model is required, got None");
+  return *pm->model;
+}
+
+void check_state(const Model& m, const State& s, const char* caller) {
   const TreeModel& tree = m.tree();
-  // wrong sizes: the library's functions name them (forward(): x has ..., expected ...)
-  if (s.q.size() != tree.nq || s.u.size() != tree.nu) return;
+  if (s.q.size() != tree.nq || s.u.size() != tree.nu)
+    throw std::invalid_argument(std::string(caller) +
+                                ": the State has nq = " + std::to_string(s.q.size()) +
+                                ", nu = " + std::to_string(s.u.size()) +
+                                ", expected the model's nq = " + std::to_string(tree.nq) +
+                                ", nu = " + std::to_string(tree.nu));
   for (const TreeJoint& j : tree.joints) {
     const std::string who = j.constraint >= 0
                                 ? "joint '" + m.constraints()[j.constraint]->name() + "'"
@@ -99,16 +109,27 @@ std::shared_ptr<PyModel> from_text(const std::string& text, const std::string& f
                                    const std::vector<std::pair<std::string, std::string>>& ov) {
   auto pm = std::make_shared<PyModel>();
   for (const auto& [pointer, value] : ov) pm->overrides.push_back({pointer, value});
-  // a URDF (XML) loads as `appell` loads it; overrides are JSON Pointers into a JSON scene
-  if (!ov.empty() && is_urdf_text(text, file))
-    throw SceneError(file, "",
-                     "overrides apply to JSON scenes; include the URDF from a scene "
-                     "(\"include\") to override its values");
-  Scene scene = ov.empty() ? load_scene_from_string(text, file)
-                           : load_scene_with_overrides(text, file, pm->overrides);
+  // A URDF or an MJCF (XML) loads as `appell` loads it.  Overrides are JSON Pointers into
+  // a JSON scene: for XML, into the scene that includes the file, {"include": {"urdf" or
+  // "mjcf": FILE}}, so that /gravity, /integrator/dt, /include/q/JOINT or /include/base
+  // can be overridden (the include resolves FILE next to itself: the same file).
+  std::string scene_text = text;
+  const bool mjcf = is_mjcf_text(text);
+  if (!ov.empty() && (mjcf || is_urdf_text(text, file))) {
+    const std::string name = file.substr(file.find_last_of('/') + 1);
+    if (name.empty() || file == "<scene>")
+      throw SceneError(file, "",
+                       "overrides of an XML model need its file (appell.load_model(path, "
+                       "overrides)): the scene that includes it names the file");
+    nlohmann::json include;
+    include[mjcf ? "mjcf" : "urdf"] = name;
+    scene_text = nlohmann::json{{"include", include}}.dump();
+  }
+  Scene scene = ov.empty() ? load_scene_from_string(scene_text, file)
+                           : load_scene_with_overrides(scene_text, file, pm->overrides);
   pm->model = std::make_shared<const Model>(compile(scene));
   pm->settings = scene.settings;
-  pm->text = text;
+  pm->text = scene_text;
   pm->file = file;
   return pm;
 }

@@ -124,8 +124,8 @@ py::dict sample_of(const Model& m, const Sample& s) {
 
 py::tuple simulate(const std::shared_ptr<PyModel>& pm, const std::optional<State>& state,
                    const py::object& observer, bool forces, const py::dict& kw) {
-  const Model& m = *pm->model;
-  if (state) check_state(m, *state);
+  const Model& m = model_of(pm);
+  if (state) check_state(m, *state, "simulate()");
   SimulationOptions o = make_options(*pm, kw);
   // Ctrl-C: the GIL, briefly, about ten times a second
   using Clock = std::chrono::steady_clock;
@@ -170,6 +170,7 @@ void bind_simulate(py::module_& m) {
   m.def(
       "options",
       [](const std::shared_ptr<PyModel>& pm, const py::dict& kw) {
+        model_of(pm);
         const SimulationOptions o = make_options(*pm, kw);
         py::dict d;
         d["formulation"] = formulation_name(o.formulation);

@@ -47,7 +47,8 @@ py::list run_sweep(const std::vector<std::shared_ptr<PyModel>>& models,
   std::vector<SweepRun> runs;
   runs.reserve(models.size());
   for (size_t i = 0; i < models.size(); ++i) {
-    if (states[i]) check_state(*models[i]->model, *states[i]);
+    const Model& model = model_of(models[i]);
+    if (states[i]) check_state(model, *states[i], "sweep()");
     runs.push_back({models[i]->model, states[i], make_options(*models[i], options[i])});
   }
   SweepOptions so;

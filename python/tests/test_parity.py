@@ -49,7 +49,8 @@ def test_load_model_reads_urdf_as_the_program_does(tmp_path):
     assert abs(abs(alpha[1]) - expected) < 1e-12 * expected and alpha[0] == alpha[2] == 0
     # the program reads the same file to the same model: one body, one coordinate
     assert "link" in run_cli("check", path).stdout
-    with pytest.raises(appell.SceneError, match="overrides apply to JSON scenes"):
+    # overrides go into the scene that includes the URDF: its bodies are not there
+    with pytest.raises(appell.SceneError, match="one_link.urdf"):
         appell.load_model(path, overrides={"/bodies/0/mass": 1.0})
 
 

@@ -17,9 +17,10 @@ inline void project_acceleration(const TreeModel& tree, RecursiveWorkspace& ws, 
 
 }  // namespace
 
-void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c) {
-  const int n = static_cast<int>(ws.w.size());
-  for (int i = 0; i < n; ++i) {
+void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c, int begin,
+                             int end) {
+  const int n = end < 0 ? static_cast<int>(ws.w.size()) : end;
+  for (int i = begin; i < n; ++i) {
     TreeBodyWork& w = ws.w[i];
     const int p = tree.joints[i].parent;
     if (p >= 0)

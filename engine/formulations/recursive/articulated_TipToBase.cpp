@@ -94,10 +94,11 @@ void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws) {
   }
 }
 
-void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c) {
-  const int n = static_cast<int>(ws.w.size());
-  for (int i = 0; i < n; ++i) ws.w[i].pA = -ws.w[i].f;
-  for (int i = n - 1; i >= 0; --i) {
+void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c, int begin,
+                    int end) {
+  const int n = end < 0 ? static_cast<int>(ws.w.size()) : end;
+  for (int i = begin; i < n; ++i) ws.w[i].pA = -ws.w[i].f;
+  for (int i = n - 1; i >= begin; --i) {
     TreeBodyWork& w = ws.w[i];
     const int nu = tree.joints[i].nu;
     SpatialForce pa = w.pA;

@@ -74,9 +74,13 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
 // each body's own force f_i into w.f (R1) (its M_i is written by kinematics_BaseToTip)
 void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws);
 void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws);
-// with_c: the biases of the applied problem (c and τ); without: the response to w.f alone
-void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);
-void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c);
+// with_c: the biases of the applied problem (c and τ); without: the response to w.f alone.
+// [begin, end): the tree indices to pass over (end −1: all) — a whole subtree, contiguous in
+// tree order, whose root has no parent, answers on its own.
+void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c, int begin = 0,
+                    int end = -1);
+void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c,
+                             int begin = 0, int end = -1);
 void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
 // After kinematics_BaseToTip and the extra rows' terms: ws.G = J H⁻¹ Jᵀ of the extra rows
 // (R13, unscaled) and R = H⁻¹ Jᵀ (tree.nu × rows), the joint-space responses to their unit
