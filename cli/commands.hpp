@@ -29,6 +29,7 @@ struct SimulateOptions {
   std::string integrator;   // empty: the scene's choice
   std::optional<double> dt, duration;
   std::string out, summary, forces;  // empty: not written (summary: stdout)
+  std::string contacts;              // contacts.csv (cli/contact_outputs.hpp); empty: none
   std::string report;                // HTML report (cli/report.hpp); empty: none
   std::string joint_frame;           // parent | child; empty: parent
   bool quiet = false;

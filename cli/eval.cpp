@@ -8,8 +8,10 @@
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "appell/joint.hpp"
+#include "appell/simulation.hpp"
 #include "appell/tree.hpp"
 #include "cli/commands.hpp"
+#include "cli/contact_outputs.hpp"
 #include "cli/joint_outputs.hpp"
 #include "cli/recorder.hpp"
 #include "cli/table.hpp"
@@ -84,6 +86,21 @@ int run_eval(const EvalOptions& o) {
   }
   out["constraints"] = cons;
   out["joints"] = joints_json(m, d, frame);
+  // the contact forces at this state: one moreau step of the scene's dt (docs/contact.md)
+  const SimulationOptions so = SimulationOptions::from_settings(scene.settings);
+  if (has_unilateral_rows(m, so.contact.joint_limits, so.contact.joint_friction)) {
+    std::vector<ContactSample> contacts;
+    try {
+      contacts = contact_forces(m, m.initial_state(), so, so.integrator.dt);
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << o.scene << ": at t = 0: contact forces: " << e.what() << "\n";
+      return 3;
+    }
+    ojson c = ContactRows(m).json(contacts);
+    c["dt"] = so.integrator.dt;
+    c["method"] = "impulses of one moreau step of dt from this state, divided by dt";
+    out["contacts"] = c;
+  }
   if (!finite_numbers(out)) {
     std::cerr << "error: " << o.scene
               << ": at t = 0: the accelerations or constraint forces are not finite\n";

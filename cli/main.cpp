@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
   simulate->add_option("--out", sim.out, "trajectory CSV");
   simulate->add_option("--summary", sim.summary, "summary JSON (default: stdout)");
   simulate->add_option("--forces", sim.forces, "constraint forces CSV");
+  simulate->add_option("--contacts", sim.contacts,
+                       "contact points and joint limits CSV: forces, state (moreau runs)");
   simulate->add_option("--report", sim.report, "HTML report: 3D animation and plots");
   simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
   add_joint_frame(simulate, sim.joint_frame);

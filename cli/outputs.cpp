@@ -1,5 +1,6 @@
 #include "cli/outputs.hpp"
 
+#include "appell/trajectory.hpp"
 #include "cli/joint_outputs.hpp"
 
 namespace appell::cli {
@@ -31,7 +32,9 @@ std::string forces_header(const Model& m) {
       if (m.bodies()[b].rigid())
         for (const char* k : {"mx", "my", "mz"}) h += p + k;
     }
-  return h + joint_forces_header(m) + "\n";
+  h += joint_forces_header(m);
+  for (const std::string& c : joint_limit_columns(m)) h += "," + c;
+  return h + "\n";
 }
 
 }  // namespace appell::cli

@@ -94,7 +94,8 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
     summary["contact"] = {{"impacts", r.impacts},
                           {"max_solver_iterations", r.contact_iterations},
                           {"max_residual", r.contact_residual},
-                          {"unconverged_steps", r.contact_unconverged}};
+                          {"unconverged_steps", r.contact_unconverged},
+                          {"max_penetration", r.max_penetration}};
   summary["final_state"] = {{"bodies", final_bodies}, {"joints", final_joints}};
   return summary;
 }

@@ -35,6 +35,11 @@ struct ReportSeries {
   std::vector<std::string> force_names;    // "<constraint> on <body>", forces.csv order
   std::vector<std::vector<double>> force;  // per force name: |f| per instant
   bool has_forces = false;
+  // moreau runs observed live: per instant, the contact points of the step that produced it,
+  // x y z fx fy fz each (the force on the body that is not the world: on body_b, or on
+  // body_a when b is the world; impulse / h), for the animation's contact layer
+  std::vector<std::vector<double>> contacts;
+  bool has_contacts = false;
 };
 
 // Observes a simulation and keeps what the report shows (every sample).

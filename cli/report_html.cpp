@@ -74,6 +74,16 @@ json series_json(const ReportSeries& s) {
     for (size_t k = 0; k < s.force.size(); ++k)
       j["forces"].push_back({{"name", s.force_names[k]}, {"values", pick(s.force[k], idx)}});
   j["rows"] = s.t.size();
+  // the contact layer (report.js contactLayer): per picked instant its points and forces
+  if (s.has_contacts && s.contacts.size() == s.t.size()) {
+    json c = json::array();
+    for (size_t i : idx) {
+      json row = json::array();
+      for (double v : s.contacts[i]) row.push_back(rounded(v));
+      c.push_back(row);
+    }
+    j["contacts"] = c;
+  }
   return j;
 }
 

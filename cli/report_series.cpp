@@ -57,6 +57,17 @@ void ReportCollector::observe(const Sample& s) {
   for (int c = 0; c < static_cast<int>(m_.constraints().size()); ++c)
     for (size_t j = 0; j < m_.constraints()[c]->bodies().size(); ++j)
       series_.force[k++].push_back(s.data.reaction[m_.slot_offset(c) + j].force.norm());
+  if (s.contacts) {
+    series_.has_contacts = true;
+    std::vector<double>& row = series_.contacts.emplace_back();
+    for (const ContactSample& c : *s.contacts) {
+      if (c.joint >= 0) continue;
+      const double sign = c.point.body_b == kWorld ? -1.0 : 1.0;
+      const Vec3 f = sign * (c.normal_force * c.point.normal + c.friction_force);
+      row.insert(row.end(),
+                 {c.point.point.x(), c.point.point.y(), c.point.point.z(), f.x(), f.y(), f.z()});
+    }
+  }
 }
 
 namespace {

@@ -60,6 +60,8 @@ void SampleWriter::observe(const Sample& s) {
   if (write_forces_) {
     c.reaction = s.data.reaction;
     c.lambda = s.data.lambda;
+    c.has_contacts = s.contacts != nullptr;
+    if (c.has_contacts) c.contacts = *s.contacts;  // allocates only when the rows grow
   }
   if (b.size == capacity_) publish(true);
 }
@@ -114,7 +116,7 @@ void SampleWriter::write(Snapshot& c) {
     data_.lambda.swap(c.lambda);
   }
   write(Sample{c.t, data_, c.kinetic, c.potential, c.energy, c.position, c.velocity, c.index,
-               c.has_state ? &c.state : nullptr});
+               c.has_state ? &c.state : nullptr, c.has_contacts ? &c.contacts : nullptr});
 }
 
 void SampleWriter::write(const Sample& s) {

@@ -62,6 +62,8 @@ class SampleWriter {
     std::vector<BodyState> body;
     std::vector<Wrench> reaction;  // forces.csv only
     Eigen::VectorXd lambda;        // forces.csv only
+    std::vector<ContactSample> contacts;  // forces.csv only: Sample::contacts' copy
+    bool has_contacts = false;
     State state;                   // Sample::state's copy, when it has one
     bool has_state = false;
   };

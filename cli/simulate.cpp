@@ -19,6 +19,7 @@
 #include "appell/simulation.hpp"
 #include "appell/state_space.hpp"
 #include "cli/commands.hpp"
+#include "cli/contact_outputs.hpp"
 #include "cli/outputs.hpp"
 #include "cli/progress.hpp"
 #include "cli/recorder.hpp"
@@ -112,20 +113,23 @@ int run_simulate(const SimulateOptions& o) {
   // every output path is checked and opened (as a temporary) before anything is written
   if (!check_output_paths(o.scene, {{"--out", o.out},
                                     {"--forces", o.forces},
+                                    {"--contacts", o.contacts},
                                     {"--summary", o.summary},
                                     {"--report", o.report}}))
     return 2;
-  Csv traj, forces;
+  Csv traj, forces, contacts;
   OutputFile summary_file;
   ReportFile report_file;
   const auto open = [](OutputFile& file, const char* option, const std::string& path) {
     return path.empty() || file.open(path) || usage_error(option + (": " + file.error()));
   };
   if (!open(traj, "--out", o.out) || !open(forces, "--forces", o.forces) ||
-      !open(summary_file, "--summary", o.summary) || !open(report_file, "--report", o.report))
+      !open(summary_file, "--summary", o.summary) || !open(report_file, "--report", o.report) ||
+      !open(contacts, "--contacts", o.contacts))
     return 2;
   if (traj) traj.text(traj_header(m));
   if (forces) forces.text(forces_header(m));
+  if (contacts) contacts.text(contacts_header());
 
   // the run, observed by the recorder; rows are written on a thread of their own when a
   // second core can take them (cli/sample_writer.hpp); the run stops early when an output
@@ -133,12 +137,19 @@ int run_simulate(const SimulateOptions& o) {
   Recorder recorder(m, traj, forces, std::thread::hardware_concurrency() > 1, frame);
   std::optional<ReportCollector> report;
   if (!o.report.empty()) report.emplace(m);
+  const ContactRows contact_rows(m);
+  std::string contact_text;
   const Observer observe = [&](const Sample& s) {
     recorder.observe(s);
+    if (contacts && s.contacts && !s.contacts->empty()) {
+      contact_text.clear();
+      contact_rows.append(s.t, *s.contacts, contact_text);
+      contacts.text(contact_text);
+    }
     if (report) report->observe(s);
   };
   if (sim->start(observe))
-    while (!recorder.write_failed() && sim->step(observe)) {
+    while (!recorder.write_failed() && !contacts.failed() && sim->step(observe)) {
     }
   recorder.finish();
   progress.finish();
@@ -155,7 +166,7 @@ int run_simulate(const SimulateOptions& o) {
     summary_file.text(summary.dump(2) + "\n");
   else if (!o.quiet)
     std::cout << summary.dump(2) << "\n";
-  if (!commit_all({&traj, &forces, &summary_file})) return 2;
+  if (!commit_all({&traj, &forces, &contacts, &summary_file})) return 2;
   // the report last: when it fails, the run's other outputs are kept
   if (report && !write_simulation_report(report_file, o.scene, m, summary, r, report->series()))
     return 2;

@@ -154,6 +154,21 @@ void print_check_table(std::ostream& out, const Model& m, int rank) {
       << rank << " · degrees of freedom " << m.nu() - rank << "\n";
 }
 
+// eval's contacts (cli/contact_outputs.hpp), when the model has unilateral rows
+static void print_contacts_table(std::ostream& out, const ojson& e) {
+  if (!e.contains("contacts")) return;
+  const ojson& c = e["contacts"];
+  out << "\ncontact forces: impulses of one moreau step of dt = " << brief(c["dt"]) << " s / dt\n";
+  Table points({"bodies (a → b)", "point (m)", "normal force (N)", "friction force (N)", "state"});
+  for (const ojson& p : c["points"])
+    points.row({brief(p["body_a"]) + " → " + brief(p["body_b"]), brief(p["point"]),
+                brief(p["normal_force"]), brief(p["friction_force"]), brief(p["state"])});
+  for (const auto& [name, l] : c["limits"].items())
+    points.row({name + " (" + brief(l["side"]) + " limit)", "—", brief(l["normal_force"]), "—",
+                brief(l["state"])});
+  points.print(out);
+}
+
 void print_eval_table(std::ostream& out, const ojson& e) {
   out << "equations of motion at t = " << brief(e["time"]) << " (" << brief(e["formulation"])
       << "): coordinates " << e["coordinates"] << " · constraint rows " << e["constraint_rows"]
@@ -170,6 +185,7 @@ void print_eval_table(std::ostream& out, const ojson& e) {
       forces.row(
           {cname, bname, brief(w["force"]), w.contains("moment") ? brief(w["moment"]) : "—"});
   forces.print(out);
+  print_contacts_table(out, e);
   if (!e.contains("joints") || e["joints"].empty()) return;
   // the joints in their own coordinates (cli/joint_outputs.hpp)
   out << "\n";

@@ -181,8 +181,12 @@ struct Simulation::Impl {
   std::unique_ptr<odeint::controlled_runge_kutta<Fehlberg, Checker>> rkf78;
   enum class Method { Rk4, Dopri5, Rkf78, Moreau } method = Method::Rk4;
   std::shared_ptr<MoreauStepper> moreau;  // Method::Moreau's contact state (warm starts)
-  double t = 0.0, h = 0.0;                // time reached; adaptive: the controller's next step size
-  long k = 0, K = 0;  // output instants (adaptive) or steps (rk4) done, and their number
+  // the last moreau step's rows for outputs (engine/run/contact_samples.cpp)
+  std::vector<ContactSample> contacts;
+  // after a moreau step of length `step`: contacts from its records, the penetration figure
+  void record_contacts(double step);
+  double t = 0.0, h = 0.0;  // time reached; adaptive: the controller's next step size
+  long k = 0, K = 0;        // output instants (adaptive) or steps (rk4) done, and their number
   bool running = false;
   Failure last;   // the last failing right-hand side among rejected trial steps
   long tiny = 0;  // accepted adaptive steps in a row shorter than kTinyStep × dt

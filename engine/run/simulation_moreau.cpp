@@ -33,6 +33,7 @@ bool Simulation::Impl::step_moreau() {
   r.contact_iterations = std::max(r.contact_iterations, s.iterations);
   r.contact_residual = std::max(r.contact_residual, s.residual);
   r.contact_unconverged += !s.converged;
+  record_contacts(t_next - t);  // the outputs' rows (engine/run/contact_samples.cpp)
   x.head(nq) = q;
   x.tail(m.tree().nu) = u;
   if (!accept(x, t_next)) return false;

@@ -133,7 +133,8 @@ bool Simulation::Impl::emit(double t) {
                  vp,
                  vv,
                  static_cast<int>(r.samples - 1),
-                 joint_space ? &sample_state : nullptr};
+                 joint_space ? &sample_state : nullptr,
+                 method == Method::Moreau ? &contacts : nullptr};
   (*observe)(s);
   return true;
 }
@@ -177,6 +178,7 @@ bool Simulation::Impl::start(const State& initial) {
            : in.method == "dopri5" ? Method::Dopri5
            : in.method == "moreau" ? Method::Moreau
                                    : Method::Rkf78;
+  contacts.clear();
   if (method == Method::Moreau) start_moreau();
   dopri5.reset();
   rkf78.reset();

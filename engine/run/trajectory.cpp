@@ -5,7 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "appell/joint.hpp"
 #include "appell/joint_columns.hpp"
+#include "appell/tree.hpp"
 
 namespace appell {
 
@@ -35,6 +37,8 @@ Trajectory::Trajectory(const Model& m, bool forces) : forces_(forces), rows_(m) 
       }
     const std::vector<std::string> actuators = joint_actuator_columns(m);
     names_.insert(names_.end(), actuators.begin(), actuators.end());
+    const std::vector<std::string> limits = joint_limit_columns(m);
+    names_.insert(names_.end(), limits.begin(), limits.end());
   }
 }
 
@@ -46,7 +50,29 @@ void Trajectory::record(const Sample& s) {
   values_.insert(values_.end(), row_.begin() + 1, row_.end());  // t is in the traj part
 }
 
+std::vector<std::string> joint_limit_columns(const Model& m, std::vector<int>* constraints) {
+  // the joints MoreauStepper enforces (engine/contact/moreau.cpp)
+  std::vector<std::string> names;
+  std::vector<char> limited(m.constraints().size(), 0);
+  for (const TreeJoint& t : m.tree().joints) {
+    if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
+    const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
+    limited[t.constraint] = j && j->properties().limited;
+  }
+  if (constraints) constraints->clear();
+  for (size_t c = 0; c < limited.size(); ++c) {
+    if (!limited[c]) continue;
+    names.push_back(m.constraints()[c]->name() + ".limit_force");
+    if (constraints) constraints->push_back(static_cast<int>(c));
+  }
+  return names;
+}
+
 SampleRows::SampleRows(const Model& m, JointFrame frame) : m_(&m), joints_(m, frame) {
+  std::vector<int> limited;
+  joint_limit_columns(m, &limited);
+  limit_column_.assign(m.constraints().size(), -1);
+  for (int& c : limited) limit_column_[c] = limit_columns_++;
   // the reference sign of each quaternion: the body's initial orientation
   for (const Body& b : m.bodies()) {
     const Quat q0 = b.orientation.normalized();
@@ -99,6 +125,12 @@ void SampleRows::forces(const Sample& s, std::vector<double>& out) const {
     }
   }
   joints_.append_actuators(s.data, s.state, out);
+  const size_t at = out.size();
+  out.resize(at + limit_columns_, 0.0);
+  if (s.contacts)
+    for (const ContactSample& c : *s.contacts)
+      if (c.joint >= 0 && limit_column_[c.joint] >= 0)
+        out[at + limit_column_[c.joint]] += c.joint_force;
 }
 
 int Trajectory::find(const std::string& name) const {

@@ -49,3 +49,31 @@ class ContactDetector {
 std::unique_ptr<ContactDetector> make_contact_detector(const Model& m);
 
 }  // namespace appell
+
+namespace appell {
+
+// One row of the contact problem of a moreau step, as the outputs give it (contacts.csv,
+// `appell eval`, Python; docs/contact.md "Outputs"): a contact point between two shapes, or
+// a joint limit.  Forces are the step's impulses divided by its length h: the mean force
+// over the step (at rest, the force that holds the body; at an impact, impulse / h).
+struct ContactSample {
+  // a contact: shapes, bodies, point (world), normal a→b, gap, μ and e, all at the step's
+  // midpoint, where the row was closed; a limit: shapes and bodies −1, point and normal zero,
+  // gap the distance to the bound (rad or m, at the midpoint)
+  ContactPoint point;
+  int joint = -1;      // a limit: the model constraint index of its joint; −1 for a contact
+  bool upper = false;  // a limit: its side, in the joint's own coordinate
+  // a contact: the normal force on b (≥ 0, N; a gets the opposite) and the friction force
+  // on b, world frame (perpendicular to the normal, ‖·‖ ≤ μ × normal force);
+  // a limit: the normal force (≥ 0, N·m or N) and friction zero
+  double normal_force = 0.0;
+  Vec3 friction_force = Vec3::Zero();
+  // a limit: the generalized force on the joint's coordinate (+ pushes it up: the lower
+  // limit's normal force, minus the upper one's); 0 for a contact
+  double joint_force = 0.0;
+  bool impact = false;  // approaching at the start of the step (a collision, Newton's law)
+  enum class State { Open, Stick, Slip } state = State::Open;
+};
+const char* contact_state_name(ContactSample::State s);  // "open", "stick", "slip"
+
+}  // namespace appell

@@ -63,6 +63,7 @@
 #include <memory>
 #include <string>
 
+#include "appell/contact.hpp"
 #include "appell/data.hpp"
 
 namespace appell {
@@ -97,6 +98,9 @@ struct Sample {
   // recursive formulation), else null: the joint columns of the outputs read the tree
   // joints' q, u from it instead of re-deriving them from the body states.
   const State* state = nullptr;
+  // moreau runs: the contact points and joint limits of the step that ended at t (its
+  // impulses / h; empty at t = 0 and when nothing touches), else null (appell/contact.hpp)
+  const std::vector<ContactSample>* contacts = nullptr;
 };
 using Observer = std::function<void(const Sample&)>;
 
@@ -127,6 +131,7 @@ struct SimulationResult {
   int contact_iterations = 0;
   double contact_residual = 0.0;
   long contact_unconverged = 0;
+  double max_penetration = 0.0;  // the largest penetration left after a step, m (≥ 0)
   bool ok() const { return status == SimulationStatus::Completed; }
 };
 
@@ -175,6 +180,9 @@ class Simulation {
   // the integration method in use: the options' one, or moreau for a model with unilateral
   // rows when none was given (IntegratorOptions::method_given)
   const std::string& method() const;
+  // moreau: the contact points and joint limits of the last step (Sample::contacts); empty
+  // before the first step and for other methods
+  const std::vector<ContactSample>& contacts() const;
 
  private:
   struct Impl;
@@ -186,5 +194,17 @@ SimulationResult simulate(const Model& m, const SimulationOptions& options,
                           const Observer& observe = nullptr);
 SimulationResult simulate(const Model& m, const State& initial, const SimulationOptions& options,
                           const Observer& observe = nullptr);
+
+// The contact forces at a state, without a run: one moreau step of size h from `initial`
+// (after the initial conditions: velocities projected onto the bilateral constraints), its
+// contact points and joint limits with impulse / h (docs/contact.md, "Outputs").  Empty when
+// the model has no unilateral rows (or options.contact turns its limits off).  Throws
+// std::invalid_argument as Simulation() does, and std::runtime_error with the run's message
+// when the step fails.
+std::vector<ContactSample> contact_forces(const Model& m, const State& initial,
+                                          SimulationOptions options, double h);
+// whether a model has unilateral rows: collision shapes that can touch, or (joint_limits)
+// limited revolute or prismatic joints; such a model runs with the moreau method
+bool has_unilateral_rows(const Model& m, bool joint_limits = true, bool joint_friction = true);
 
 }  // namespace appell

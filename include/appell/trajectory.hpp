@@ -12,7 +12,11 @@
 // traj_columns() columns of traj.csv; then, when forces are kept, per constraint and per
 // body it names <constraint>.<body>.fx fy fz [mx my mz] (the resultant constraint force on
 // the body and its moment about the centre of mass, world frame) and per actuated joint
-// <j>.tau and <j>.power — forces.csv's columns after t.
+// <j>.tau and <j>.power, then per joint whose limits the moreau stepper enforces (a limited
+// revolute or prismatic joint of the spanning tree) <j>.limit_force: the limits'
+// generalized force on the joint's coordinate (N·m or N; + pushes it up: the lower limit's
+// force, minus the upper one's), the impulse / h of the step that ended at the sample, 0
+// when the limit is open or the run does not enforce limits — forces.csv's columns after t.
 //
 // SampleRows gives the same values one row at a time, for writers that keep no samples
 // (`appell simulate` formats each row into traj.csv and forces.csv, appell/number_format.hpp).
@@ -33,6 +37,10 @@ namespace appell {
 // the quaternions' signs and the joint angles continued from the previous sample given to
 // traj().  Built once per run; a row costs O(bodies + constraint slots + joints) and
 // allocates nothing once the output vector has grown.
+// the <j>.limit_force columns (above), and the model constraint index of each joint
+std::vector<std::string> joint_limit_columns(const Model& m,
+                                             std::vector<int>* constraints = nullptr);
+
 class SampleRows {
  public:
   // frame: that of free and spherical joints' rates and forces (appell/joint_columns.hpp)
@@ -52,6 +60,8 @@ class SampleRows {
   JointColumns joints_;
   std::vector<Eigen::Vector4d> last_q_;  // the last quaternion per body, for its sign
   std::vector<double> last_joint_q_;     // the last joint coordinates, for angle continuity
+  std::vector<int> limit_column_;        // constraint → its limit_force column, −1: none
+  int limit_columns_ = 0;
 };
 
 class Trajectory {

@@ -177,3 +177,42 @@ class Result:
     def to_dict(self):
         """{column: array}, e.g. for pandas.DataFrame(result.to_dict())."""
         return {name: self[name] for name in self.columns}
+
+    # ---- contacts (moreau runs; docs/contact.md "Outputs") ----
+
+    @property
+    def contacts(self):
+        """The contact points and joint limits of the step that produced each sample, one
+        row each (contacts.csv's rows; empty for runs without unilateral rows):
+        {"sample", "t", "normal_force", "gap", "impact": (n,); "point", "normal",
+        "friction_force": (n, 3) world frame; "kind" (contact | limit), "body_a",
+        "body_b", "shape_a", "shape_b", "joint", "side", "state" (open | stick | slip):
+        (n,) arrays of str}.  Forces act on body_b (body_a gets the opposite), N (a
+        rotational limit's: N m), the step's impulses / dt."""
+        raw = self.info.get("contacts") or {}
+        out = {}
+        for key, value in raw.items():
+            if isinstance(value, list):
+                out[key] = np.asarray(value, dtype=str)
+            else:
+                out[key] = np.asarray(value)
+        return out
+
+    def contact_force(self, body):
+        """(samples, 3) the total contact force (normal and friction) on `body` at each
+        sample, world frame, N; zero where it touches nothing."""
+        c = self.contacts
+        total = np.zeros((len(self), 3))
+        if not c or len(c["sample"]) == 0:
+            return total
+        force = c["normal_force"][:, None] * c["normal"] + c["friction_force"]
+        contact = c["kind"] == "contact"
+        for sign, side in ((1.0, "body_b"), (-1.0, "body_a")):
+            rows = contact & (c[side] == body)
+            np.add.at(total, c["sample"][rows], sign * force[rows])
+        return total
+
+    def limit_force(self, joint):
+        """(samples,) the generalized force of a joint's limits on its coordinate (+
+        pushes it up), forces.csv's <joint>.limit_force."""
+        return self[f"{joint}.limit_force"]

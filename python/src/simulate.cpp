@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "python/src/bindings.hpp"
+#include "python/src/contact_table.hpp"
 
 namespace appell::python {
 
@@ -96,6 +97,12 @@ py::dict info_of(const SimulationResult& r, const RunSummary& s, const Simulatio
   i["samples"] = r.samples;
   i["initial_velocity_correction"] = r.initial_velocity_correction;
   i["wall_seconds"] = r.wall_seconds;
+  if (sim.method() == "moreau") {  // the summary's contact figures
+    i["impacts"] = r.impacts;
+    i["max_penetration"] = r.max_penetration;
+    i["contact_iterations"] = r.contact_iterations;
+    i["contact_residual"] = r.contact_residual;
+  }
   i["formulation"] = formulation_name(sim.state_space().formulation());
   add_run_summary(i, s);
   return i;
@@ -132,12 +139,14 @@ py::tuple simulate(const std::shared_ptr<PyModel>& pm, const std::optional<State
   Simulation sim(m, o);
   Trajectory tr(m, forces);
   RunSummary summary;
+  ContactTable contacts;
   SimulationResult r;
   {
     py::gil_scoped_release release;
     r = sim.run(state ? *state : m.initial_state(), [&](const Sample& s) {
       tr.record(s);
       summary.record(s);
+      contacts.record(s);
       if (observer.is_none()) return;
       py::gil_scoped_acquire gil;
       observer(sample_of(m, s));
@@ -146,6 +155,7 @@ py::tuple simulate(const std::shared_ptr<PyModel>& pm, const std::optional<State
   check_figures(summary, r);  // as `appell simulate` and sweeps judge a run
   py::dict info = info_of(r, summary, sim);
   info["traj_columns"] = tr.traj_columns();
+  info["contacts"] = contacts.to_dict(m);
   return py::make_tuple(tr.columns(), as_array(tr.values(), tr.rows(), tr.cols()), info);
 }
 

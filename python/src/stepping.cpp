@@ -14,6 +14,7 @@
 #include "appell/joint_forces.hpp"
 #include "appell/state_space.hpp"
 #include "python/src/bindings.hpp"
+#include "python/src/contact_table.hpp"
 
 namespace appell::python {
 
@@ -190,6 +191,13 @@ class Simulator {
     check_figures(s, copy);
     add_run_summary(i, s);
     i["traj_columns"] = traj_.traj_columns();
+    i["contacts"] = contacts_.to_dict(*pm_->model);
+    if (sim_.method() == "moreau") {  // the summary's contact figures, as simulate()'s
+      i["impacts"] = r.impacts;
+      i["max_penetration"] = r.max_penetration;
+      i["contact_iterations"] = r.contact_iterations;
+      i["contact_residual"] = r.contact_residual;
+    }
     return i;
   }
 
@@ -251,6 +259,7 @@ class Simulator {
     return [this](const Sample& s) {
       traj_.record(s);
       summary_.record(s);
+      contacts_.record(s);
     };
   }
 
@@ -259,6 +268,7 @@ class Simulator {
   Simulation sim_;
   Trajectory traj_;
   RunSummary summary_;
+  ContactTable contacts_;              // the samples' contact rows (Result.contacts)
   std::unique_ptr<StateSpace> space_;  // to read the state x in joint coordinates
   Data data_;
   std::optional<State> initial_;
