@@ -1,5 +1,6 @@
-# Browser tests of the HTML report: one per example family, a URDF robot and a scene whose
-# names would end the page's scripts (hostile_names.json); each writes a report with
+# Browser tests of the HTML report: one per example family, a URDF robot, a scene whose
+# names would end the page's scripts (hostile_names.json) and one with collision shapes
+# (its drawn geometry is checked against the scene file); each writes a report with
 # `appell simulate --report` and opens it in headless Chromium (tests/browser/run.sh).
 # Screenshots land in ${CMAKE_BINARY_DIR}/browser.
 set(browser_scenes
@@ -7,7 +8,8 @@ set(browser_scenes
   "four_bar|scenes/examples/four_bar.json|2"
   "rolling_disk|scenes/examples/rolling_disk.json|2"
   "robot_arm|scenes/examples/robots/seven_dof_arm.urdf|1"
-  "hostile_names|tests/browser/hostile_names.json|1")
+  "hostile_names|tests/browser/hostile_names.json|1"
+  "shapes|scenes/examples/box_on_ground_shapes.json|1")
 foreach(entry ${browser_scenes})
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 name)
