@@ -44,10 +44,12 @@ std::string positive_defect(const char* what, double v) {
   return os.str();
 }
 
-// a mesh whose hull has volume: 4 points not in one plane (relative to its size)
-std::string mesh_defect(const std::vector<Vec3>& v) {
-  if (v.size() < 4)
-    return "a convex mesh needs at least 4 vertices, got " + std::to_string(v.size());
+// a mesh whose hull has volume: 4 points not in one plane (relative to its size); a
+// visual mesh is only drawn: 3 finite points that do not coincide are enough
+std::string mesh_defect(const std::vector<Vec3>& v, bool visual) {
+  if (v.size() < (visual ? 3u : 4u))
+    return std::string(visual ? "a visual" : "a convex") + " mesh needs at least " +
+           (visual ? "3" : "4") + " vertices, got " + std::to_string(v.size());
   Vec3 lo = v[0], hi = v[0];
   for (const Vec3& p : v) {
     if (!p.allFinite()) return "a vertex of the mesh is not finite";
@@ -56,6 +58,7 @@ std::string mesh_defect(const std::vector<Vec3>& v) {
   }
   const double size = (hi - lo).norm();
   if (!(size > 0)) return "the mesh's vertices all coincide";
+  if (visual) return "";
   Vec3 mean = Vec3::Zero();
   for (const Vec3& p : v) mean += p;
   mean /= static_cast<double>(v.size());
@@ -102,8 +105,17 @@ std::string shape_defect(const Shape& s) {
         if (!e.empty()) return e;
       }
       return "";
-    case ShapeType::ConvexMesh:
-      return mesh_defect(s.vertices);
+    case ShapeType::ConvexMesh: {
+      const std::string defect = mesh_defect(s.vertices, s.visual);
+      if (!defect.empty()) return defect;
+      const auto n = static_cast<long long>(s.vertices.size());
+      for (const auto& f : s.faces)
+        for (int i : f)
+          if (i < 0 || i >= n)
+            return "a face of the mesh names vertex " + std::to_string(i) + " of " +
+                   std::to_string(n);
+      return "";
+    }
   }
   return "unknown shape type";
 }

@@ -61,6 +61,9 @@ struct ReportLimits {
   static constexpr size_t kMaxFieldBytes = 64;
   static constexpr size_t kMaxCsvBytes = size_t{512} << 20;
   static constexpr size_t kMaxSummaryBytes = size_t{1} << 20;
+  // the triangles of all the meshes a page draws (about 4 MB of base64 at most): larger
+  // meshes are decimated, and the page says so (report_geometry)
+  static constexpr size_t kMaxTriangles = 200000;
 };
 
 // The series of traj.csv and (when forces is non-null) forces.csv written for model m;
@@ -96,6 +99,13 @@ nlohmann::json report_scene_document(const std::string& scene_file);
 // their body's frame ("local") and in the world at t = 0 ("p").  `doc` may be anything:
 // what does not have the expected form is ignored.
 nlohmann::json report_scene(const Model& m, const nlohmann::json& doc);
+
+// The shapes the animation draws on the bodies (report_geometry.cpp): every shape of
+// Model::shapes() and Model::visuals() with its kind, sizes, pose on its body ("p", "q":
+// w x y z) and bounding radius "r"; the meshes' triangles once per distinct mesh
+// ("positions": float32 x y z, "indices": uint32, little-endian, base64), at most
+// ReportLimits::kMaxTriangles in all, with a note per decimated mesh.
+nlohmann::json report_geometry(const Model& m);
 
 // The page.  Every JSON embedded in it has '<', '>' and '&' written as \u003c, \u003e,
 // \u0026, so no text of the scene (a body named "<!--<script>") can end or change its

@@ -159,6 +159,7 @@ std::string report_page(const Model& m, const ReportMeta& meta, const json& scen
                         const ReportSeries& series) {
   const json data = {{"meta", meta_json(m, meta)},
                      {"scene", report_scene(m, scene_doc)},
+                     {"geometry", report_geometry(m)},
                      {"series", series_json(series)}};
   std::ostringstream out;
   out << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

@@ -513,6 +513,8 @@ class Converter {
     };
     s["group"] = bits("contype");
     s["mask"] = bits("conaffinity");
+    // contype = conaffinity = 0: a geom only drawn (the model's Shape::visual)
+    if (s["group"] == 0 && s["mask"] == 0) s["visual"] = true;
     return s;
   }
 

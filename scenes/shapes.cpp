@@ -41,7 +41,7 @@ std::string mesh_path(const Node& n) {
 Shape parse_shape(const Node& n, int body, const std::string& body_name, const Vec3& com,
                   size_t index) {
   n.object({"name", "type", "position", "orientation", "radius", "length", "size", "file", "scale",
-            "friction", "restitution", "group", "mask", "collide_with_joined"});
+            "friction", "restitution", "group", "mask", "collide_with_joined", "visual"});
   Shape s;
   s.body = body;
   s.name = n.has("name") ? n["name"].name("shape") : body_name + "/" + std::to_string(index);
@@ -90,7 +90,7 @@ Shape parse_shape(const Node& n, int body, const std::string& body_name, const V
       }
       const std::string path = mesh_path(n["file"]);
       std::string error;
-      if (!read_mesh_vertices(path, scale, s.vertices, error))
+      if (!read_mesh(path, scale, s.vertices, s.faces, error))
         n["file"].fail("cannot read the mesh '" + path + "': " + error);
       break;
     }
@@ -105,6 +105,10 @@ Shape parse_shape(const Node& n, int body, const std::string& body_name, const V
   }
   if (n.has("group")) s.group = bits(n["group"]);
   if (n.has("mask")) s.mask = bits(n["mask"]);
+  if (n.has("visual")) {
+    if (!n["visual"].json().is_boolean()) n["visual"].fail("expected true or false");
+    s.visual = n["visual"].json().get<bool>();
+  }
   if (n.has("collide_with_joined")) {
     if (!n["collide_with_joined"].json().is_boolean())
       n["collide_with_joined"].fail("expected true or false");

@@ -2,6 +2,7 @@
 // shapes") and the meshes they read.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,9 @@ Quat parse_orientation(const Node& n);
 // Returns false and says why in `error` when the file cannot be read.
 bool read_mesh_vertices(const std::string& path, const Vec3& scale, std::vector<Vec3>& out,
                         std::string& error);
+// The same, with the file's triangles as indices into `out` (polygons triangulated; points
+// and lines left out), for drawing.
+bool read_mesh(const std::string& path, const Vec3& scale, std::vector<Vec3>& out,
+               std::vector<std::array<int, 3>>& faces, std::string& error);
 
 }  // namespace appell

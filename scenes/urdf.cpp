@@ -227,8 +227,16 @@ class Converter {
   }
 
   // the <collision> elements of link l, whose frame is f, as shapes of f's body (the world
-  // for "world"), in that body's link frame
+  // for "world"), in that body's link frame; then its <visual> elements as shapes only
+  // drawn ("visual": true, named LINK/visual[/i]): they never collide
   void add_collisions(const urdf::Link& l, const Frame& f) {
+    add_geometry(l, f, l.collision_array, false);
+    add_geometry(l, f, l.visual_array, true);
+  }
+
+  template <class Element>
+  void add_geometry(const urdf::Link& l, const Frame& f,
+                    const std::vector<std::shared_ptr<Element>>& elements, bool visual) {
     json* shapes = nullptr;
     if (f.body == "world") {
       if (!out_.doc.contains("shapes")) out_.doc["shapes"] = json::array();
@@ -238,17 +246,26 @@ class Converter {
       if (!body.contains("shapes")) body["shapes"] = json::array();
       shapes = &body["shapes"];
     }
-    for (size_t i = 0; i < l.collision_array.size(); ++i) {
-      const urdf::Collision* c = l.collision_array[i].get();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      const Element* c = elements[i].get();
       if (!c || !c->geometry) continue;
-      const std::string what = "link '" + l.name + "': <collision>";
-      if (!finite(c->origin)) fail(what + " <origin> is not finite");
-      json shape = {
-          {"name", l.name + (l.collision_array.size() > 1 ? "/" + std::to_string(i) : "")}};
+      const std::string what = "link '" + l.name + "': " + (visual ? "<visual>" : "<collision>");
+      // a <visual> is only drawn: one the model cannot draw is left out, never an error
+      bool bad = false;
+      if (!finite(c->origin)) {
+        if (visual) continue;
+        fail(what + " <origin> is not finite");
+      }
+      json shape = {{"name", l.name + (visual ? "/visual" : "") +
+                                 (elements.size() > 1 ? "/" + std::to_string(i) : "")}};
       const urdf::Geometry& g = *c->geometry;
       const auto positive = [&](double v, const char* attr) {
-        if (!(std::isfinite(v) && v > 0))
-          fail(what + ": " + attr + " must be finite and > 0, got " + std::to_string(v));
+        if (!(std::isfinite(v) && v > 0)) {
+          if (visual)
+            bad = true;
+          else
+            fail(what + ": " + attr + " must be finite and > 0, got " + std::to_string(v));
+        }
         return v;
       };
       switch (g.type) {
@@ -274,7 +291,9 @@ class Converter {
           const auto& mesh = static_cast<const urdf::Mesh&>(g);
           const std::string path = find_mesh(mesh.filename);
           if (path.empty()) {
-            out_.missing_meshes.push_back(what + " mesh '" + mesh.filename + "'");
+            // a missing <visual> mesh changes no motion: the report draws the collision
+            // shapes instead, without a warning (published URDFs often come without them)
+            if (!visual) out_.missing_meshes.push_back(what + " mesh '" + mesh.filename + "'");
             continue;
           }
           shape["type"] = "mesh";
@@ -285,12 +304,19 @@ class Converter {
           break;
         }
         default:
+          if (visual) continue;
           fail(what + ": unknown geometry");
       }
+      if (bad) continue;
       const Vec3 p = f.p + f.R * vec3(c->origin.position);
       const Quat q(f.R * rotation(c->origin.rotation));
       shape["position"] = to_json(p);
       shape["orientation"] = {{"quaternion", {q.w(), q.x(), q.y(), q.z()}}};
+      if (visual) {
+        shape["visual"] = true;
+        shapes->push_back(shape);
+        continue;
+      }
       // a robot does not collide with itself (its links overlap at rest where a published
       // model's collision geometry is coarse; Gazebo's self_collide is false by default):
       // group 2, and a mask without it

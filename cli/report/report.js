@@ -2,7 +2,8 @@
 // charts of its energy, constraint violations, constraint forces and body positions.
 // Data: the JSON block #appell-data (cli/report_html.cpp); three.js: the text block
 // #three-module, imported as a module from a Blob URL (the file has no network).
-// window.appellReport tells the browser tests what was drawn.
+// window.appellReport tells the browser tests what was drawn (geometry: the shapes drawn
+// per kind, the inertia boxes shown, the meshes' triangles).
 (function () {
   'use strict';
   const state = (window.appellReport = { ready: false, plots: 0, expectedPlots: 0 });
@@ -54,6 +55,100 @@
     return 0.03 * scale;
   }
 
+  // ---- the bodies' geometry (data.geometry, cli/report_geometry.cpp) ------------------
+  // Each body is drawn by its visual shapes when it has some, else by its collision
+  // shapes, else by its inertia box; the "bodies" menu shows the collision shapes or the
+  // inertia boxes instead.  World shapes are drawn fixed; a world plane is the ground.
+  function decode(text, Type) {
+    const bin = atob(text);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; ++i) bytes[i] = bin.charCodeAt(i);
+    return new Type(bytes.buffer);
+  }
+
+  function meshGeometries(THREE, geometry) {
+    return geometry.meshes.map((m) => {
+      const g = new THREE.BufferGeometry();
+      g.setAttribute('position', new THREE.BufferAttribute(decode(m.positions, Float32Array), 3));
+      if (m.triangles > 0) {
+        g.setIndex(new THREE.BufferAttribute(decode(m.indices, Uint32Array), 1));
+        g.computeVertexNormals();
+      }
+      return g;
+    });
+  }
+
+  // one shape in its body's frame (or the world's); a plane is a square of side `span`
+  // centred at `centre` (world coordinates, for a world plane)
+  function shapeObject(THREE, sh, meshes, color, span, centre) {
+    const material = new THREE.MeshStandardMaterial({ color, roughness: 0.55, metalness: 0.1 });
+    const edges = (g) => new THREE.LineSegments(new THREE.EdgesGeometry(g, 25),
+      new THREE.LineBasicMaterial({ color: 0x1d2330, transparent: true, opacity: 0.3 }));
+    const object = new THREE.Group();
+    object.position.fromArray(sh.p);
+    object.quaternion.set(sh.q[1], sh.q[2], sh.q[3], sh.q[0]);
+    let geometry = null;
+    if (sh.kind === 'sphere') geometry = new THREE.SphereGeometry(sh.radius, 32, 16);
+    else if (sh.kind === 'box') geometry = new THREE.BoxGeometry(sh.size[0], sh.size[1], sh.size[2]);
+    else if (sh.kind === 'cylinder') {
+      geometry = new THREE.CylinderGeometry(sh.radius, sh.radius, sh.length, 40);
+      geometry.rotateX(Math.PI / 2); // three's run along y, ours along z
+    } else if (sh.kind === 'capsule') {
+      geometry = new THREE.CapsuleGeometry(sh.radius, sh.length, 8, 32);
+      geometry.rotateX(Math.PI / 2);
+    }
+    if (geometry) {
+      const mesh = new THREE.Mesh(geometry, material);
+      mesh.add(edges(geometry));
+      object.add(mesh);
+    } else if (sh.kind === 'mesh') {
+      const g = meshes[sh.mesh];
+      // faceted: a mesh's shared vertices would round off its edges (CAD parts)
+      if (g.index !== null) object.add(new THREE.Mesh(g, new THREE.MeshStandardMaterial({
+        color, roughness: 0.55, metalness: 0.1, flatShading: true })));
+      else object.add(new THREE.Points(g, new THREE.PointsMaterial({ color, size: 3, sizeAttenuation: false })));
+    } else if (sh.kind === 'plane') {
+      // the square in the plane z = 0 of the shape frame, around the scene's centre
+      object.updateMatrixWorld(); // a world shape: its own pose is its world pose
+      const local = centre ? object.worldToLocal(centre.clone()) : new THREE.Vector3();
+      const square = new THREE.Mesh(new THREE.PlaneGeometry(span, span),
+        new THREE.MeshStandardMaterial({ color: 0xe9edf3, roughness: 0.9, side: THREE.DoubleSide,
+          transparent: true, opacity: 0.85 }));
+      square.position.set(local.x, local.y, -1e-4 * span); // below the grid
+      const grid = new THREE.GridHelper(span, 20, 0x9aa6bf, 0xd5d9e0);
+      grid.rotateX(Math.PI / 2); // three's grid lies in xz, the plane is xy
+      grid.position.set(local.x, local.y, 0);
+      object.add(square, grid);
+    }
+    object.userData.kind = sh.kind;
+    return object;
+  }
+
+  // every shape's object, grouped by body (index + 1; 0 is the world) and by role
+  function bodyGeometry(THREE, data, colorOf, span, centre) {
+    const geometry = data.geometry || { shapes: [], meshes: [] };
+    const meshes = meshGeometries(THREE, geometry);
+    const n = data.scene.bodies.length;
+    const groups = Array.from({ length: n + 1 }, () => ({ visual: [], collision: [] }));
+    for (const sh of geometry.shapes) {
+      const b = sh.body < 0 ? -1 : sh.body;
+      const color = b < 0 ? '#b7bfcc' : colorOf(b);
+      const object = shapeObject(THREE, sh, meshes, color, span, b < 0 ? centre : null);
+      groups[b + 1][sh.visual ? 'visual' : 'collision'].push(object);
+    }
+    return groups;
+  }
+
+  // each body's bounding radius about its centre of mass over its shapes (planes aside)
+  function shapeExtent(data, b) {
+    let r = 0;
+    for (const sh of (data.geometry && data.geometry.shapes) || []) {
+      if (sh.body !== b || sh.kind === 'plane') continue;
+      r = Math.max(r, Math.hypot(sh.p[0], sh.p[1], sh.p[2]) + sh.r);
+    }
+    return r;
+  }
+
   function bodyMesh(THREE, body, color, scale) {
     const sh = body.shape;
     let geometry;
@@ -67,6 +162,7 @@
     const group = new THREE.Group();
     if (sh.q) mesh.quaternion.set(sh.q[1], sh.q[2], sh.q[3], sh.q[0]);
     group.add(mesh);
+    group.userData.inertia = mesh; // hidden when the body's shapes are drawn
     if (body.rigid) {
       mesh.add(new THREE.LineSegments(new THREE.EdgesGeometry(geometry, 25),
         new THREE.LineBasicMaterial({ color: 0x1d2330, transparent: true, opacity: 0.35 })));
@@ -82,7 +178,7 @@
     let low = Infinity;
     const up = new THREE.Vector3().fromArray(data.scene.up);
     data.scene.bodies.forEach((body, b) => {
-      const r = extent(body.shape, scale0);
+      const r = Math.max(extent(body.shape, scale0), shapeExtent(data, b));
       for (let i = 0; i < s.t.length; ++i) {
         const x = pose(THREE, s, b, i).x;
         box.expandByPoint(x.clone().addScalar(r)).expandByPoint(x.clone().addScalar(-r));
@@ -230,6 +326,49 @@
       scene3.add(m);
       return m;
     });
+    // the shapes: in their body's group (posed with it), the world's in the scene
+    const shapes = bodyGeometry(THREE, data,
+      (b) => data.scene.bodies[b].color || PALETTE[b % PALETTE.length], 4 * radius, centre);
+    shapes.forEach((g, k) => {
+      for (const o of g.visual.concat(g.collision)) (k === 0 ? scene3 : meshes[k - 1]).add(o);
+    });
+    // mode: 'geometry' (visual shapes, else collision shapes, else the inertia box),
+    // 'collision' (collision shapes, else the inertia box) or 'inertia'
+    function setBodies(mode) {
+      const drawn = {};
+      let inertia = 0;
+      let ground = false;
+      shapes.forEach((g, k) => {
+        let show = [];
+        if (mode === 'geometry') show = g.visual.length ? g.visual : g.collision;
+        else if (mode === 'collision' || k === 0) show = g.collision;
+        for (const o of g.visual.concat(g.collision)) o.visible = show.includes(o);
+        for (const o of show) {
+          drawn[o.userData.kind] = (drawn[o.userData.kind] || 0) + 1;
+          if (k === 0 && o.userData.kind === 'plane') ground = true;
+        }
+        if (k > 0) {
+          const box = meshes[k - 1].userData.inertia;
+          box.visible = show.length === 0;
+          if (box.visible) inertia += 1;
+        }
+      });
+      grid.visible = !ground; // a world plane is the ground
+      state.geometry = {
+        mode, drawn, inertia,
+        shapes: (data.geometry && data.geometry.shapes.length) || 0,
+        meshes: (data.geometry && data.geometry.meshes.length) || 0,
+        triangles: ((data.geometry && data.geometry.meshes) || []).reduce((a, m) => a + m.triangles, 0),
+      };
+    }
+    const menu = $('bodies');
+    setBodies(menu ? menu.value : 'geometry');
+    if (menu) menu.addEventListener('change', () => { setBodies(menu.value); render(); });
+    const notes = (data.geometry && data.geometry.notes) || [];
+    if (notes.length && $('geometry-notes')) {
+      $('geometry-notes').hidden = false;
+      $('geometry-notes').textContent = notes.join('; ');
+    }
     const items = links(THREE, data, scene3, scale);
     const contacts = contactLayer(THREE, data, scene3, scale);
     // each centre of mass's path over the whole run, faint
@@ -298,7 +437,8 @@
     });
     placeCamera();
     show(0);
-    return { show, canvas: renderer.domElement, index: () => index };
+    return { show, canvas: renderer.domElement, index: () => index,
+      setBodies: (mode) => { setBodies(mode); render(); } };
   }
 
   // ---- playback -----------------------------------------------------------------------
@@ -445,7 +585,8 @@
       for (const u of plots) u.setCursor({ left: u.valToPos(time, 'x'), top: -10 });
     });
     plots = charts(THREE, data, (time) => player.seek(time));
-    Object.assign(state, { seek: player.seek, time: player.time, canvas: anim.canvas, ready: true });
+    Object.assign(state, { seek: player.seek, time: player.time, canvas: anim.canvas,
+      setBodies: anim.setBodies, ready: true });
   }
 
   main().catch((e) => {

@@ -57,8 +57,9 @@ int ModelBuilder::add_shape(const Shape& s) {
   if (!defect.empty()) throw std::invalid_argument(what + defect);
   if (!s.name.empty() && !shape_names_.insert(s.name).second)
     throw std::invalid_argument(what + "duplicate shape name");
-  shapes_.push_back(s);
-  return static_cast<int>(shapes_.size()) - 1;
+  std::vector<Shape>& list = s.visual ? visuals_ : shapes_;
+  list.push_back(s);
+  return static_cast<int>(list.size()) - 1;
 }
 
 void ModelBuilder::add_force(ForcePtr f) {
@@ -229,6 +230,7 @@ Model compile(const ModelBuilder& b) {
   m.gravity_ = b.gravity;
   m.bodies_ = b.bodies();
   m.shapes_ = b.shapes();
+  m.visuals_ = b.visuals();
   for (int i = 0; i < m.nbody(); ++i) m.body_names_.emplace(m.bodies_[i].name, i);
   m.constraints_ = b.constraints();
   m.forces_ = b.forces();

@@ -20,7 +20,12 @@
 //               `radius` (`length` between the centres of the two caps)
 //   Box         centred, `half_extents` along x, y, z
 //   Cylinder    axis z, centred, `radius`, total `length`
-//   ConvexMesh  the convex hull of `vertices` (a mesh file's vertices, scaled)
+//   ConvexMesh  the convex hull of `vertices` (a mesh file's vertices, scaled); `faces`,
+//               the file's triangles, only draw it (reports), the hull is what collides
+//
+// A shape with `visual` set is drawn by reports and never collides: ModelBuilder::add_shape
+// keeps it apart, in Model::visuals(), not in Model::shapes() (URDF <visual>, MJCF geoms
+// with contype = conaffinity = 0).  Its friction, restitution and filters mean nothing.
 //
 // A pair of shapes is tested when neither is a plane fixed in the world with the other,
 // their bodies differ and are not welded together (one composite, appell/model.hpp), no
@@ -34,6 +39,7 @@
 // (pair_friction(), pair_restitution()).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +65,10 @@ struct Shape {
   std::uint32_t group = 1;              // the bits this shape is in
   std::uint32_t mask = 0xffffffffu;     // the bits it collides with
   bool collide_with_joined = false;     // also test it against bodies a joint joins to its own
+  bool visual = false;                  // drawn only, never collides (see above)
+
+  // ConvexMesh: the file's triangles (indices into vertices), only drawn
+  std::vector<std::array<int, 3>> faces;
 };
 
 // "plane", "sphere", "capsule", "box", "cylinder", "mesh"
@@ -68,7 +78,8 @@ bool parse_shape_type(const std::string& name, ShapeType& t);
 
 // What is wrong with s ("radius must be finite and > 0, got -1"), or "" when it is valid:
 // sizes finite and positive, μ finite and ≥ 0, e in [0, 1], a unit orientation (within
-// 1e-9), a finite position, a mesh of at least 4 finite vertices not all in one plane.
+// 1e-9), a finite position, a mesh of at least 4 finite vertices not all in one plane
+// (a visual mesh: at least 3, in any plane), its faces' indices in range.
 // The body index is the builder's to check.
 std::string shape_defect(const Shape& s);
 

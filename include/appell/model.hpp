@@ -68,11 +68,13 @@ class ModelBuilder {
   void add_force(ForcePtr f);
   // Adds a collision shape (appell/geometry.hpp) on body s.body (kWorld: the world) and
   // returns its index.  Throws std::invalid_argument naming the shape on an unknown body,
-  // a shape_defect() or a duplicate non-empty name.
+  // a shape_defect() or a duplicate non-empty name.  A shape with `visual` set is kept
+  // apart (visuals(), drawn by reports, never collides); the index is then in visuals().
   int add_shape(const Shape& s);
 
   const std::vector<Body>& bodies() const { return bodies_; }
   const std::vector<Shape>& shapes() const { return shapes_; }
+  const std::vector<Shape>& visuals() const { return visuals_; }
   const std::vector<ConstraintPtr>& constraints() const { return constraints_; }
   const std::vector<ForcePtr>& forces() const { return forces_; }
   int nbody() const { return static_cast<int>(bodies_.size()); }
@@ -86,9 +88,11 @@ class ModelBuilder {
   std::vector<ConstraintPtr> constraints_;
   std::vector<ForcePtr> forces_;
   std::vector<Shape> shapes_;
+  std::vector<Shape> visuals_;  // shapes with `visual` set (apart: they never collide)
+
   std::unordered_map<std::string, int> body_names_;   // name → index in bodies_
   std::unordered_set<std::string> constraint_names_;  // names in constraints_
-  std::unordered_set<std::string> shape_names_;       // non-empty names in shapes_
+  std::unordered_set<std::string> shape_names_;       // non-empty names in shapes_, visuals_
 };
 
 // Where body b sits in its composite: Q_b = Q_k R, x̄_b = x̄_k + Q_k p, where x̄_k, Q_k
@@ -110,6 +114,8 @@ class Model {
   const std::vector<ForcePtr>& forces() const { return forces_; }
   // the collision shapes (appell/geometry.hpp), in the builder's order
   const std::vector<Shape>& shapes() const { return shapes_; }
+  // the shapes only drawn (Shape::visual: URDF <visual>...), in the builder's order
+  const std::vector<Shape>& visuals() const { return visuals_; }
   int nbody() const { return static_cast<int>(bodies_.size()); }
   int body_index(const std::string& name) const;
 
@@ -159,7 +165,7 @@ class Model {
   std::vector<Body> bodies_;
   std::vector<ConstraintPtr> constraints_;
   std::vector<ForcePtr> forces_;
-  std::vector<Shape> shapes_;
+  std::vector<Shape> shapes_, visuals_;
   std::unordered_map<std::string, int> body_names_;  // name → index in bodies_
   std::vector<int> q_offset_, u_offset_, row_offset_, term_offset_, slot_offset_;
   std::vector<Body> composites_;

@@ -203,8 +203,9 @@ SimulationResult simulate(const Model& m, const State& initial, const Simulation
 // when the step fails.
 std::vector<ContactSample> contact_forces(const Model& m, const State& initial,
                                           SimulationOptions options, double h);
-// whether a model has unilateral rows: collision shapes that can touch, or (joint_limits)
-// limited revolute or prismatic joints; such a model runs with the moreau method
+// whether a model has unilateral rows: collision shapes that can touch, (joint_limits)
+// limited revolute or prismatic joints, or (joint_friction) joints with Coulomb friction;
+// such a model runs with the moreau method
 bool has_unilateral_rows(const Model& m, bool joint_limits = true, bool joint_friction = true);
 
 }  // namespace appell

@@ -1,6 +1,7 @@
 # Browser tests of the HTML report: one per example family, a URDF robot, a scene whose
-# names would end the page's scripts (hostile_names.json) and a contact scene (its points
-# and force arrows); each writes a report with
+# names would end the page's scripts (hostile_names.json) and a contact scene with collision
+# shapes (its drawn geometry is checked against the scene file, its contact points and
+# force arrows drawn); each writes a report with
 # `appell simulate --report` and opens it in headless Chromium (tests/browser/run.sh).
 # Screenshots land in ${CMAKE_BINARY_DIR}/browser.
 set(browser_scenes
@@ -9,7 +10,7 @@ set(browser_scenes
   "rolling_disk|scenes/examples/rolling_disk.json|2"
   "robot_arm|scenes/examples/robots/seven_dof_arm.urdf|1"
   "hostile_names|tests/browser/hostile_names.json|1"
-  "contact|scenes/examples/box_on_ground_shapes.json|1")
+  "contact_shapes|scenes/examples/box_on_ground_shapes.json|1")
 foreach(entry ${browser_scenes})
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 name)

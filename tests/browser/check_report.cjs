@@ -4,16 +4,44 @@
 //   - the WebGL canvas is not blank (its pixels vary);
 //   - the animation moves: two screenshots of the canvas, taken while playing at two
 //     different times, differ, and the clock advanced in between;
-//   - every chart the page meant to draw was drawn, and each has ink on it.
+//   - every chart the page meant to draw was drawn, and each has ink on it;
+//   - for a JSON scene without includes: the shapes drawn, per kind, are the scene file's
+//     (a body's visual shapes when it has some, else its collision shapes), the inertia
+//     boxes those of the bodies without shapes; the "bodies" menu set to inertia boxes
+//     shows one box per body and only the world's shapes.
 // Screenshots go to OUTDIR/<name>.png (the whole page) and OUTDIR/<name>_3d_{a,b}.png.
 //
-// usage: node check_report.cjs REPORT.html OUTDIR NAME JSDIR
+// usage: node check_report.cjs REPORT.html OUTDIR NAME JSDIR [SCENE]
 // Exit status: 0 pass, 1 fail, 77 skipped (no Chromium or no playwright-core).
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
-const [report, outdir, name, jsdir] = process.argv.slice(2);
+const [report, outdir, name, jsdir, sceneFile] = process.argv.slice(2);
+
+// What the page should draw for a JSON scene, read from the file itself: per body, its
+// visual shapes if any, else its collision shapes (none: its inertia box); the world's
+// likewise.  null when the scene includes other files (their shapes are not in it).
+function expectedGeometry(file) {
+  if (!file || !file.endsWith('.json')) return null;
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (doc.include) return null;
+  const drawn = {};
+  const drawnInertia = {};
+  let inertia = 0;
+  const count = (list, into) => {
+    const visual = list.filter((s) => s.visual === true);
+    const show = visual.length ? visual : list.filter((s) => s.visual !== true);
+    for (const s of show) into[s.type] = (into[s.type] || 0) + 1;
+    return show.length;
+  };
+  for (const b of doc.bodies || []) if (count(b.shapes || [], drawn) === 0) inertia += 1;
+  const world = (doc.shapes || []).filter((s) => s.visual !== true);
+  count(doc.shapes || [], drawn);
+  for (const s of world) drawnInertia[s.type] = (drawnInertia[s.type] || 0) + 1;
+  return { drawn, inertia, bodies: (doc.bodies || []).length, drawnInertia };
+}
+const sameCounts = (a, b) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 const CHROMIUM = process.env.APPELL_CHROMIUM || '/usr/bin/chromium';
 
 function skip(why) {
@@ -137,10 +165,26 @@ async function main() {
       return { worst, checked };
     });
     if (angleError.worst > 1e-4) fail('a joint angle differs from its body\'s turn by ' + angleError.worst + ' rad');
+    // the bodies' geometry against the scene file
+    const expected = expectedGeometry(sceneFile);
+    let geometryNote = 'geometry not checked (not a self-contained JSON scene)';
+    if (expected) {
+      const g = await page.evaluate(() => window.appellReport.geometry);
+      if (!sameCounts(g.drawn, expected.drawn) || g.inertia !== expected.inertia)
+        fail('drawn ' + JSON.stringify(g) + ', the scene file has ' + JSON.stringify(expected));
+      await page.selectOption('#bodies', 'inertia');
+      const gi = await page.evaluate(() => window.appellReport.geometry);
+      if (gi.mode !== 'inertia' || gi.inertia !== expected.bodies || !sameCounts(gi.drawn, expected.drawnInertia))
+        fail('with inertia boxes: drawn ' + JSON.stringify(gi) + ', expected ' + expected.bodies +
+          ' boxes and the world shapes ' + JSON.stringify(expected.drawnInertia));
+      await page.selectOption('#bodies', 'geometry');
+      geometryNote = 'geometry ' + JSON.stringify(g.drawn) + ' + ' + g.inertia + ' inertia boxes as in the scene file';
+    }
     await page.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
     console.log(name + ': ' + colours + ' colours in the 3D view; t ' + t0.toFixed(3) + ' -> ' +
       t1.toFixed(3) + ' s; ' + plots.drawn.length + ' charts; ' + angleError.checked +
-      ' joint angles checked (worst ' + angleError.worst.toExponential(1) + ' rad); screenshots in ' + outdir);
+      ' joint angles checked (worst ' + angleError.worst.toExponential(1) + ' rad); ' + geometryNote +
+      '; screenshots in ' + outdir);
   } finally {
     await browser.close();
     fs.rmSync(profile, { recursive: true, force: true });

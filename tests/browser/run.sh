@@ -13,4 +13,4 @@ command -v node >/dev/null 2>&1 || { echo "SKIPPED: node is not installed (Debia
 mkdir -p "$outdir"
 "$appell" simulate "$scene" --duration "$duration" --report "$outdir/$name.html" --quiet || {
   echo "FAIL: appell simulate $scene --report exited with $?"; exit 1; }
-exec node "$here/check_report.cjs" "$outdir/$name.html" "$outdir" "$name" "$jsdir"
+exec node "$here/check_report.cjs" "$outdir/$name.html" "$outdir" "$name" "$jsdir" "$scene"
