@@ -2,6 +2,7 @@
 // shapes") and the meshes they read.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,10 @@ Quat parse_orientation(const Node& n);
 // Returns false and says why in `error` when the file cannot be read.
 bool read_mesh_vertices(const std::string& path, const Vec3& scale, std::vector<Vec3>& out,
                         std::string& error);
+
+// The same file's triangles too (assimp's triangulation; indices into `vertices`), for the
+// mass properties of the solid they bound (MJCF's inertia from mesh geoms).
+bool read_mesh_triangles(const std::string& path, const Vec3& scale, std::vector<Vec3>& vertices,
+                         std::vector<std::array<int, 3>>& triangles, std::string& error);
 
 }  // namespace appell
