@@ -178,7 +178,8 @@ fuzz-run-report:
 # missing is asked for: a machine may carry its own Node.js (e.g. NodeSource's, which brings
 # npm and conflicts with Debian's npm), so the report's packages are asked for only when
 # node or npm is missing. Should the one run fail, each rule installs its own group.
-CI_PACKAGES = $(PACKAGES) $(BROWSER_PACKAGES) $(CLANG_PACKAGES)
+# libmujoco-dev: the reference of tests/mjcf_mujoco_test.cpp (skipped where it is missing)
+CI_PACKAGES = $(PACKAGES) $(BROWSER_PACKAGES) $(CLANG_PACKAGES) libmujoco-dev
 deps-ci:
 	@want=""; for p in $(CI_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || want="$$want $$p"; \

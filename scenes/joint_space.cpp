@@ -298,6 +298,13 @@ void parse_joint_limit(const Node& n, Joint& joint) {
   joint.set_properties(p);
 }
 
+void parse_joint_armature(const Node& n, Joint& joint) {
+  if (!n.has("armature")) return;
+  JointProperties p = joint.properties();
+  p.armature = n["armature"].nonnegative();
+  joint.set_properties(p);
+}
+
 std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string& name,
                                                const SceneContext& ctx, const JointType& type) {
   const JointSyntax syntax = type.syntax();
@@ -306,6 +313,7 @@ std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string&
     keys.push_back("limit");
     keys.push_back("friction");
   }
+  if (type.nu() > 0) keys.push_back("armature");
   if (syntax.axes == 1) keys.push_back("axis");
   if (syntax.axes == 2) keys.push_back("axes");
   if (syntax.parameter) keys.push_back(syntax.parameter);
@@ -326,6 +334,7 @@ std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string&
   if (ctx.joint_properties && ctx.joint_properties->count(placement_key(n)))
     joint->set_properties(ctx.joint_properties->at(placement_key(n)));
   parse_joint_limit(n, *joint);
+  parse_joint_armature(n, *joint);
   return joint;
 }
 

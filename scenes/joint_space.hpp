@@ -72,6 +72,8 @@ std::shared_ptr<const JointType> configured_type(const Node& n, const JointType&
 // one-coordinate joints only) into its properties; nothing when absent.  Throws
 // SceneError, located.
 void parse_joint_limit(const Node& n, Joint& joint);
+// A joint's "armature" (rotor inertia on each of its quasi-velocities, >= 0), when given.
+void parse_joint_armature(const Node& n, Joint& joint);
 // The Joint of a joint with an "origin" (called by the joint parser).
 std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string& name,
                                                const SceneContext& ctx, const JointType& type);

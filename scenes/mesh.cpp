@@ -75,4 +75,41 @@ bool read_mesh(const std::string& path, const Vec3& scale, std::vector<Vec3>& ou
   return true;
 }
 
+bool read_mesh_triangles(const std::string& path, const Vec3& scale, std::vector<Vec3>& vertices,
+                         std::vector<std::array<int, 3>>& triangles, std::string& error) {
+  // the file checks of read_mesh_vertices() first (a device or a huge file is refused)
+  if (!read_mesh_vertices(path, scale, vertices, error)) return false;
+  Assimp::Importer importer;
+  const aiScene* scene =
+      importer.ReadFile(path, aiProcess_PreTransformVertices | aiProcess_Triangulate |
+                                  aiProcess_JoinIdenticalVertices);
+  if (!scene || !scene->HasMeshes()) {
+    const char* why = importer.GetErrorString();
+    error = (why && *why) ? why : "no mesh in the file";
+    return false;
+  }
+  vertices.clear();
+  triangles.clear();
+  for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+    const aiMesh* mesh = scene->mMeshes[m];
+    const int base = static_cast<int>(vertices.size());
+    for (unsigned v = 0; v < mesh->mNumVertices; ++v) {
+      const aiVector3D& p = mesh->mVertices[v];
+      vertices.push_back(Vec3(p.x, p.y, p.z).cwiseProduct(scale));
+    }
+    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+      const aiFace& face = mesh->mFaces[f];
+      if (face.mNumIndices != 3) continue;  // points and lines bound no volume
+      triangles.push_back({base + static_cast<int>(face.mIndices[0]),
+                           base + static_cast<int>(face.mIndices[1]),
+                           base + static_cast<int>(face.mIndices[2])});
+    }
+  }
+  if (triangles.empty()) {
+    error = "the meshes have no triangles";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace appell

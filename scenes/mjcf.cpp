@@ -2,7 +2,9 @@
 
 #include <tinyxml2.h>
 
+#include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -11,6 +13,7 @@
 
 #include "appell/inertia.hpp"
 #include "appell/scene_document.hpp"
+#include "scenes/shapes.hpp"
 #include "scenes/xml_outline.hpp"
 
 namespace appell {
@@ -43,7 +46,9 @@ json quat_json(const Mat3& R) {
 const std::map<std::string, std::set<std::string>>& known_attributes() {
   static const std::map<std::string, std::set<std::string>> known = {
       {"mujoco", {"model"}},
-      {"compiler", {"angle", "eulerseq", "autolimits", "inertiafromgeom"}},
+      {"compiler",
+       {"angle", "eulerseq", "autolimits", "inertiafromgeom", "meshdir", "assetdir",
+        "exactmeshinertia"}},
       {"option", {"gravity", "timestep"}},
       {"body", {"name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "childclass"}},
       {"inertial",
@@ -51,11 +56,12 @@ const std::map<std::string, std::set<std::string>>& known_attributes() {
         "fullinertia"}},
       {"joint",
        {"name", "type", "pos", "axis", "range", "limited", "damping", "stiffness", "springref",
-        "ref"}},
+        "ref", "armature"}},
       {"freejoint", {"name"}},
       {"geom",
        {"name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto",
-        "friction", "contype", "conaffinity", "mass", "density"}},
+        "friction", "contype", "conaffinity", "mass", "density", "mesh"}},
+      {"mesh", {"name", "file", "scale"}},
       {"default", {}},
       {"motor", {"name", "joint", "gear"}},
       {"position", {"name", "joint", "gear", "kp", "kv"}},
@@ -63,6 +69,19 @@ const std::map<std::string, std::set<std::string>>& known_attributes() {
   };
   return known;
 }
+
+// An <asset><mesh>: its file (resolved), scale, and once read the mass properties of the
+// solid it bounds at unit density (volume; centre and inertia per unit mass, mesh frame)
+struct MeshAsset {
+  const XMLElement* element = nullptr;
+  std::string path;
+  Vec3 scale = Vec3::Ones();
+  bool loaded = false;
+  std::string defect;  // why it gives no inertia, "" when it does
+  double volume = 0;
+  Vec3 com = Vec3::Zero();
+  Mat3 inertia = Mat3::Zero();
+};
 
 // A 3×3 rotation from MuJoCo's frame attributes
 struct Pose {
@@ -92,16 +111,25 @@ class Converter {
     }
     for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement())
       if (std::string(e->Name()) == "default") defaults(*e, nullptr);
+    // the bodies and joints before what names them (actuators, equalities), in any order
+    for (const XMLElement* e = root.FirstChildElement("asset"); e;
+         e = e->NextSiblingElement("asset"))
+      assets(*e);
+    for (const XMLElement* e = root.FirstChildElement("worldbody"); e;
+         e = e->NextSiblingElement("worldbody"))
+      worldbody(*e);
     for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement()) {
       const std::string n = e->Name();
-      if (n == "compiler" || n == "option" || n == "default") continue;
+      if (n == "compiler" || n == "option" || n == "default" || n == "worldbody") continue;
       if (n == "include") fail(*e, "<include> of other files is not supported");
-      if (n == "worldbody") {
-        worldbody(*e);
-      } else if (n == "actuator") {
+      if (n == "actuator") {
         actuators(*e);
       } else if (n == "equality") {
         equalities(*e);
+      } else if (n == "contact") {
+        contact(*e);
+      } else if (n == "asset") {
+        // read before the bodies (see above): nothing to do here
       } else {
         warn(*e, "not supported, ignored");
       }
@@ -243,6 +271,8 @@ class Converter {
     if (ifg != "auto" && ifg != "true" && ifg != "false")
       fail(e, "attribute 'inertiafromgeom': expected auto, true or false, got '" + ifg + "'");
     inertiafromgeom_ = ifg;
+    meshdir_ = text(e, "meshdir", text(e, "assetdir", ""));
+    exactmeshinertia_ = boolean(e, "exactmeshinertia", false);
     for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement())
       warn(*c, "not supported, ignored");
   }
@@ -394,16 +424,17 @@ class Converter {
     std::string type;
     Pose f;                    // in the body frame
     double r = 0, h = 0;       // radius and half-length (capsule, cylinder)
-    Vec3 half = Vec3::Zero();  // box half sizes
+    Vec3 half = Vec3::Zero();  // box half sizes, ellipsoid radii
+    const MeshAsset* mesh = nullptr;
   };
 
   // reads e; false when its type is not supported (warned)
   bool geom(const XMLElement& e, Geom& g, bool report) {
     if (report) check_attributes(e);
     g.type = text(e, "type", "sphere");
-    static const std::set<std::string> supported = {"plane", "sphere", "capsule", "box",
-                                                    "cylinder"};
-    static const std::set<std::string> mujoco = {"ellipsoid", "mesh", "hfield", "sdf"};
+    static const std::set<std::string> supported = {"plane",    "sphere",    "capsule", "box",
+                                                    "cylinder", "ellipsoid", "mesh"};
+    static const std::set<std::string> mujoco = {"hfield", "sdf"};
     if (!supported.count(g.type)) {
       if (!mujoco.count(g.type))
         fail(e, "unknown geom type '" + g.type +
@@ -420,6 +451,17 @@ class Converter {
         if (!(size[i] > 0)) fail(e, "attribute 'size': sizes must be > 0");
     };
     g.f = pose(e);
+    if (g.type == "mesh") {
+      // the mesh's own frame at the geom's pose (MuJoCo moves its vertices to their centre
+      // of mass and the geom by as much: the same place)
+      if (has(e, "fromto")) fail(e, "attribute 'fromto' applies to a capsule, cylinder or box");
+      const std::string name = text(e, "mesh", "");
+      if (name.empty()) fail(e, "a mesh geom needs attribute 'mesh'");
+      const auto it = meshes_.find(name);
+      if (it == meshes_.end()) fail(e, "no mesh '" + name + "' in <asset>");
+      g.mesh = &load_mesh(it->second);
+      return true;
+    }
     if (has(e, "fromto")) {
       if (g.type != "capsule" && g.type != "cylinder" && g.type != "box")
         fail(e, "attribute 'fromto' applies to a capsule, cylinder or box");
@@ -449,16 +491,103 @@ class Converter {
       need(2);
       g.r = size[0];
       g.h = size[1];
-    } else if (g.type == "box") {
+    } else if (g.type == "box" || g.type == "ellipsoid") {
       need(3);
       g.half = Vec3(size[0], size[1], size[2]);
     }
     return true;
   }
 
+  // ---- meshes -------------------------------------------------------------------------
+  // <asset><mesh name file scale>: read when a geom first uses it
+  void assets(const XMLElement& a) {
+    for (const XMLElement* e = a.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string n = e->Name();
+      if (n != "mesh") {
+        // appearance (texture, material) and what appell has no counterpart for: once a kind
+        auto& w = attribute_warnings_["asset/" + n];
+        if (w.second++ == 0) w.first = where(*e) + ": " + path(*e) + ": not supported, ignored";
+        continue;
+      }
+      check_attributes(*e);
+      const char* file = e->Attribute("file");
+      if (!file || !*file)
+        fail(*e, "a mesh without attribute 'file' (inline vertices) is not supported");
+      std::string name = e->Attribute("name") ? e->Attribute("name") : "";
+      if (name.empty()) {  // MuJoCo's: the file name without folder and extension
+        name = file;
+        name = name.substr(
+            name.find_last_of("/\\") == std::string::npos ? 0 : name.find_last_of("/\\") + 1);
+        name = name.substr(0, name.rfind('.'));
+      }
+      MeshAsset m;
+      m.element = e;
+      const auto sc = get(*e, "scale", 3, 3, {1, 1, 1});
+      m.scale = vec(sc);
+      if (!(m.scale.minCoeff() > 0))
+        fail(*e, "attribute 'scale': only positive scales are supported");
+      std::string p = file;
+      if (p[0] != '/') {
+        std::string dir = meshdir_;
+        if (!dir.empty() && dir.back() != '/') dir += '/';
+        if (dir.empty() || dir[0] != '/') {
+          const size_t slash = file_.rfind('/');
+          if (slash != std::string::npos) dir = file_.substr(0, slash + 1) + dir;
+        }
+        p = dir + p;
+      }
+      m.path = p;
+      if (!meshes_.emplace(name, m).second) fail(*e, "a second mesh named '" + name + "'");
+    }
+  }
+  // the solid the mesh's triangles bound, of unit density: volume, centre, inertia about
+  // the centre (signed tetrahedra from the vertices' mean; exact for a closed mesh,
+  // convex or not, as MuJoCo's exactmeshinertia="true")
+  const MeshAsset& load_mesh(MeshAsset& m) {
+    if (m.loaded) return m;
+    const XMLElement& e = *m.element;
+    std::vector<Vec3> v;
+    std::vector<std::array<int, 3>> t;
+    std::string error;
+    if (!read_mesh_triangles(m.path, m.scale, v, t, error))
+      fail(e, "cannot read the mesh '" + m.path + "': " + error);
+    char resolved[PATH_MAX];
+    if (::realpath(m.path.c_str(), resolved)) m.path = resolved;
+    Vec3 o = Vec3::Zero();
+    for (const Vec3& x : v) o += x;
+    o /= static_cast<double>(v.size());
+    double V = 0;
+    Vec3 s = Vec3::Zero();
+    Mat3 C = Mat3::Zero();
+    for (const auto& f : t) {
+      const Vec3 a = v[f[0]] - o, b = v[f[1]] - o, c = v[f[2]] - o;
+      const double d = a.dot(b.cross(c));  // 6 × the signed volume of (o, a, b, c)
+      const Vec3 sum = a + b + c;
+      V += d / 6;
+      s += d / 24 * sum;
+      C += d / 120 *
+           (a * a.transpose() + b * b.transpose() + c * c.transpose() + sum * sum.transpose());
+    }
+    m.loaded = true;
+    if (!(V > 1e-12 * std::pow((v[0] - o).norm() + 1e-300, 3)) || !std::isfinite(V)) {
+      m.defect = "the mesh '" + m.path +
+                 "' bounds no volume (an open surface, or its triangles face inwards): no "
+                 "inertia from it; give the body an <inertial> or the geom mass=\"0\"";
+      return m;
+    }
+    const Vec3 c = s / V;
+    const Mat3 Cc = C - V * c * c.transpose();
+    m.volume = V;
+    m.com = o + c;
+    m.inertia = (Cc.trace() * Mat3::Identity() - Cc) / V;  // per unit mass
+    return m;
+  }
+
   // MuJoCo's solid primitives: volume and the inertia per unit mass in the geom frame
   static double volume(const Geom& g) {
     if (g.type == "sphere") return 4.0 / 3 * kPi * g.r * g.r * g.r;
+    if (g.type == "ellipsoid") return 4.0 / 3 * kPi * g.half.prod();
+    if (g.type == "mesh") return g.mesh->volume;
     if (g.type == "box") return 8 * g.half.prod();
     if (g.type == "cylinder") return kPi * g.r * g.r * 2 * g.h;
     if (g.type == "capsule") return kPi * g.r * g.r * (4.0 / 3 * g.r + 2 * g.h);
@@ -466,7 +595,11 @@ class Converter {
   }
   static Mat3 unit_inertia(const Geom& g) {
     Vec3 d = Vec3::Zero();
-    if (g.type == "sphere") {
+    if (g.type == "mesh") return g.mesh->inertia;
+    if (g.type == "ellipsoid") {
+      const Vec3 s = g.half.cwiseProduct(g.half);
+      d = Vec3(s.y() + s.z(), s.x() + s.z(), s.x() + s.y()) / 5;
+    } else if (g.type == "sphere") {
       d.setConstant(0.4 * g.r * g.r);
     } else if (g.type == "box") {
       const Vec3 s = g.half.cwiseProduct(g.half);
@@ -498,6 +631,10 @@ class Converter {
       s["length"] = 2 * g.h;
     }
     if (g.type == "box") s["size"] = to_json(2 * g.half);
+    if (g.type == "mesh") {
+      s["file"] = g.mesh->path;
+      s["scale"] = to_json(g.mesh->scale);
+    }
     s["position"] = to_json(at.p + at.R * g.f.p);
     s["orientation"] = {{"quaternion", quat_json(at.R * g.f.R)}};
     if (has(e, "friction")) {
@@ -523,12 +660,13 @@ class Converter {
   struct Frame {
     std::string body;  // a scene body, or "world"
     Pose f;
+    Pose w;  // the same frame in the world at the reference pose (qpos0)
   };
 
   void worldbody(const XMLElement& w) {
     if (w.FirstAttribute()) warn(w, "attributes of <worldbody> ignored");
     // the world's own geoms, then its bodies, breadth of the stack, no recursion
-    const Frame world{"world", Pose{}};
+    const Frame world{"world", Pose{}, Pose{}};
     contents(w, world, true);
     struct Pending {
       const XMLElement* body;
@@ -566,7 +704,17 @@ class Converter {
         continue;
       if (n == "geom") {
         Geom g;
-        if (geom(*c, g, true)) add_shape(at, shape(*c, g, at.f));
+        if (geom(*c, g, true)) {
+          if (g.type == "ellipsoid") {
+            auto& w = attribute_warnings_["geom/ellipsoid"];
+            if (w.second++ == 0)
+              w.first = where(*c) + ": " + path(*c) +
+                        ": an ellipsoid has no collision shape in appell (its mass counts), "
+                        "left out of contact";
+            continue;
+          }
+          add_shape(at, shape(*c, g, at.f));
+        }
         continue;
       }
       if (n == "site") {
@@ -574,7 +722,8 @@ class Converter {
         continue;
       }
       // elements that hold bodies or geoms: leaving them out would change the model
-      if (n == "include" || n == "frame" || n == "replicate" || n == "attach")
+      if (n == "include" || n == "frame" || n == "replicate" || n == "attach" || n == "composite" ||
+          n == "flexcomp")
         fail(*c, "<" + n + "> is not supported (the bodies and geoms it holds would be lost)");
       if (n == "camera" || n == "light")
         warn(*c, "<" + n + "> not supported (the scene format has no named frames), ignored");
@@ -634,7 +783,10 @@ class Converter {
     if (!names_.insert(name).second || sites_.count(name))
       fail(e, "duplicate body name '" + name + "'");
     const Pose local = pose(e);
-    const Frame here{parent.body, Pose{parent.f.p + parent.f.R * local.p, parent.f.R * local.R}};
+    const Pose W{parent.w.p + parent.w.R * local.p, parent.w.R * local.R};
+    body_world_[name] = W;
+    element_name_[&e] = name;
+    const Frame here{parent.body, Pose{parent.f.p + parent.f.R * local.p, parent.f.R * local.R}, W};
 
     // joints
     std::vector<const XMLElement*> joints;
@@ -642,10 +794,9 @@ class Converter {
       const std::string n = c->Name();
       if (n == "joint" || n == "freejoint") joints.push_back(c);
     }
-    if (joints.size() > 1)
-      fail(*joints[1],
-           "a second joint in one body is not supported (MuJoCo chains them through massless "
-           "frames; split the body)");
+    for (const XMLElement* j : joints)
+      if (joints.size() > 1 && std::string(j->Name()) == "freejoint")
+        fail(*j, "a free joint must be the body's only joint");
 
     // mass: <inertial>, or the geoms' (inertiafromgeom)
     Mass mass;
@@ -658,6 +809,15 @@ class Converter {
            c = c->NextSiblingElement("geom")) {
         Geom g;
         if (!geom(*c, g, false) || g.type == "plane") continue;
+        if (g.mesh) {
+          if (!exactmeshinertia_ && !warned_mesh_inertia_) {
+            warned_mesh_inertia_ = true;
+            warn(*c,
+                 "mesh inertia: appell takes the exact volume of the mesh (MuJoCo's "
+                 "exactmeshinertia=\"true\"; MuJoCo 3's default for a convex mesh); MuJoCo "
+                 "2's default legacy formula differs");
+          }
+        }
         const double V = volume(g);
         double m = 0;
         if (has(*c, "mass")) {
@@ -669,7 +829,13 @@ class Converter {
           m = rho * V;
         }
         if (!std::isfinite(m)) fail(*c, "the geom's mass is not finite");
-        mass.add(m, g.f.p, m * g.f.R * unit_inertia(g) * g.f.R.transpose());
+        if (g.mesh && !g.mesh->defect.empty()) {
+          // a geom said to weigh nothing needs no volume
+          if (m == 0 && (has(*c, "mass") || has(*c, "density"))) continue;
+          fail(*c, g.mesh->defect);
+        }
+        const Vec3 centre = g.mesh ? g.f.p + g.f.R * g.mesh->com : g.f.p;
+        mass.add(m, centre, m * g.f.R * unit_inertia(g) * g.f.R.transpose());
       }
     }
 
@@ -681,8 +847,41 @@ class Converter {
     }
     if (!(mass.m > 0)) fail(e, "a body moved by a joint needs mass (an <inertial> or geoms)");
 
-    // the link frame: the body frame moved to the joint's position
-    const XMLElement* j = joints.empty() ? nullptr : joints[0];
+    // several joints act in order, each in the body frame the ones before it moved
+    // (MuJoCo's composition): all but the last carry a massless frame (mass 0, a body of
+    // the scene named "BODY/JOINT", at that joint's position with the body's axes) on which
+    // the next is placed; the recursion moves them with the body's mass
+    Frame at = here;
+    Vec3 at_offset = Vec3::Zero();  // the body-frame position of the frame `at`'s origin
+    for (size_t k = 0; k + 1 < joints.size(); ++k) {
+      const XMLElement& jk = *joints[k];
+      check_attributes(jk);
+      const std::string tk = text(jk, "type", "hinge");
+      if (tk == "free") fail(jk, "a free joint must be the body's only joint");
+      const Vec3 ok = vec(get(jk, "pos", 3, 3, {0, 0, 0}));
+      std::string frame =
+          name + "/" +
+          (jk.Attribute("name") ? jk.Attribute("name") : "joint" + std::to_string(k + 1));
+      while (names_.count(frame) || sites_.count(frame)) frame += "'";
+      const std::string frame_defect = name_defect(frame);
+      if (!frame_defect.empty()) fail(jk, "the name " + frame_defect);
+      names_.insert(frame);
+      json fb = {{"name", frame},
+                 {"mass", 0.0},
+                 {"com", to_json(Vec3::Zero())},
+                 {"inertia",
+                  {{"matrix", json::array({to_json(Vec3::Zero()), to_json(Vec3::Zero()),
+                                           to_json(Vec3::Zero())})}}}};
+      out_.located["/bodies/" + std::to_string(out_.doc["bodies"].size())] = {where(jk), path(jk)};
+      out_.doc["bodies"].push_back(fb);
+      body_index_[frame] = out_.doc["bodies"].size() - 1;
+      add_joint(e, &jk, tk, frame, at, ok - at_offset);
+      at = Frame{frame, Pose{Vec3::Zero(), Mat3::Identity()}, W};
+      at_offset = ok;
+    }
+
+    // the link frame: the body frame moved to the (last) joint's position
+    const XMLElement* j = joints.empty() ? nullptr : joints.back();
     std::string type = "fixed";
     Vec3 offset = Vec3::Zero();
     if (j) {
@@ -701,8 +900,8 @@ class Converter {
     out_.located[body_pointer] = {where(e), path(e)};
     out_.doc["bodies"].push_back(b);
     body_index_[name] = out_.doc["bodies"].size() - 1;
-    const Frame link{name, Pose{-offset, Mat3::Identity()}};
-    add_joint(e, j, type, name, here, offset);
+    const Frame link{name, Pose{-offset, Mat3::Identity()}, W};
+    add_joint(e, j, type, name, at, offset - at_offset);
     contents(e, link, false);
     return link;
   }
@@ -743,6 +942,8 @@ class Converter {
       const double scale = type == "hinge" ? angle(1) : 1.0;
       if (get1(*j, "ref", 0) != 0)
         warn(*j, "attribute 'ref' (a nonzero reference) not supported, ignored");
+      props.armature = get1(*j, "armature", 0);
+      if (!(props.armature >= 0)) fail(*j, "attribute 'armature': expected a number >= 0");
       props.damping = get1(*j, "damping", 0);
       if (!(props.damping >= 0)) fail(*j, "attribute 'damping': expected a number >= 0");
       const std::string limited = text(*j, "limited", "auto");
@@ -822,11 +1023,18 @@ class Converter {
   }
 
   // <equality>: <joint joint1 joint2 polycoef> with a linear polynomial is a mimic
-  // (q1 = c0 + c1 q2); connect and weld anchor points at the reference pose, which a scene
-  // gives in the world at t = 0: not read
+  // (q1 = c0 + c1 q2); <connect> a spherical joint closing a loop at the anchor (body1's
+  // frame, put in the world at qpos0); <weld> a fixed joint closing a loop at the bodies'
+  // relative pose at qpos0.  MuJoCo's are soft (solref, solimp); appell's rows are hard.
   void equalities(const XMLElement& q) {
+    int count = 0;
     for (const XMLElement* e = q.FirstChildElement(); e; e = e->NextSiblingElement()) {
       const std::string n = e->Name();
+      ++count;
+      if (n == "connect" || n == "weld") {
+        loop_equality(*e, n, count);
+        continue;
+      }
       if (n != "joint") {
         warn(*e, "equality <" + n + "> not supported, ignored");
         continue;
@@ -864,7 +1072,82 @@ class Converter {
     }
   }
 
+  // <contact>: <exclude body1 body2> of a body and its parent is what appell does already
+  // (bodies a joint joins do not collide); other pairs cannot be said by appell's per-shape
+  // filters (group, mask): warned
+  void contact(const XMLElement& c) {
+    for (const XMLElement* e = c.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string n = e->Name();
+      if (n != "exclude") {
+        warn(*e, "contact <" + n + "> not supported, ignored");
+        continue;
+      }
+      const char* b1 = e->Attribute("body1");
+      const char* b2 = e->Attribute("body2");
+      if (!b1 || !b2) fail(*e, "missing attribute 'body1' or 'body2'");
+      const auto parent_of = [&](const std::string& b) -> std::string {
+        for (const auto& [el, name] : element_name_)
+          if (name == b) {
+            const XMLElement* p = el->Parent() ? el->Parent()->ToElement() : nullptr;
+            const auto it = p ? element_name_.find(p) : element_name_.end();
+            return it == element_name_.end() ? "world" : it->second;
+          }
+        fail(*e, "no body '" + b + "' in the model");
+      };
+      if (parent_of(b1) == b2 || parent_of(b2) == b1) continue;
+      warn(*e,
+           "an exclusion of two bodies not joined to each other not supported (appell's "
+           "collision filters are per shape: group and mask), ignored");
+    }
+  }
+
+  void loop_equality(const XMLElement& e, const std::string& kind, int index) {
+    for (const tinyxml2::XMLAttribute* a = e.FirstAttribute(); a; a = a->Next()) {
+      const std::string k = a->Name();
+      if (k == "name" || k == "body1" || k == "body2" || (kind == "connect" && k == "anchor") ||
+          k == "class")
+        continue;
+      if (k == "solref" || k == "solimp")
+        warn(e, "attribute '" + k +
+                    "' (MuJoCo's constraint softness) ignored: appell's rows are hard");
+      else if (k == "active" && std::string(a->Value()) == "false")
+        fail(e, "an inactive equality (active=\"false\") is not supported");
+      else if (k != "active")
+        fail(e, "attribute '" + k + "' of <" + kind + "> not supported");
+    }
+    const char* b1 = e.Attribute("body1");
+    if (!b1) fail(e, "missing attribute 'body1'");
+    const std::string b2 = e.Attribute("body2") ? e.Attribute("body2") : "world";
+    for (const std::string& b : {std::string(b1), b2})
+      if (b != "world" && !body_world_.count(b)) fail(e, "no body '" + b + "' in the model");
+    if (b2 == b1) fail(e, "body1 and body2 are the same body");
+    const std::string name =
+        e.Attribute("name") ? e.Attribute("name") : kind + std::to_string(index);
+    const std::string defect = name_defect(name);
+    if (!defect.empty()) fail(e, "the name " + defect);
+    if (joint_names_.count(name)) fail(e, "the name '" + name + "' is taken by a joint");
+    joint_names_.insert(name);
+    const auto world_of = [&](const std::string& b) {
+      return b == "world" ? Pose{} : body_world_.at(b);
+    };
+    json c = {{"name", name}, {"bodies", {b1, b2}}};
+    if (kind == "connect") {
+      if (!e.Attribute("anchor")) fail(e, "missing attribute 'anchor'");
+      const Pose W = world_of(b1);
+      c["type"] = "spherical";
+      c["anchor"] = to_json(W.p + W.R * vec(get(e, "anchor", 3, 3)));
+    } else {
+      c["type"] = "fixed";
+    }
+    const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
+    out_.located[pointer] = {where(e), path(e)};
+    out_.doc["constraints"].push_back(c);
+  }
+
   const std::string& file_;
+  std::map<std::string, MeshAsset> meshes_;
+  std::string meshdir_;
+  bool exactmeshinertia_ = false, warned_mesh_inertia_ = false;
   std::set<std::string> joint_names_;
   UrdfScene& out_;
   bool degrees_ = true, autolimits_ = true;
@@ -872,6 +1155,8 @@ class Converter {
   std::map<std::string, Class> classes_;
   std::vector<std::string> childclass_;
   std::map<std::string, size_t> body_index_;
+  std::map<std::string, Pose> body_world_;                 // MJCF body frames in the world at qpos0
+  std::map<const XMLElement*, std::string> element_name_;  // <body> → its name
   std::set<std::string> names_;
   std::map<std::string, const XMLElement*> sites_;
   int body_count_ = 0, joint_count_ = 0;

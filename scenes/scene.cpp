@@ -138,7 +138,12 @@ Body parse_body(const Node& n) {
   } else if (type != "rigid") {
     n["type"].fail("unknown body type '" + type + "'; expected rigid or particle");
   }
-  b.mass = n["mass"].positive();
+  // a rigid body may be a massless frame (mass 0 and a zero inertia "matrix") that a joint
+  // moves with the bodies beyond it (compile() checks that some have mass)
+  const bool frame = b.rigid() && n["mass"].number() == 0 && n.has("inertia") &&
+                     n["inertia"].json().is_object() && n["inertia"].json().size() == 1 &&
+                     n["inertia"].has("matrix") && n["inertia"]["matrix"].mat3().isZero(0.0);
+  b.mass = frame ? 0.0 : n["mass"].positive();
   b.position = n.has("position") ? n["position"].vec3() : Vec3::Zero();
   b.velocity = n.has("velocity") ? n["velocity"].vec3() : Vec3::Zero();
   if (b.rigid()) {

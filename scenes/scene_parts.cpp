@@ -82,6 +82,7 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
     keys.push_back("limit");
     keys.push_back("friction");
   }
+  if (type.nu() > 0) keys.push_back("armature");
   if (syntax.anchor) keys.push_back("anchor");
   if (syntax.axes == 1) keys.push_back("axis");
   if (syntax.axes == 2) keys.push_back("axes");
@@ -108,6 +109,7 @@ ConstraintPtr parse_joint(const Node& n, const std::string& name, const SceneCon
       std::make_shared<Joint>(name, configured_type(n, type), p, c, ctx.model.initial_state(p),
                               ctx.model.initial_state(c), anchor, axis, axis2);
   parse_joint_limit(n, *joint);
+  parse_joint_armature(n, *joint);
   return joint;
 }
 

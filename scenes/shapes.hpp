@@ -29,4 +29,9 @@ bool read_mesh_vertices(const std::string& path, const Vec3& scale, std::vector<
 bool read_mesh(const std::string& path, const Vec3& scale, std::vector<Vec3>& out,
                std::vector<std::array<int, 3>>& faces, std::string& error);
 
+// The same file's triangles too (assimp's triangulation; indices into `vertices`), for the
+// mass properties of the solid they bound (MJCF's inertia from mesh geoms).
+bool read_mesh_triangles(const std::string& path, const Vec3& scale, std::vector<Vec3>& vertices,
+                         std::vector<std::array<int, 3>>& triangles, std::string& error);
+
 }  // namespace appell

@@ -235,10 +235,10 @@ TEST(Mjcf, UnsupportedIsWarnedAndErrorsAreLocated) {
   for (const char* command : {"check", "eval"}) {
     const testing::CliResult r = testing::run_cli(std::string(command) + " " + bad);
     EXPECT_EQ(r.status, 2);
+    // two joints are read (tests/mjcf_mujoco_test.cpp); a body they move needs mass
     EXPECT_EQ(r.err, "error: " + bad +
-                         ":4: /mujoco/worldbody/body/joint[2]: a second joint in one body is not "
-                         "supported (MuJoCo chains them through massless frames; split the "
-                         "body)\n");
+                         ":3: /mujoco/worldbody/body: a body moved by a joint needs mass (an "
+                         "<inertial> or geoms)\n");
   }
 }
 

@@ -1,6 +1,7 @@
 // Energy and the Gaussian of a state (appell/forward.hpp).
 #include "appell/forward.hpp"
 #include "engine/assembly/stages.hpp"
+#include "engine/model/tree.hpp"
 
 namespace appell {
 
@@ -10,6 +11,17 @@ double kinetic_energy(const Model& m, const Data& d) {
     const BodyState& s = d.body[i];
     T += 0.5 * m.bodies()[i].mass * s.v.squaredNorm();
     if (m.bodies()[i].rigid()) T += 0.5 * s.w.dot(d.J[i] * s.w);
+  }
+  // the rotors' (armature): ½ a u² on each joint quasi-velocity that has one, u read off
+  // the bodies (only for models with armature: it allocates)
+  const TreeModel& tree = m.tree();
+  bool armature = false;
+  for (const TreeJoint& t : tree.joints) armature = armature || t.armature != 0;
+  if (armature) {
+    Eigen::VectorXd q(tree.nq), u(tree.nu);
+    tree_from_bodies(tree, d.body, q, u);
+    for (const TreeJoint& t : tree.joints)
+      for (int k = 0; k < t.nu; ++k) T += 0.5 * t.armature * u(t.u_offset + k) * u(t.u_offset + k);
   }
   return T;
 }

@@ -106,6 +106,8 @@ void inverse_dynamics(const Model& m, Data& d, const State& s, const Eigen::Vect
     }
   }
   tree_generalized_forces(m, d, s.q, w, tau);
+  for (const TreeJoint& t : m.tree().joints)  // the rotor inertia's torque, armature · u̇
+    for (int k = 0; k < t.nu; ++k) tau(t.u_offset + k) += t.armature * udot(t.u_offset + k);
 }
 
 }  // namespace appell

@@ -67,6 +67,8 @@ void mass_matrix(const Model& m, Data& d, const State& s, Eigen::MatrixXd& M) {
   }
   // exactly symmetric, whatever the rounding of the two products
   M = 0.5 * (M + M.transpose()).eval();
+  for (const TreeJoint& t : m.tree().joints)  // rotor inertia on the joint's own diagonal
+    for (int k = 0; k < t.nu; ++k) M(t.u_offset + k, t.u_offset + k) += t.armature;
 }
 
 JointForward::JointForward(const Model& m)

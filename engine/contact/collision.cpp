@@ -31,6 +31,8 @@
 #include <unordered_set>
 
 #include "appell/joint.hpp"
+#include "appell/model.hpp"
+#include "appell/tree.hpp"
 
 namespace appell {
 
@@ -130,6 +132,18 @@ class BulletDetector final : public ContactDetector {
     for (const ConstraintPtr& c : m.constraints())
       if (const auto* j = dynamic_cast<const Joint*>(c.get()))
         joined_.insert(pair_key(j->parent(), j->child()));
+    // a chain of joints through massless frames (an MJCF body with several joints) joins
+    // its two ends as one joint does
+    const auto massless = [&](int b) {
+      return b != kWorld && m.bodies()[b].rigid() && m.bodies()[b].mass == 0;
+    };
+    for (const TreeJoint& t : m.tree().joints) {
+      int p = t.parent_body;
+      while (massless(p) && m.tree().joints[m.tree().tree_index[p]].parent_body != p) {
+        p = m.tree().joints[m.tree().tree_index[p]].parent_body;
+        joined_.insert(pair_key(p, t.body));
+      }
+    }
   }
 
   ~BulletDetector() override {

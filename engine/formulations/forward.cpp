@@ -18,6 +18,7 @@ namespace appell {
 
 Formulation resolve_formulation(const Model& m, Formulation f) {
   if (f != Formulation::Auto) return f;
+  if (!m.joint_space_only().empty()) return Formulation::Recursive;
   // recursive when the scene has tree joints and few rows beyond the tree: its extra rows
   // cost O(n m + m³), sparse about O(n) whatever m (forward.hpp, kAutoSparseExtraRows)
   if (m.tree().nrows_extra <= kAutoSparseExtraRows)
@@ -107,6 +108,14 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o) {
   d.diagnostics = Diagnostics{};
   if (!d.q.allFinite() || !d.u.allFinite() || !std::isfinite(d.t)) {
     not_finite(d, "state is not finite");
+    return d.diagnostics.status;
+  }
+  if (f != Formulation::Recursive && !m.joint_space_only().empty()) {
+    // its maximal mass matrix is singular or lacks the armature: refused, not approximated
+    d.diagnostics.status = SolveStatus::NotFinite;
+    d.diagnostics.message = std::string("the ") + formulation_name(f) +
+                            " formulation cannot evaluate this model: " + m.joint_space_only() +
+                            "; use the recursive formulation";
     return d.diagnostics.status;
   }
   kinematics(m, d);

@@ -248,10 +248,32 @@ Model compile(const ModelBuilder& b) {
   // the spanning tree, then the composites it welds, which carry the maximal coordinates
   m.tree_ = std::make_shared<const TreeModel>(build_tree(m));
   merge_welds(m, *m.tree_, m.composites_, m.weld_, m.carrier_, m.internal_, m.merged_);
+  // a massless frame (zero mass and inertia) between joints is moved with the mass beyond
+  // it: the joint-space mass matrix stays regular while that of the maximal coordinates has
+  // a zero block, so it is left to the recursion (an MJCF body with several joints)
+  const TreeModel& tree = *m.tree_;
+  std::vector<double> beyond(tree.joints.size(), 0.0);  // mass of each tree body's subtree
+  for (int i = static_cast<int>(tree.joints.size()) - 1; i >= 0; --i) {
+    beyond[i] += m.bodies_[tree.joints[i].body].mass;
+    if (tree.joints[i].parent >= 0) beyond[tree.joints[i].parent] += beyond[i];
+  }
   for (int k = 0; k < m.ncomposite(); ++k) {
-    const std::string defect = composite_defect(m, m.composites_[k], k);
+    const Body& K = m.composites_[k];
+    const int c = m.carrier_[k];
+    if (K.rigid() && K.mass == 0 && K.inertia.isZero(0.0) && beyond[tree.tree_index[c]] > 0) {
+      if (m.joint_space_only_.empty())
+        m.joint_space_only_ =
+            "body '" + m.bodies_[c].name +
+            "' is a massless frame moved by a joint (only its children have mass)";
+      continue;
+    }
+    const std::string defect = composite_defect(m, K, k);
     if (!defect.empty()) throw std::invalid_argument("compile(): " + defect);
   }
+  for (const TreeJoint& t : tree.joints)
+    if (t.armature != 0 && m.joint_space_only_.empty())
+      m.joint_space_only_ =
+          "joint '" + m.constraints_[t.constraint]->name() + "' has an armature (rotor inertia)";
   // maximal coordinates, composite after composite
   for (const Body& body : m.composites_) {
     m.q_offset_.push_back(m.nq_);

@@ -21,6 +21,7 @@ TreeJoint tree_joint(const Joint& j, int c, bool reversed) {
   t.parent_body = reversed ? j.child() : j.parent();
   t.body = reversed ? j.parent() : j.child();
   t.frames = j.frames();
+  t.armature = j.properties().armature;
   if (reversed) {
     const JointFrames& f = j.frames();
     t.frames.X_P = f.X_C;

@@ -64,6 +64,12 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
     if (!(options.contact.tolerance > 0) || options.contact.max_iterations < 1)
       bad("contact.tolerance must be > 0 and contact.max_iterations >= 1");
   }
+  {
+    const Formulation f = resolve_formulation(m, options.formulation);
+    if (f != Formulation::Recursive && !m.joint_space_only().empty())
+      bad(std::string("the ") + formulation_name(f) + " formulation cannot evaluate this model: " +
+          m.joint_space_only() + "; use the recursive formulation");
+  }
   if (!(in.dt > 0) || !std::isfinite(in.dt)) bad("integrator.dt must be > 0");
   if (!(in.duration >= 0) || !std::isfinite(in.duration)) bad("integrator.duration must be >= 0");
   if (!(in.rtol > 0) || !(in.atol > 0)) bad("integrator.rtol and atol must be > 0");

@@ -21,6 +21,9 @@ namespace appell {
 struct JointProperties {
   double damping = 0.0;
   double friction = 0.0;
+  // rotor inertia added to the diagonal of the joint-space mass matrix, on each of the
+  // joint's quasi-velocities (MJCF's armature); the recursive formulation only
+  double armature = 0.0;
   bool limited = false;  // lower, upper, effort, velocity hold a <limit>
   double lower = 0.0, upper = 0.0, effort = 0.0, velocity = 0.0;
 };

@@ -140,6 +140,11 @@ class Model {
   int carrier(int k) const { return carrier_[k]; }
   // true when some composite has more than one body
   bool merged() const { return merged_; }
+  // why only the recursive formulation can evaluate this model, "" when every one can: a
+  // massless frame between two joints (its composite has no mass, its motion is carried by
+  // the bodies beyond it) or a joint's armature (rotor inertia on its quasi-velocities),
+  // which the maximal formulations' block-diagonal mass matrix cannot hold
+  const std::string& joint_space_only() const { return joint_space_only_; }
   // true when constraint c joins two bodies of one composite (its rows are then internal:
   // zero in the maximal coordinates, held by the merge)
   bool internal(int c) const { return internal_[c] != 0; }
@@ -173,6 +178,7 @@ class Model {
   std::vector<int> carrier_;
   std::vector<char> internal_;
   bool merged_ = false;
+  std::string joint_space_only_;
   int nq_ = 0, nu_ = 0, nrows_ = 0, nterms_ = 0, nslots_ = 0;
   size_t scratch_size_ = 0;
   std::shared_ptr<const TreeModel> tree_;  // constant, shared by copies

@@ -35,7 +35,8 @@ struct TreeJoint {
   bool reversed = false;                   // the tree runs the joint from its child to its parent
   JointShape shape = JointShape::General;  // type->shape()
   int nq = 0, nu = 0;
-  int rows = 0;  // the joint's canonical rows (0 for roots)
+  int rows = 0;         // the joint's canonical rows (0 for roots)
+  double armature = 0;  // added to the mass matrix's diagonal at each of its nu (JointProperties)
   int q_offset = 0, u_offset = 0;
   JointFrames frames;  // P's frame first (swapped when the joint is reversed)
 };

@@ -151,6 +151,9 @@ CASES = [
     ("a planar gravity", plus("gravity", [0, -9.81]), "invalid"),
     # joint space, URDF include, actuation at joints, prescribed motion, mimic
     ("a two-link arm placed by origins", ARM, "valid"),
+    ("an armature on a joint", dict(ARM, constraints=[dict(ARM["constraints"][0], armature=0.2), ARM["constraints"][1]]), "valid"),
+    ("a negative armature", dict(ARM, constraints=[dict(ARM["constraints"][0], armature=-1), ARM["constraints"][1]]), "invalid"),
+    ("a massless frame between two joints", dict(ARM, bodies=[{"name": "upper", "mass": 0, "inertia": {"matrix": [[0, 0, 0], [0, 0, 0], [0, 0, 0]]}, "com": [0, 0, 0]}, dict(LINK, name="fore")]), "valid"),
     ("a URDF include with q and qd", INCLUDE, "valid"),
     ("a URDF include and a tool on it", dict(include(), bodies=[{"name": "gripper", "mass": 0.1, "inertia": {"sphere": 0.02}}], constraints=[{"type": "fixed", "bodies": ["tool", "gripper"], "origin": {"xyz": [0.5, 0, 0]}}]), "valid"),
     ("the four joint forces", dict(ARM, forces=[

@@ -35,7 +35,9 @@ inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i
   JointBlocks<K> j = blocks<K>(tree, ws, i);
   const TreeBodyWork& w = ws.w[i];
   const Eigen::Matrix<double, 6, K> U = w.IA * j.S;
-  const Eigen::Matrix<double, K, K> D = j.S.transpose() * U;
+  Eigen::Matrix<double, K, K> D = j.S.transpose() * U;
+  // the rotor inertia (armature) adds to the joint-space diagonal: D = Sᵀ IA S + a 1
+  D.diagonal().array() += tree.joints[i].armature;
   Eigen::Matrix<double, K, K> Dinv;
   if constexpr (K <= 4) {
     Dinv = D.inverse();
