@@ -9,7 +9,9 @@
 // The kinematic block δq̇ = u holds exactly for joints with q̇ = u; for quaternion joints
 // it is exact at rest (u = 0) and leaves out the chart's O(|u| δq) term otherwise.
 // Eigenvalues λ of A with their modes: natural frequency |λ|, damped frequency |Im λ|/2π,
-// damping ratio −Re λ / |λ|, and the coordinates whose δq the mode moves most.
+// damping ratio −Re λ / |λ|, and the coordinates whose δq the mode moves most.  With
+// constraint rows beyond the tree, x = (δq_I, u_V), the independent coordinates and
+// velocities linearize() chose (appell/derivatives.hpp), printed with the model.
 #include "cli/linearize.hpp"
 
 #include <Eigen/Eigenvalues>
@@ -124,12 +126,6 @@ int run_linearize(const LinearizeOptions& o) {
   if (!load_or_report(o.scene, scene)) return 2;
   const Model m = compile(scene);
   const TreeModel& tree = m.tree();
-  if (tree.nrows_extra > 0) {
-    std::cerr << "error: " << o.scene << ": the scene has " << tree.nrows_extra
-              << " constraint rows beyond its spanning tree (loops, holonomic or nonholonomic "
-                 "constraints); linearize reduces trees only (docs/derivatives.md)\n";
-    return 2;
-  }
   const int nu = tree.nu;
   const std::vector<std::string> names = coordinate_names(m);
   std::vector<int> columns;
@@ -142,7 +138,13 @@ int run_linearize(const LinearizeOptions& o) {
   State s = m.initial_state();
   if (o.at) s.t = at;
 
-  const LinearModel lm = linearize(m, s, columns);
+  LinearModel lm;
+  try {
+    lm = linearize(m, s, columns);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << o.scene << ": " << e.what() << "\n";
+    return 2;
+  }
   const Eigen::MatrixXd& A = lm.A;
   const Eigen::MatrixXd& B = lm.B;
   const std::string method = lm.exact ? "exact" : "numerical";
@@ -160,16 +162,19 @@ int run_linearize(const LinearizeOptions& o) {
     std::cerr << "error: " << o.scene << ": at t = " << s.t << ": eigenvalues did not converge\n";
     return 3;
   }
-  std::vector<int> order(2 * nu);
-  for (int k = 0; k < 2 * nu; ++k) order[k] = k;
+  const int nx = static_cast<int>(A.rows());
+  std::vector<int> order(nx);
+  for (int k = 0; k < nx; ++k) order[k] = k;
   const auto lam = es.eigenvalues();
   std::sort(order.begin(), order.end(), [&](int a, int b) {
     if (lam(a).real() != lam(b).real()) return lam(a).real() < lam(b).real();
     return lam(a).imag() < lam(b).imag();
   });
-  std::vector<std::string> states;
-  for (const std::string& n : names) states.push_back("q:" + n);
-  for (const std::string& n : names) states.push_back("u:" + n);
+  // the state x = (δq_I, u_V): every coordinate on a tree, the independent ones with rows
+  const int nI = static_cast<int>(lm.coordinates.size());
+  std::vector<std::string> states, cnames, vnames;
+  for (int k : lm.coordinates) cnames.push_back(names[k]), states.push_back("q:" + names[k]);
+  for (int k : lm.velocities) vnames.push_back(names[k]), states.push_back("u:" + names[k]);
 
   ojson out;
   out["scene"] = o.scene;
@@ -177,6 +182,11 @@ int run_linearize(const LinearizeOptions& o) {
   out["derivatives"] = method;
   if (!note.empty()) out["note"] = note;
   out["coordinates"] = names;
+  if (tree.nrows_extra > 0) {
+    out["constraint_rows"] = tree.nrows_extra;
+    out["independent_coordinates"] = cnames;
+    out["independent_velocities"] = vnames;
+  }
   out["states"] = states;
   out["inputs"] = input_names;
   out["A"] = matrix_json(A);
@@ -185,18 +195,24 @@ int run_linearize(const LinearizeOptions& o) {
   for (int k : order) {
     const std::complex<double> l = lam(k);
     const double wn = std::abs(l);
-    Eigen::VectorXcd v = es.eigenvectors().col(k).head(nu);
-    if (nu > 0 && v.cwiseAbs().maxCoeff() == 0.0) v = es.eigenvectors().col(k).tail(nu);
-    const double vmax = nu > 0 ? v.cwiseAbs().maxCoeff() : 0.0;
-    std::vector<int> idx(nu);
-    for (int j = 0; j < nu; ++j) idx[j] = j;
+    // the mode's coordinates δq_I (its velocities when it moves none: a nonholonomic mode)
+    const bool by_velocity =
+        nI == 0 || es.eigenvectors().col(k).head(nI).cwiseAbs().maxCoeff() == 0.0;
+    const Eigen::VectorXcd v = by_velocity
+                                   ? Eigen::VectorXcd(es.eigenvectors().col(k).tail(nx - nI))
+                                   : Eigen::VectorXcd(es.eigenvectors().col(k).head(nI));
+    const std::vector<std::string>& vn = by_velocity ? vnames : cnames;
+    const int nv = static_cast<int>(v.size());
+    const double vmax = nv > 0 ? v.cwiseAbs().maxCoeff() : 0.0;
+    std::vector<int> idx(nv);
+    for (int j = 0; j < nv; ++j) idx[j] = j;
     std::sort(idx.begin(), idx.end(),
               [&](int a, int b) { return std::abs(v(a)) > std::abs(v(b)); });
     ojson comps = ojson::array();
     for (int j : idx) {
       const double mag = vmax > 0 ? std::abs(v(j)) / vmax : 0.0;
       if (mag < 0.05 || comps.size() >= 4) break;
-      comps.push_back({{"coordinate", names[j]},
+      comps.push_back({{"coordinate", vn[j]},
                        {"magnitude", mag},
                        {"phase_deg", std::arg(v(j) / v(idx[0])) * 180.0 / M_PI}});
     }
@@ -219,7 +235,14 @@ int run_linearize(const LinearizeOptions& o) {
   std::ostream& os = std::cout;
   os << "linear model of " << o.scene << " at t = " << s.t << " (derivatives: " << method << ")\n";
   if (!note.empty()) os << "note: " << note << "\n";
-  os << "x = (δq, u), " << 2 * nu << " states; inputs: " << input_names.size() << "\n\nA =\n";
+  if (tree.nrows_extra > 0) {
+    os << "constraint rows beyond the tree: " << tree.nrows_extra << "; independent coordinates:";
+    for (const std::string& n : cnames) os << " " << n;
+    os << "; independent velocities:";
+    for (const std::string& n : vnames) os << " " << n;
+    os << "\n";
+  }
+  os << "x = (δq, u), " << nx << " states; inputs: " << input_names.size() << "\n\nA =\n";
   auto print = [&](const Eigen::MatrixXd& X, const std::vector<std::string>& cols) {
     os << std::setw(16) << "";
     for (const std::string& c : cols) os << std::setw(14) << c.substr(0, 13);

@@ -82,6 +82,39 @@ TEST(LinearizeCli, DoublePendulumFrequenciesAndTable) {
   EXPECT_NE(t.out.find("shoulder"), std::string::npos);
 }
 
+TEST(LinearizeCli, ConstrainedDoublePendulumOfParticles) {
+  // two unit point masses on rods of length 1 (distance rows): the tree is two free
+  // particles (6 coordinates), two holonomic rows leave 4 independent coordinates and
+  // velocities.  Small oscillations in each vertical plane: ω² = (g / l)(2 ∓ √2), twice.
+  const std::string scene = write_temp("particles.json", R"({"gravity": [0, 0, -9.81],
+  "bodies": [
+    {"name": "b1", "type": "particle", "mass": 1, "position": [0, 0, -1]},
+    {"name": "b2", "type": "particle", "mass": 1, "position": [0, 0, -2]}],
+  "constraints": [
+    {"name": "rod1", "type": "distance", "bodies": ["world", "b1"], "points": [[0, 0, 0], [0, 0, -1]]},
+    {"name": "rod2", "type": "distance", "bodies": ["b1", "b2"], "points": [[0, 0, -1], [0, 0, -2]]}]})");
+  const auto r = run_cli("linearize " + scene);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["derivatives"], "numerical");
+  EXPECT_EQ(j["constraint_rows"], 2);
+  EXPECT_EQ(j["independent_coordinates"].size(), 4u);
+  EXPECT_EQ(j["independent_velocities"].size(), 4u);
+  const double g = 9.81, w1 = std::sqrt(g * (2 - std::sqrt(2.0))),
+               w2 = std::sqrt(g * (2 + std::sqrt(2.0)));
+  std::vector<double> w;
+  for (const auto& e : j["eigenvalues"]) {
+    EXPECT_NEAR(e["re"].get<double>(), 0.0, 1e-8);
+    if (e["im"].get<double>() > 0) w.push_back(e["im"].get<double>());
+  }
+  ASSERT_EQ(w.size(), 4u);
+  std::sort(w.begin(), w.end());
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_NEAR(w[k], w1, 1e-8 * w1);
+    EXPECT_NEAR(w[2 + k], w2, 1e-8 * w2);
+  }
+}
+
 TEST(LinearizeCli, LocatedErrors) {
   const auto bad_input = run_cli("linearize " + kExamples + "cart_pole.json --inputs wheel");
   EXPECT_EQ(bad_input.status, 2);

@@ -74,11 +74,19 @@ void state_jacobian(const Model& m, Data& d, const State& s, Eigen::MatrixXd& J,
 // δq̇ = u is exact for joints with q̇ = u and, for quaternion joints, at rest.  The
 // derivatives are exact where forward_dynamics_derivatives() covers the model's forces;
 // otherwise (exact = false, note says why) Richardson-extrapolated central differences of
-// the forward recursion (error O(h⁶), about 1e-10).  Trees only: throws
-// std::invalid_argument when the model has extra rows.
+// the forward recursion (error O(h⁶), about 1e-10).
+// With extra rows A_c u = 0 (loops, holonomic and nonholonomic constraints), the model is
+// reduced by coordinate partitioning: column-pivoted QR of the holonomic rows picks the
+// dependent coordinates, of all rows the dependent velocities; x = (δq_I, u_V) with the
+// rest following (positions along the constraint manifold, velocities from A_c u = 0), and
+// the reduced equations are differentiated numerically as above (exact = false).  Throws
+// std::invalid_argument when s's velocities violate the rows (rheonomic rows, prescribed
+// motion, are not reduced).
 struct LinearModel {
-  Eigen::MatrixXd A, B;  // (2 nu × 2 nu), (2 nu × inputs)
-  Eigen::VectorXd udot;  // u̇ at s (zero at an equilibrium)
+  Eigen::MatrixXd A, B;          // (nI + nV) square, (nI + nV) × inputs
+  Eigen::VectorXd udot;          // u̇ at s (zero at an equilibrium)
+  std::vector<int> coordinates;  // I: the independent coordinates (tangent indices, tree nu)
+  std::vector<int> velocities;   // V: the independent quasi-velocities (tree nu indices)
   bool exact = true;
   std::string note;
 };

@@ -105,6 +105,11 @@ py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<St
   out["B"] = lm.B;
   out["eigenvalues"] = lam;
   out["coordinates"] = names;
+  std::vector<std::string> ci, vi;
+  for (int k : lm.coordinates) ci.push_back(names[k]);
+  for (int k : lm.velocities) vi.push_back(names[k]);
+  out["independent_coordinates"] = ci;
+  out["independent_velocities"] = vi;
   out["inputs"] = input_names;
   out["exact"] = lm.exact;
   out["note"] = lm.note;
@@ -136,10 +141,13 @@ void bind_derivatives(py::module_& m) {
         "linearize(model: Model, state: State | None = None, inputs: list[str] | None = "
         "None) -> dict\n\n"
         "The linear model xdot = A x + B w about the state (default the model's initial "
-        "state), x = (dq in tangent coordinates, u), w the generalized forces on the input "
+        "state), x = (dq in tangent coordinates, u) (the independent ones with constraints), w the "
+        "generalized forces on the input "
         "joints' quasi-velocities (default every tree joint): A (2nu, 2nu), B (2nu, inputs), "
         "eigenvalues of A (complex), coordinates, inputs, exact (False when a force is "
-        "differentiated numerically; note says why).  Trees only.");
+        "differentiated numerically; note says why), independent_coordinates and "
+        "independent_velocities (x's coordinates; all of them on a tree, the ones chosen by "
+        "coordinate partitioning when the model has constraint rows).");
 }
 
 }  // namespace appell::python

@@ -314,7 +314,7 @@ struct DualBody {
 
 // One pass of (N1–N5) in duals: τ (tree nu) at q, u seeded with up to kDir directions.
 void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector<Dual>& q,
-               const std::vector<Dual>& u, const Eigen::VectorXd& udot, bool check,
+               const std::vector<Dual>& u, const std::vector<Dual>& udot, bool check,
                std::vector<Dual>& tau) {
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(tree.joints.size());
@@ -350,7 +350,7 @@ void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector
     D3 vl = zero, va = zero, al = mo.c_lin, aa = mo.c_ang;  // S u and S u̇ + c, in F
     for (int k = 0; k < t.nu; ++k) {
       const Dual& uk = u[t.u_offset + k];
-      const Dual ak(udot(t.u_offset + k));
+      const Dual& ak = udot[t.u_offset + k];
       vl += mo.S_lin[k] * uk;
       va += mo.S_ang[k] * uk;
       al += mo.S_lin[k] * ak;
@@ -449,75 +449,93 @@ void joint_space_forces(const Model& m, const Data& d, const State& s, Eigen::Ve
 
 }  // namespace
 
-void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
-                                  const Eigen::VectorXd& udot, InverseDerivatives& out) {
+namespace {
+
+// Columns [j_begin, j_end) of the 3 nu directions (q along the tangent, u, u̇) of the
+// recursion's τ (without the joint-space forces) at (s, udot), into cols (nu × 3 nu), and
+// τ itself.  u̇ enters the passes linearly, so its columns are M.
+void ad_columns(const Model& m, const State& s, const Eigen::VectorXd& udot, int j_begin, int j_end,
+                Eigen::VectorXd& tau_out, Eigen::MatrixXd& cols) {
   using namespace derivative_detail;
-  check_sizes(m, s, udot, "inverse_dynamics_derivatives()");
   const TreeModel& tree = m.tree();
-  const int nu = tree.nu, ndir = 2 * nu;
-  mass_matrix(m, d, s, out.M);  // also sets d's body states for the forces' StateView
-  Eigen::VectorXd qa;
-  Eigen::MatrixXd dqa, dua;
-  joint_space_forces(m, d, s, qa, dqa, dua);
+  const int nu = tree.nu;
   std::vector<Kind> kinds;
   for (const TreeJoint& t : tree.joints) kinds.push_back(kind_of(*t.type));
-  out.dtau_dq.resize(nu, nu);
-  out.dtau_du.resize(nu, nu);
-  out.tau.resize(nu);
-  std::vector<Dual> q(tree.nq), u(nu), tau;
+  tau_out.resize(nu);
+  std::vector<Dual> q(tree.nq), u(nu), a(nu), tau;
   Eigen::Matrix<double, 8, 1> e, qd;
-  for (int j0 = 0; j0 < std::max(ndir, 1); j0 += kDir) {
+  bool first = true;
+  for (int j0 = j_begin; first || j0 < j_end; j0 += kDir) {
     for (int k = 0; k < tree.nq; ++k) q[k] = Dual(s.q(k));
-    for (int k = 0; k < nu; ++k) u[k] = Dual(s.u(k));
-    // seed: direction j < nu moves q by N(q) e_j (J4), direction nu + j moves u_j
+    for (int k = 0; k < nu; ++k) u[k] = Dual(s.u(k)), a[k] = Dual(udot(k));
+    // seed: direction j < nu moves q by N(q) e_j (J4), nu + j moves u_j, 2 nu + j u̇_j
     for (const TreeJoint& t : tree.joints) {
       for (int k = 0; k < t.nu; ++k) {
-        const int jq = t.u_offset + k - j0, ju = nu + t.u_offset + k - j0;
-        if (jq >= 0 && jq < kDir) {
+        const int o = t.u_offset + k;
+        const int jq = o - j0, ju = nu + o - j0, ja = 2 * nu + o - j0;
+        const int end = std::min(kDir, j_end - j0);
+        if (jq >= 0 && jq < end) {
           e.setZero();
           e(k) = 1.0;
           t.type->qdot(s.q.data() + t.q_offset, e.data(), qd.data());
           for (int r = 0; r < t.nq; ++r) q[t.q_offset + r].d[jq] = qd(r);
         }
-        if (ju >= 0 && ju < kDir) u[t.u_offset + k].d[ju] = 1.0;
+        if (ju >= 0 && ju < end) u[o].d[ju] = 1.0;
+        if (ja >= 0 && ja < end) a[o].d[ja] = 1.0;
       }
     }
-    rnea_pass(m, kinds, q, u, udot, j0 == 0, tau);
+    rnea_pass(m, kinds, q, u, a, first, tau);
     for (int r = 0; r < nu; ++r) {
-      if (j0 == 0) out.tau(r) = tau[r].v;
-      for (int k = 0; k < kDir && j0 + k < ndir; ++k) {
-        const int j = j0 + k;
-        (j < nu ? out.dtau_dq(r, j) : out.dtau_du(r, j - nu)) = tau[r].d[k];
-      }
+      if (first) tau_out(r) = tau[r].v;
+      for (int k = 0; k < kDir && j0 + k < j_end; ++k) cols(r, j0 + k) = tau[r].d[k];
     }
+    first = false;
   }
+}
+
+}  // namespace
+
+void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
+                                  const Eigen::VectorXd& udot, InverseDerivatives& out) {
+  check_sizes(m, s, udot, "inverse_dynamics_derivatives()");
+  const int nu = m.tree().nu;
+  set_state(m, d, s);  // the body states of the forces' StateView
+  Eigen::VectorXd qa;
+  Eigen::MatrixXd dqa, dua, cols(nu, 3 * nu);
+  joint_space_forces(m, d, s, qa, dqa, dua);
+  ad_columns(m, s, udot, 0, 3 * nu, out.tau, cols);
   out.tau -= qa;
-  out.dtau_dq -= dqa;
-  out.dtau_du -= dua;
+  out.dtau_dq = cols.leftCols(nu) - dqa;
+  out.dtau_du = cols.middleCols(nu, nu) - dua;
+  out.M = cols.rightCols(nu);
 }
 
 void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
                                   const Eigen::VectorXd& tau, ForwardDerivatives& out) {
   const TreeModel& tree = m.tree();
+  const int nu = tree.nu;
   if (tree.nrows_extra > 0)
     throw std::invalid_argument(
         "forward_dynamics_derivatives(): the model has " + std::to_string(tree.nrows_extra) +
         " constraint rows beyond its tree; the exact derivatives cover trees");
-  const Eigen::VectorXd t = tau.size() == 0 ? Eigen::VectorXd::Zero(tree.nu) : tau;
+  const Eigen::VectorXd t = tau.size() == 0 ? Eigen::VectorXd::Zero(nu) : tau;
   check_sizes(m, s, t, "forward_dynamics_derivatives()");
-  // u̇ = M⁻¹ (τ − ID(q, u, 0)), then the inverse derivatives there (eq. 7 of the paper)
-  Eigen::VectorXd bias;
-  inverse_dynamics(m, d, s, Eigen::VectorXd::Zero(tree.nu), bias);
-  InverseDerivatives id;
-  mass_matrix(m, d, s, id.M);
-  const Eigen::LLT<Eigen::MatrixXd> llt(id.M);
+  set_state(m, d, s);
+  Eigen::VectorXd qa, bias;
+  Eigen::MatrixXd dqa, dua, cols(nu, 3 * nu);
+  joint_space_forces(m, d, s, qa, dqa, dua);
+  // M and the bias ID(q, u, 0) from the u̇ directions at u̇ = 0, u̇ = M⁻¹ (τ − bias), then
+  // the q and u directions there (eq. 7 of the paper)
+  ad_columns(m, s, Eigen::VectorXd::Zero(nu), 2 * nu, 3 * nu, bias, cols);
+  const Eigen::LLT<Eigen::MatrixXd> llt(cols.rightCols(nu));
   if (llt.info() != Eigen::Success)
     throw std::invalid_argument("forward_dynamics_derivatives(): the mass matrix is singular");
-  out.udot = llt.solve(t - bias);
-  inverse_dynamics_derivatives(m, d, s, out.udot, id);
-  out.dudot_dtau = llt.solve(Eigen::MatrixXd::Identity(tree.nu, tree.nu));
-  out.dudot_dq = -(out.dudot_dtau * id.dtau_dq);
-  out.dudot_du = -(out.dudot_dtau * id.dtau_du);
+  out.udot = llt.solve(t - (bias - qa));
+  Eigen::VectorXd tau_at;
+  ad_columns(m, s, out.udot, 0, 2 * nu, tau_at, cols);
+  out.dudot_dtau = llt.solve(Eigen::MatrixXd::Identity(nu, nu));
+  out.dudot_dq.noalias() = -(out.dudot_dtau * (cols.leftCols(nu) - dqa));
+  out.dudot_du.noalias() = -(out.dudot_dtau * (cols.middleCols(nu, nu) - dua));
 }
 
 void state_jacobian(const Model& m, Data& d, const State& s, Eigen::MatrixXd& J,
