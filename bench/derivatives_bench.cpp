@@ -107,14 +107,14 @@ int main(int argc, char** argv) {
   appell::bench::CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   for (int n : {10, 100}) {
-    const double once = reporter.ns("BM_ForwardOnce", n);
+    const double once = reporter.ns("appell::BM_ForwardOnce", n);
     if (once <= 0) continue;
     std::printf(
         "n = %d: forward derivatives / one forward = %.1f, inverse derivatives / one "
         "forward = %.1f, 2n+1 finite differences / one forward = %.1f\n",
-        n, reporter.ns("BM_ForwardDerivatives", n) / once,
-        reporter.ns("BM_InverseDerivatives", n) / once,
-        reporter.ns("BM_FiniteDifferences", n) / once);
+        n, reporter.ns("appell::BM_ForwardDerivatives", n) / once,
+        reporter.ns("appell::BM_InverseDerivatives", n) / once,
+        reporter.ns("appell::BM_FiniteDifferences", n) / once);
   }
   benchmark::Shutdown();
   return 0;

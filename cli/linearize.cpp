@@ -103,7 +103,7 @@ ojson matrix_json(const Eigen::MatrixXd& A) {
   ojson rows = ojson::array();
   for (int r = 0; r < A.rows(); ++r) {
     ojson row = ojson::array();
-    for (int c = 0; c < A.cols(); ++c) row.push_back(A(r, c));
+    for (int c = 0; c < A.cols(); ++c) row.push_back(A(r, c) + 0.0);  // no −0
     rows.push_back(row);
   }
   return rows;
@@ -111,7 +111,7 @@ ojson matrix_json(const Eigen::MatrixXd& A) {
 
 std::string num(double x, int digits = 6) {
   std::ostringstream s;
-  s << std::setprecision(digits) << x;
+  s << std::setprecision(digits) << x + 0.0;  // no −0
   return s.str();
 }
 
@@ -217,11 +217,11 @@ int run_linearize(const LinearizeOptions& o) {
                        {"phase_deg", std::arg(v(j) / v(idx[0])) * 180.0 / M_PI}});
     }
     ojson e;
-    e["re"] = l.real();
-    e["im"] = l.imag();
+    e["re"] = l.real() + 0.0;  // no −0
+    e["im"] = l.imag() + 0.0;
     e["natural_frequency"] = wn;                          // rad/s
     e["frequency_hz"] = std::abs(l.imag()) / (2 * M_PI);  // damped
-    e["damping_ratio"] = wn > 0 ? -l.real() / wn : 0.0;
+    e["damping_ratio"] = wn > 0 ? -l.real() / wn + 0.0 : 0.0;
     e["stable"] = l.real() < 0;
     e["mode"] = comps;
     eig.push_back(e);

@@ -302,6 +302,18 @@ DM3 mul(const DM3& A, const DM3& B) {
     for (int j = 0; j < 3; ++j) r(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
   return r;
 }
+// products with constant matrices and vectors
+D3 mul(const DM3& A, const Vec3& x) {
+  D3 r;
+  for (int i = 0; i < 3; ++i) r(i) = A(i, 0) * x(0) + A(i, 1) * x(1) + A(i, 2) * x(2);
+  return r;
+}
+DM3 mul(const DM3& A, const Mat3& B) {
+  DM3 r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
+  return r;
+}
 Dual dot(const D3& a, const D3& b) {
   return a(0) * b(0) + a(1) * b(1) + a(2) * b(2);
 }
@@ -343,10 +355,10 @@ void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector
                                t.type->name() + "' differs from its differentiated copy");
     }
     const JointFrames& fr = t.frames;
-    QE[i] = mul(P.Q, lift(fr.E_P));
-    C.Q = mul(mul(QE[i], mo.R), lift(Mat3(fr.E_C.transpose())));  //              (J1)
-    x_A[i] = P.x + mul(P.Q, lift(fr.X_P)) + mul(QE[i], mo.d);
-    C.x = x_A[i] - mul(C.Q, lift(fr.X_C));
+    QE[i] = mul(P.Q, fr.E_P);
+    C.Q = mul(mul(QE[i], mo.R), Mat3(fr.E_C.transpose()));  //              (J1)
+    x_A[i] = P.x + mul(P.Q, fr.X_P) + mul(QE[i], mo.d);
+    C.x = x_A[i] - mul(C.Q, fr.X_C);
     D3 vl = zero, va = zero, al = mo.c_lin, aa = mo.c_ang;  // S u and S u̇ + c, in F
     for (int k = 0; k < t.nu; ++k) {
       const Dual& uk = u[t.u_offset + k];
@@ -371,7 +383,7 @@ void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector
     f[t.body] = (C.a - g) * mass;
     D3 nb = zero;
     if (b.rigid()) {
-      const DM3 J = mul(mul(C.Q, lift(b.inertia)), DM3(C.Q.transpose()));
+      const DM3 J = mul(mul(C.Q, b.inertia), DM3(C.Q.transpose()));
       nb = mul(J, C.alpha) + cross(C.w, mul(J, C.w));
     }
     nO[t.body] = nb + cross(C.x, f[t.body]);
