@@ -7,7 +7,9 @@
 #include <appell/derivatives.hpp>
 #include <appell/simulation.hpp>
 #include <appell/state_space.hpp>
+#include <nlohmann/json.hpp>
 
+#include "cli_util.hpp"
 #include "random_chain.hpp"
 
 namespace appell {
@@ -121,6 +123,36 @@ TEST(Rosenbrock, RefusedWhereItHasNoJacobian) {
   o.integrator.method = "rosenbrock";
   o.integrator.method_given = true;
   EXPECT_THROW(Simulation(m, o), std::invalid_argument);
+}
+
+TEST(Rosenbrock, CommandLine) {
+  // the cart-pole held by stiff servos (scenes/examples/cart_pole.json with "pd" forces):
+  // --integrator rosenbrock reaches the set points in a few hundred steps; a scene with
+  // constraint rows beyond its tree is refused in one line, exit status 2
+  const std::string scene = testing::write_temp("servo_cart.json", R"({"gravity": [0, 0, -9.81],
+  "bodies": [
+    {"name": "cart", "mass": 1.0, "inertia": {"box": [0.3, 0.2, 0.1]}, "position": [0, 0, 0]},
+    {"name": "pole", "mass": 0.1, "inertia": {"principal": [0.0083, 0.0083, 0.0001]}, "position": [0, 0, 0.5]}],
+  "constraints": [
+    {"name": "rail", "type": "prismatic", "bodies": ["world", "cart"], "axis": [1, 0, 0]},
+    {"name": "hinge", "type": "revolute", "bodies": ["cart", "pole"], "anchor": [0, 0, 0], "axis": [0, 1, 0]}],
+  "forces": [
+    {"type": "pd", "joint": "hinge", "kp": 2e5, "kd": 2e3, "target": "0"},
+    {"type": "pd", "joint": "rail", "kp": 1e4, "kd": 2e3, "target": "0.5"}],
+  "integrator": {"method": "dopri5", "duration": 1.0, "dt": 0.01, "rtol": 1e-6, "atol": 1e-8}})");
+  const std::string summary = ::testing::TempDir() + "rosenbrock_summary.json";
+  const auto r = testing::run_cli("simulate " + scene +
+                                  " --integrator rosenbrock --quiet --summary " + summary);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(testing::read_file(summary));
+  EXPECT_EQ(j["integrator"], "rosenbrock");
+  EXPECT_LT(j["steps"].get<long>(), 1000);
+  const auto refused = testing::run_cli("simulate " + std::string(APPELL_SOURCE_DIR) +
+                                        "/scenes/examples/double_pendulum.json --integrator "
+                                        "rosenbrock --quiet");
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1);
+  EXPECT_NE(refused.err.find("rosenbrock"), std::string::npos);
 }
 
 }  // namespace
