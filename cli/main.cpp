@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/linearize.hpp"
 #include "cli/report.hpp"
 #include "cli/sweep.hpp"
 
@@ -49,7 +50,8 @@ int main(int argc, char** argv) {
   simulate->add_option("SCENE", sim.scene, "scene file (JSON)")->required();
   simulate->add_option("--formulation", sim.formulation,
                        "auto | recursive | gibbs-appell | pinv | sparse");
-  simulate->add_option("--integrator", sim.integrator, "rk4 | dopri5 | rkf78 | moreau");
+  simulate->add_option("--integrator", sim.integrator,
+                       "rk4 | dopri5 | rkf78 | rosenbrock | moreau");
   simulate->add_option("--dt", sim.dt, "step (rk4) or output spacing (adaptive), s");
   simulate->add_option("--duration", sim.duration, "simulated time, s");
   simulate->add_option("--out", sim.out, "trajectory CSV");
@@ -86,6 +88,8 @@ int main(int argc, char** argv) {
 
   appell::cli::SweepOptions sweep_options;
   CLI::App* sweep = appell::cli::add_sweep_command(app, sweep_options);
+  appell::cli::LinearizeOptions lin;
+  CLI::App* linearize = appell::cli::add_linearize_command(app, lin);
 
   try {
     app.parse(argc, argv);
@@ -104,6 +108,7 @@ int main(int argc, char** argv) {
     if (rep->parsed()) return finish_stdout(appell::cli::run_report(report));
     if (inverse->parsed()) return finish_stdout(appell::cli::run_inverse(inv));
     if (sweep->parsed()) return finish_stdout(appell::cli::run_sweep(sweep_options));
+    if (linearize->parsed()) return finish_stdout(appell::cli::run_linearize(lin));
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

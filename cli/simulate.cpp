@@ -43,9 +43,9 @@ bool usage_error(const std::string& what) {
 bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
   if (!o.integrator.empty()) {
     if (o.integrator != "rk4" && o.integrator != "dopri5" && o.integrator != "rkf78" &&
-        o.integrator != "moreau")
+        o.integrator != "moreau" && o.integrator != "rosenbrock")
       return usage_error("--integrator: unknown method '" + o.integrator +
-                         "'; expected rk4, dopri5, rkf78 or moreau");
+                         "'; expected rk4, dopri5, rkf78, rosenbrock or moreau");
     so.integrator.method = o.integrator;
     so.integrator.method_given = true;
   }

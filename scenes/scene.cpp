@@ -195,8 +195,10 @@ void parse_integrator(const Node& n, IntegratorOptions& o) {
   if (n.has("method")) {
     o.method = n["method"].string();
     o.method_given = true;
-    if (o.method != "rk4" && o.method != "dopri5" && o.method != "rkf78" && o.method != "moreau")
-      n["method"].fail("unknown method '" + o.method + "'; expected rk4, dopri5, rkf78 or moreau");
+    if (o.method != "rk4" && o.method != "dopri5" && o.method != "rkf78" && o.method != "moreau" &&
+        o.method != "rosenbrock")
+      n["method"].fail("unknown method '" + o.method +
+                       "'; expected rk4, dopri5, rkf78, rosenbrock or moreau");
   }
   if (n.has("duration")) o.duration = n["duration"].nonnegative();
   if (n.has("dt")) o.dt = n["dt"].positive();

@@ -32,6 +32,21 @@ size_t max_scratch(const std::vector<Expression>& e) {
   return n;
 }
 
+// whether every expression reads the time alone (no body or joint variable)
+bool time_only(const std::vector<Expression>& e) {
+  for (const Expression& x : e)
+    for (const ExprVariable& v : x.variables())
+      if (v.kind != ExprVariable::Kind::Time) return false;
+  return true;
+}
+
+// dq = a I, du = b I (nu × nu, column-major)
+void diagonal_derivatives(int nu, double a, double b, double* dq, double* du) {
+  std::fill(dq, dq + nu * nu, 0.0);
+  std::fill(du, du + nu * nu, 0.0);
+  for (int k = 0; k < nu; ++k) dq[k * nu + k] = a, du[k * nu + k] = b;
+}
+
 }  // namespace
 
 JointForce::JointForce(std::shared_ptr<const Joint> joint) : joint_(std::move(joint)) {
@@ -143,6 +158,33 @@ JointDamping::JointDamping(std::shared_ptr<const Joint> joint, double damping)
 
 void JointDamping::tau(const StateView&, const double*, const double* u, double* out) const {
   for (int k = 0; k < nu(); ++k) out[k] = -c_ * u[k];
+}
+
+// ---- derivatives (appell/derivatives.hpp) ---------------------------------------------------
+// The error of an angle is taken modulo 2π, whose derivative is 1 away from the wrap.
+
+bool JointTorque::tau_derivatives(const StateView&, const double*, const double*, double* dq,
+                                  double* du) const {
+  diagonal_derivatives(nu(), 0.0, 0.0, dq, du);
+  return time_only(value_);
+}
+
+bool JointServo::tau_derivatives(const StateView&, const double*, const double*, double* dq,
+                                 double* du) const {
+  diagonal_derivatives(nu(), -kp_, -kd_, dq, du);
+  return time_only(target_);
+}
+
+bool JointSpring::tau_derivatives(const StateView&, const double*, const double*, double* dq,
+                                  double* du) const {
+  diagonal_derivatives(nu(), -k_, -c_, dq, du);
+  return true;
+}
+
+bool JointDamping::tau_derivatives(const StateView&, const double*, const double*, double* dq,
+                                   double* du) const {
+  diagonal_derivatives(nu(), 0.0, -c_, dq, du);
+  return true;
 }
 
 }  // namespace appell

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "appell/derivatives.hpp"
 #include "appell/forward.hpp"
+#include "appell/tree.hpp"
 #include "engine/contact/moreau.hpp"
 #include "engine/run/simulation_impl.hpp"
 
@@ -43,8 +45,10 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
   const auto bad = [](const std::string& what) {
     throw std::invalid_argument("Simulation(): " + what);
   };
-  if (in.method != "rk4" && in.method != "dopri5" && in.method != "rkf78" && in.method != "moreau")
-    bad("integrator.method must be rk4, dopri5, rkf78 or moreau, got '" + in.method + "'");
+  if (in.method != "rk4" && in.method != "dopri5" && in.method != "rkf78" &&
+      in.method != "moreau" && in.method != "rosenbrock")
+    bad("integrator.method must be rk4, dopri5, rkf78, rosenbrock or moreau, got '" + in.method +
+        "'");
   if (MoreauStepper::has_unilateral_rows(m, options.contact.joint_limits,
                                          options.contact.joint_friction)) {
     if (!in.method_given)
@@ -63,6 +67,21 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
           formulation_name(f));
     if (!(options.contact.tolerance > 0) || options.contact.max_iterations < 1)
       bad("contact.tolerance must be > 0 and contact.max_iterations >= 1");
+  }
+  if (options.integrator.method == "rosenbrock") {
+    // its Jacobian is the tree's exact derivatives (appell/derivatives.hpp)
+    if (options.formulation == Formulation::Auto) options.formulation = Formulation::Recursive;
+    const Formulation f = resolve_formulation(m, options.formulation);
+    if (f != Formulation::Recursive || m.tree().nrows_extra > 0)
+      bad("integrator.method 'rosenbrock' runs trees (no loops or constraint rows) in the "
+          "recursive formulation");
+    Data probe(m);
+    Eigen::MatrixXd J;
+    try {
+      state_jacobian(m, probe, m.initial_state(), J);
+    } catch (const std::invalid_argument& e) {
+      bad(std::string("integrator.method 'rosenbrock': ") + e.what());
+    }
   }
   {
     const Formulation f = resolve_formulation(m, options.formulation);

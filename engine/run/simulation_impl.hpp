@@ -179,7 +179,11 @@ struct Simulation::Impl {
   odeint::runge_kutta4<Vector> rk4;
   std::unique_ptr<odeint::controlled_runge_kutta<Dopri, Checker>> dopri5;
   std::unique_ptr<odeint::controlled_runge_kutta<Fehlberg, Checker>> rkf78;
-  enum class Method { Rk4, Dopri5, Rkf78, Moreau } method = Method::Rk4;
+  // rosenbrock4 (Kaps–Rentrop, order 4(3)) under odeint's controller, on ublas copies of
+  // x, with the exact ∂ẋ/∂x of the tree (appell/derivatives.hpp state_jacobian)
+  using Rosenbrock = odeint::rosenbrock4_controller<odeint::rosenbrock4<double>>;
+  std::unique_ptr<Rosenbrock> rosenbrock;
+  enum class Method { Rk4, Dopri5, Rkf78, Moreau, Rosenbrock } method = Method::Rk4;
   std::shared_ptr<MoreauStepper> moreau;  // Method::Moreau's contact state (warm starts)
   // the last moreau step's rows for outputs (engine/run/contact_samples.cpp)
   std::vector<ContactSample> contacts;
@@ -218,6 +222,11 @@ struct Simulation::Impl {
 
   // dopri5: free steps; output instants from the stepper's continuous extension
   bool step_dopri5();
+
+  // rosenbrock: linearly implicit controlled steps clipped to hit every output instant
+  bool step_rosenbrock();
+  // ∂ẋ/∂x at (t, xi) into J; false (rhs_failure set) when it cannot be evaluated
+  bool jacobian(const Vector& xi, double t, Eigen::MatrixXd& J);
 
   // After an accepted adaptive step of size h_step to (t, x) with ẋ = dxdt: counts slow
   // steps and, every kStiffSteps of them, tests for stiffness (see kSlowStep).  False (and r

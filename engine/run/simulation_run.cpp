@@ -174,14 +174,17 @@ bool Simulation::Impl::start(const State& initial) {
 
   // the stepper, fresh
   const IntegratorOptions& in = o.integrator;
-  method = in.method == "rk4"      ? Method::Rk4
-           : in.method == "dopri5" ? Method::Dopri5
-           : in.method == "moreau" ? Method::Moreau
-                                   : Method::Rkf78;
+  method = in.method == "rk4"          ? Method::Rk4
+           : in.method == "dopri5"     ? Method::Dopri5
+           : in.method == "moreau"     ? Method::Moreau
+           : in.method == "rosenbrock" ? Method::Rosenbrock
+                                       : Method::Rkf78;
   contacts.clear();
   if (method == Method::Moreau) start_moreau();
   dopri5.reset();
   rkf78.reset();
+  rosenbrock.reset();
+  if (method == Method::Rosenbrock) rosenbrock = std::make_unique<Rosenbrock>(in.atol, in.rtol);
   if (method == Method::Dopri5)
     dopri5 = std::make_unique<odeint::controlled_runge_kutta<Dopri, Checker>>(
         Checker(ss.get(), in.atol, in.rtol));

@@ -46,6 +46,12 @@ class JointForce : public Force {
   const Joint* joint_space() const final { return joint_.get(); }
   void add_generalized_force(const StateView& s, const double* q, const double* u,
                              double* tau) const final;
+  // ∂τ/∂q and ∂τ/∂u (nu × nu each, column-major) at (q, u), q along the joint's
+  // quasi-velocities (the types springs and servos take have q̇ = u); for the exact
+  // derivatives of the dynamics (appell/derivatives.hpp).  False when τ depends on the
+  // state through more than this joint's q, u (expressions that read bodies or joints).
+  virtual bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
+                               double* du) const = 0;
 
  protected:
   // τ from the joint's q (nq) and u (nu)
@@ -62,6 +68,8 @@ class JointTorque final : public JointForce {
   JointTorque(std::shared_ptr<const Joint> joint, std::vector<Expression> value);
   std::string type() const override { return "joint_torque"; }
   size_t scratch_size() const override;
+  bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
+                       double* du) const override;
 
  private:
   void tau(const StateView& s, const double* q, const double* u, double* out) const override;
@@ -76,6 +84,8 @@ class JointServo final : public JointForce {
              std::vector<Expression> target);
   std::string type() const override { return "pd"; }
   size_t scratch_size() const override;
+  bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
+                       double* du) const override;
 
  private:
   void tau(const StateView& s, const double* q, const double* u, double* out) const override;
@@ -91,6 +101,8 @@ class JointSpring final : public JointForce {
               double damping);
   std::string type() const override { return "joint_spring"; }
   double potential(const StateView& s) const override;
+  bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
+                       double* du) const override;
 
  private:
   void tau(const StateView& s, const double* q, const double* u, double* out) const override;
@@ -105,6 +117,8 @@ class JointDamping final : public JointForce {
  public:
   JointDamping(std::shared_ptr<const Joint> joint, double damping);
   std::string type() const override { return "joint_damping"; }
+  bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
+                       double* du) const override;
 
  private:
   void tau(const StateView& s, const double* q, const double* u, double* out) const override;

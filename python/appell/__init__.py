@@ -38,6 +38,11 @@ from ._appell import (  # noqa: F401  (the public names)
     jacobian,
     mass_matrix,
 )
+from ._appell import (  # noqa: F401  (exact derivatives, docs/derivatives.md)
+    forward_dynamics_derivatives,
+    inverse_dynamics_derivatives,
+    linearize,
+)
 from .result import Result
 from .sweep import SweepResult, sweep
 
@@ -47,6 +52,7 @@ __all__ = [
     "options", "hardware_threads", "Simulator", "describe", "range_values",
     "mass_matrix", "inverse_dynamics", "inverse_dynamics_constrained", "bias_forces", "jacobian",
     "forward_dynamics", "forward_batch", "constraint_jacobian", "constraint_forces",
+    "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearize",
 ]
 
 

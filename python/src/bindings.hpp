@@ -41,6 +41,8 @@ void bind_simulate(py::module_& m);
 void bind_sweep(py::module_& m);
 void bind_stepping(py::module_& m);  // stepping.cpp: Simulator, _describe, _set_values
 void bind_dynamics(py::module_& m);  // dynamics.cpp: mass matrix, RNEA, Jacobians, batches
+// derivatives.cpp: exact derivatives of the dynamics, linearize
+void bind_derivatives(py::module_& m);
 
 // the model's SimulationOptions (its scene's settings) changed by keyword arguments:
 // formulation, integrator, duration, dt, rtol, atol, every, stabilization; throws

@@ -48,4 +48,5 @@ PYBIND11_MODULE(_appell, m) {
   bind_sweep(m);
   bind_stepping(m);
   bind_dynamics(m);
+  bind_derivatives(m);
 }

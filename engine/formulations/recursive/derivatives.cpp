@@ -1,0 +1,615 @@
+// Exact derivatives of the tree's dynamics (appell/derivatives.hpp): forward-mode automatic
+// differentiation through a templated copy of the recursive Newton–Euler passes of
+// engine/assembly/inverse_dynamics.cpp (N1–N5), eight tangent directions per pass.
+#include "appell/derivatives.hpp"
+
+#include <Eigen/Cholesky>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "appell/inverse_dynamics.hpp"
+#include "appell/jacobians.hpp"
+#include "appell/joint.hpp"
+#include "appell/joint_forces.hpp"
+#include "appell/model.hpp"
+#include "appell/tree.hpp"
+
+namespace appell {
+namespace derivative_detail {
+
+constexpr int kDir = 8;  // directions carried by one pass
+
+// a + Σ_k b_k ε_k with ε_j ε_k = 0
+struct Dual {
+  double v = 0.0;
+  std::array<double, kDir> d{};
+  Dual() = default;
+  Dual(double x) : v(x) {}  // NOLINT: constants enter the passes as duals
+};
+
+inline Dual operator+(const Dual& a, const Dual& b) {
+  Dual r(a.v + b.v);
+  for (int k = 0; k < kDir; ++k) r.d[k] = a.d[k] + b.d[k];
+  return r;
+}
+inline Dual operator-(const Dual& a, const Dual& b) {
+  Dual r(a.v - b.v);
+  for (int k = 0; k < kDir; ++k) r.d[k] = a.d[k] - b.d[k];
+  return r;
+}
+inline Dual operator-(const Dual& a) {
+  Dual r(-a.v);
+  for (int k = 0; k < kDir; ++k) r.d[k] = -a.d[k];
+  return r;
+}
+inline Dual operator*(const Dual& a, const Dual& b) {
+  Dual r(a.v * b.v);
+  for (int k = 0; k < kDir; ++k) r.d[k] = a.d[k] * b.v + a.v * b.d[k];
+  return r;
+}
+inline Dual operator/(const Dual& a, const Dual& b) {
+  const double inv = 1.0 / b.v;
+  Dual r(a.v * inv);
+  for (int k = 0; k < kDir; ++k) r.d[k] = (a.d[k] - r.v * b.d[k]) * inv;
+  return r;
+}
+inline Dual& operator+=(Dual& a, const Dual& b) {
+  return a = a + b;
+}
+inline Dual& operator-=(Dual& a, const Dual& b) {
+  return a = a - b;
+}
+inline Dual& operator*=(Dual& a, const Dual& b) {
+  return a = a * b;
+}
+inline Dual& operator/=(Dual& a, const Dual& b) {
+  return a = a / b;
+}
+inline bool operator==(const Dual& a, const Dual& b) {
+  return a.v == b.v && a.d == b.d;
+}
+inline bool operator!=(const Dual& a, const Dual& b) {
+  return !(a == b);
+}
+inline Dual chain(const Dual& a, double value, double slope) {
+  Dual r(value);
+  for (int k = 0; k < kDir; ++k) r.d[k] = slope * a.d[k];
+  return r;
+}
+inline Dual sin(const Dual& a) {
+  return chain(a, std::sin(a.v), std::cos(a.v));
+}
+inline Dual cos(const Dual& a) {
+  return chain(a, std::cos(a.v), -std::sin(a.v));
+}
+inline Dual sqrt(const Dual& a) {
+  const double s = std::sqrt(a.v);
+  return chain(a, s, 0.5 / s);
+}
+
+}  // namespace derivative_detail
+}  // namespace appell
+
+namespace Eigen {
+template <>
+struct NumTraits<appell::derivative_detail::Dual>
+    : GenericNumTraits<appell::derivative_detail::Dual> {
+  using Real = appell::derivative_detail::Dual;
+  using NonInteger = appell::derivative_detail::Dual;
+  using Nested = appell::derivative_detail::Dual;
+  using Literal = appell::derivative_detail::Dual;
+  enum {
+    IsComplex = 0,
+    IsInteger = 0,
+    IsSigned = 1,
+    RequireInitialization = 1,
+    ReadCost = appell::derivative_detail::kDir + 1,
+    AddCost = appell::derivative_detail::kDir + 1,
+    MulCost = 2 * appell::derivative_detail::kDir + 1
+  };
+};
+}  // namespace Eigen
+
+namespace appell {
+namespace derivative_detail {
+namespace {
+
+using D3 = Eigen::Matrix<Dual, 3, 1>;
+using DM3 = Eigen::Matrix<Dual, 3, 3>;
+
+D3 cross(const D3& a, const D3& b) {
+  return D3(a(1) * b(2) - a(2) * b(1), a(2) * b(0) - a(0) * b(2), a(0) * b(1) - a(1) * b(0));
+}
+D3 lift(const Vec3& x) {
+  return x.cast<Dual>();
+}
+DM3 lift(const Mat3& x) {
+  return x.cast<Dual>();
+}
+
+DM3 rot_x(const Dual& t) {
+  const Dual c = cos(t), s = sin(t);
+  DM3 R;
+  R << Dual(1), Dual(0), Dual(0), Dual(0), c, -s, Dual(0), s, c;
+  return R;
+}
+DM3 rot_y(const Dual& t) {
+  const Dual c = cos(t), s = sin(t);
+  DM3 R;
+  R << c, Dual(0), s, Dual(0), Dual(1), Dual(0), -s, Dual(0), c;
+  return R;
+}
+DM3 rot_z(const Dual& t) {
+  const Dual c = cos(t), s = sin(t);
+  DM3 R;
+  R << c, -s, Dual(0), s, c, Dual(0), Dual(0), Dual(0), Dual(1);
+  return R;
+}
+// the rotation of the quaternion [w x y z] (normalised on the fly, as joint_math does)
+DM3 quat_rotation(const Dual* q) {
+  const Dual n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  const Dual w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
+  DM3 R;
+  R << Dual(1) - Dual(2) * (y * y + z * z), Dual(2) * (x * y - w * z), Dual(2) * (x * z + w * y),
+      Dual(2) * (x * y + w * z), Dual(1) - Dual(2) * (x * x + z * z), Dual(2) * (y * z - w * x),
+      Dual(2) * (x * z - w * y), Dual(2) * (y * z + w * x), Dual(1) - Dual(2) * (x * x + y * y);
+  return R;
+}
+
+// The joint types' motions (constraints/joints/*.cpp), in duals
+enum class Kind {
+  Revolute,
+  Prismatic,
+  Spherical,
+  Free,
+  Universal,
+  Cylindrical,
+  Planar,
+  Helical,
+  Fixed,
+  Particle
+};
+
+Kind kind_of(const JointType& t) {
+  const std::string n = t.name();
+  if (n == "revolute") return Kind::Revolute;
+  if (n == "prismatic") return Kind::Prismatic;
+  if (n == "spherical") return Kind::Spherical;
+  if (n == "free") return Kind::Free;
+  if (n == "universal") return Kind::Universal;
+  if (n == "cylindrical") return Kind::Cylindrical;
+  if (n == "planar") return Kind::Planar;
+  if (n == "helical") return Kind::Helical;
+  if (n == "fixed") return Kind::Fixed;
+  if (n == "particle") return Kind::Particle;
+  throw std::invalid_argument("derivatives: joint type '" + n + "' has no differentiated motion");
+}
+
+struct DualMotion {
+  DM3 R;
+  D3 d;
+  std::array<D3, 6> S_lin, S_ang;  // the columns of S (F)
+  D3 c_lin, c_ang;                 // Ṡ u (F)
+};
+
+void slide(DualMotion& m, int k, const Vec3& e) {
+  m.S_lin[k] = lift(e);
+  m.S_ang[k] = D3::Constant(Dual(0));
+}
+void turn(DualMotion& m, int k, const Vec3& e) {
+  m.S_lin[k] = D3::Constant(Dual(0));
+  m.S_ang[k] = lift(e);
+}
+
+void motion(Kind kind, const JointType& type, const Dual* q, const Dual* u, DualMotion& m) {
+  const D3 zero = D3::Constant(Dual(0));
+  m.R = lift(Mat3(Mat3::Identity()));
+  m.d = zero;
+  m.c_lin = zero;
+  m.c_ang = zero;
+  switch (kind) {
+    case Kind::Revolute:
+      m.R = rot_z(q[0]);
+      turn(m, 0, Vec3::UnitZ());
+      break;
+    case Kind::Prismatic:
+      m.d(2) = q[0];
+      slide(m, 0, Vec3::UnitZ());
+      break;
+    case Kind::Spherical:
+      m.R = quat_rotation(q);
+      for (int k = 0; k < 3; ++k) turn(m, k, Vec3::Unit(k));
+      break;
+    case Kind::Free:
+      m.d = D3(q[0], q[1], q[2]);
+      m.R = quat_rotation(q + 3);
+      for (int k = 0; k < 3; ++k) slide(m, k, Vec3::Unit(k));
+      for (int k = 0; k < 3; ++k) turn(m, 3 + k, Vec3::Unit(k));
+      break;
+    case Kind::Universal: {
+      const Dual c1 = cos(q[0]), s1 = sin(q[0]);
+      m.R = rot_x(q[0]) * rot_y(q[1]);
+      turn(m, 0, Vec3::UnitX());
+      m.S_lin[1] = zero;
+      m.S_ang[1] = D3(Dual(0), c1, s1);
+      m.c_ang = D3(Dual(0), -s1, c1) * (u[0] * u[1]);
+      break;
+    }
+    case Kind::Cylindrical:
+      m.R = rot_z(q[0]);
+      m.d(2) = q[1];
+      turn(m, 0, Vec3::UnitZ());
+      slide(m, 1, Vec3::UnitZ());
+      break;
+    case Kind::Planar:
+      m.R = rot_z(q[2]);
+      m.d = D3(q[0], q[1], Dual(0));
+      slide(m, 0, Vec3::UnitX());
+      slide(m, 1, Vec3::UnitY());
+      turn(m, 2, Vec3::UnitZ());
+      break;
+    case Kind::Helical: {
+      // S = (0, 0, c p, 0, 0, c): the type's constants read off its own S
+      JointMotion jm;
+      const double q0 = 0.0, u0 = 0.0;
+      type.motion(&q0, &u0, jm);
+      const double c = jm.S(5, 0), cp = jm.S(2, 0);
+      m.R = rot_z(q[0] * Dual(c));
+      m.d(2) = q[0] * Dual(cp);
+      m.S_lin[0] = D3(Dual(0), Dual(0), Dual(cp));
+      m.S_ang[0] = D3(Dual(0), Dual(0), Dual(c));
+      break;
+    }
+    case Kind::Fixed:
+      break;
+    case Kind::Particle:
+      m.d = D3(q[0], q[1], q[2]);
+      for (int k = 0; k < 3; ++k) slide(m, k, Vec3::Unit(k));
+      break;
+  }
+}
+
+double value_gap(const DualMotion& m, const JointMotion& jm, int nu) {
+  double g = 0.0;
+  for (int r = 0; r < 3; ++r) {
+    g = std::max(g, std::abs(m.d(r).v - jm.d(r)));
+    g = std::max(g, std::abs(m.c_lin(r).v - jm.c(r)));
+    g = std::max(g, std::abs(m.c_ang(r).v - jm.c(3 + r)));
+    for (int c = 0; c < 3; ++c) g = std::max(g, std::abs(m.R(r, c).v - jm.R(r, c)));
+    for (int k = 0; k < nu; ++k) {
+      g = std::max(g, std::abs(m.S_lin[k](r).v - jm.S(r, k)));
+      g = std::max(g, std::abs(m.S_ang[k](r).v - jm.S(3 + r, k)));
+    }
+  }
+  return g;
+}
+
+D3 mul(const DM3& A, const D3& x) {
+  D3 r;
+  for (int i = 0; i < 3; ++i) r(i) = A(i, 0) * x(0) + A(i, 1) * x(1) + A(i, 2) * x(2);
+  return r;
+}
+D3 mul_t(const DM3& A, const D3& x) {
+  D3 r;
+  for (int i = 0; i < 3; ++i) r(i) = A(0, i) * x(0) + A(1, i) * x(1) + A(2, i) * x(2);
+  return r;
+}
+DM3 mul(const DM3& A, const DM3& B) {
+  DM3 r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
+  return r;
+}
+// products with constant matrices and vectors
+D3 mul(const DM3& A, const Vec3& x) {
+  D3 r;
+  for (int i = 0; i < 3; ++i) r(i) = A(i, 0) * x(0) + A(i, 1) * x(1) + A(i, 2) * x(2);
+  return r;
+}
+DM3 mul(const DM3& A, const Mat3& B) {
+  DM3 r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
+  return r;
+}
+Dual dot(const D3& a, const D3& b) {
+  return a(0) * b(0) + a(1) * b(1) + a(2) * b(2);
+}
+
+// the body states and joint frames of one pass
+struct DualBody {
+  DM3 Q;
+  D3 x, v, w, a, alpha;
+};
+
+// One pass of (N1–N5) in duals: τ (tree nu) at q, u seeded with up to kDir directions.
+void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector<Dual>& q,
+               const std::vector<Dual>& u, const std::vector<Dual>& udot, bool check,
+               std::vector<Dual>& tau) {
+  const TreeModel& tree = m.tree();
+  const int n = static_cast<int>(tree.joints.size());
+  const D3 zero = D3::Constant(Dual(0));
+  DualBody rest{lift(Mat3(Mat3::Identity())), zero, zero, zero, zero, zero};
+  std::vector<DualBody> body(m.nbody(), rest);
+  std::vector<DM3> QE(n);
+  std::vector<D3> x_A(n), f(m.nbody(), zero), nO(m.nbody(), zero);
+  std::vector<DualMotion> jm(n);
+  const D3 g = lift(m.gravity());
+  for (int i = 0; i < n; ++i) {
+    const TreeJoint& t = tree.joints[i];
+    const DualBody& P = t.parent_body == kWorld ? rest : body[t.parent_body];
+    DualBody& C = body[t.body];
+    DualMotion& mo = jm[i];
+    motion(kinds[i], *t.type, q.data() + t.q_offset, u.data() + t.u_offset, mo);
+    if (check) {
+      // the dual motion must be the type's own at the point
+      std::array<double, 8> qv{}, uv{};
+      for (int k = 0; k < t.nq; ++k) qv[k] = q[t.q_offset + k].v;
+      for (int k = 0; k < t.nu; ++k) uv[k] = u[t.u_offset + k].v;
+      JointMotion ref;
+      t.type->motion(qv.data(), uv.data(), ref);
+      if (!(value_gap(mo, ref, t.nu) <= 1e-12 * (1.0 + ref.d.norm() + ref.c.norm())))
+        throw std::logic_error(std::string("derivatives: the motion of joint type '") +
+                               t.type->name() + "' differs from its differentiated copy");
+    }
+    const JointFrames& fr = t.frames;
+    QE[i] = mul(P.Q, fr.E_P);
+    C.Q = mul(mul(QE[i], mo.R), Mat3(fr.E_C.transpose()));  //              (J1)
+    x_A[i] = P.x + mul(P.Q, fr.X_P) + mul(QE[i], mo.d);
+    C.x = x_A[i] - mul(C.Q, fr.X_C);
+    D3 vl = zero, va = zero, al = mo.c_lin, aa = mo.c_ang;  // S u and S u̇ + c, in F
+    for (int k = 0; k < t.nu; ++k) {
+      const Dual& uk = u[t.u_offset + k];
+      const Dual& ak = udot[t.u_offset + k];
+      vl += mo.S_lin[k] * uk;
+      va += mo.S_ang[k] * uk;
+      al += mo.S_lin[k] * ak;
+      aa += mo.S_ang[k] * ak;
+    }
+    const D3 w_rel = mul(QE[i], va), d_dot = mul(QE[i], vl);  //                    (J2)
+    const D3 r_P = x_A[i] - P.x, r_C = C.x - x_A[i];
+    C.w = P.w + w_rel;
+    C.v = P.v + cross(P.w, C.x - P.x) + cross(w_rel, r_C) + d_dot;
+    const D3 v_A = C.v - cross(C.w, r_C);
+    C.alpha = P.alpha + cross(P.w, w_rel) + mul(QE[i], aa);  //                      (N1)
+    const D3 a_A = P.a + cross(P.alpha, r_P) + cross(P.w, v_A - P.v) + cross(P.w, d_dot) +
+                   mul(QE[i], al);                                  // (N2)
+    C.a = a_A + cross(C.alpha, r_C) + cross(C.w, cross(C.w, r_C));  //               (N3)
+    // the net wrench the body needs beyond gravity                                 (N4)
+    const Body& b = m.bodies()[t.body];
+    const Dual mass(b.mass);
+    f[t.body] = (C.a - g) * mass;
+    D3 nb = zero;
+    if (b.rigid()) {
+      const DM3 J = mul(mul(C.Q, b.inertia), DM3(C.Q.transpose()));
+      nb = mul(J, C.alpha) + cross(C.w, mul(J, C.w));
+    }
+    nO[t.body] = nb + cross(C.x, f[t.body]);
+  }
+  // tip to base: the subtree's wrench at the anchor, in F, projected on S            (N5)
+  tau.assign(tree.nu, Dual(0));
+  for (int i = n - 1; i >= 0; --i) {
+    const TreeJoint& t = tree.joints[i];
+    const D3 fF = mul_t(QE[i], f[t.body]);
+    const D3 nF = mul_t(QE[i], nO[t.body] - cross(x_A[i], f[t.body]));
+    for (int k = 0; k < t.nu; ++k)
+      tau[t.u_offset + k] = dot(jm[i].S_lin[k], fF) + dot(jm[i].S_ang[k], nF);
+    if (t.parent_body != kWorld) {
+      f[t.parent_body] += f[t.body];
+      nO[t.parent_body] += nO[t.body];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace derivative_detail
+
+namespace {
+
+void check_sizes(const Model& m, const State& s, const Eigen::VectorXd& v, const char* what) {
+  const TreeModel& tree = m.tree();
+  if (s.q.size() != tree.nq || s.u.size() != tree.nu || v.size() != tree.nu)
+    throw std::invalid_argument(std::string(what) + ": expected q (" + std::to_string(tree.nq) +
+                                "), u and the third argument (" + std::to_string(tree.nu) +
+                                " each)");
+}
+
+// the model's joint-space forces: τ_applied into qa and their derivatives into dq, du;
+// throws for any force the derivatives do not cover
+void joint_space_forces(const Model& m, const Data& d, const State& s, Eigen::VectorXd& qa,
+                        Eigen::MatrixXd& dq, Eigen::MatrixXd& du) {
+  const TreeModel& tree = m.tree();
+  qa.setZero(tree.nu);
+  dq.setZero(tree.nu, tree.nu);
+  du.setZero(tree.nu, tree.nu);
+  const StateView view = d.view();
+  for (size_t k = 0; k < m.forces().size(); ++k) {
+    const Force& force = *m.forces()[k];
+    const auto* jf = dynamic_cast<const JointForce*>(&force);
+    int joint = -1;
+    if (jf) {
+      for (int i = 0; i < static_cast<int>(tree.joints.size()); ++i) {
+        const TreeJoint& t = tree.joints[i];
+        if (t.constraint >= 0 && !t.reversed && m.constraints()[t.constraint].get() == &jf->joint())
+          joint = i;
+      }
+    }
+    std::string why;
+    if (!jf)
+      why = "is a body-space force";
+    else if (joint < 0)
+      why = "acts on a joint that is not a forward edge of the tree";
+    if (joint >= 0) {
+      const TreeJoint& t = tree.joints[joint];
+      Eigen::MatrixXd a(t.nu, t.nu), b(t.nu, t.nu);
+      if (jf->tau_derivatives(view, s.q.data() + t.q_offset, s.u.data() + t.u_offset, a.data(),
+                              b.data())) {
+        force.add_generalized_force(view, s.q.data() + t.q_offset, s.u.data() + t.u_offset,
+                                    qa.data() + t.u_offset);
+        dq.block(t.u_offset, t.u_offset, t.nu, t.nu) += a;
+        du.block(t.u_offset, t.u_offset, t.nu, t.nu) += b;
+        continue;
+      }
+      why = "reads the state through expressions";
+    }
+    throw std::invalid_argument("derivatives: force " + std::to_string(k) + " ('" + force.type() +
+                                "') " + why + "; exact derivatives cover gravity and joint forces");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Columns [j_begin, j_end) of the 3 nu directions (q along the tangent, u, u̇) of the
+// recursion's τ (without the joint-space forces) at (s, udot), into cols (nu × 3 nu), and
+// τ itself.  u̇ enters the passes linearly, so its columns are M.
+void ad_columns(const Model& m, const State& s, const Eigen::VectorXd& udot, int j_begin, int j_end,
+                Eigen::VectorXd& tau_out, Eigen::MatrixXd& cols) {
+  using namespace derivative_detail;
+  const TreeModel& tree = m.tree();
+  const int nu = tree.nu;
+  std::vector<Kind> kinds;
+  for (const TreeJoint& t : tree.joints) kinds.push_back(kind_of(*t.type));
+  tau_out.resize(nu);
+  std::vector<Dual> q(tree.nq), u(nu), a(nu), tau;
+  Eigen::Matrix<double, 8, 1> e, qd;
+  bool first = true;
+  for (int j0 = j_begin; first || j0 < j_end; j0 += kDir) {
+    for (int k = 0; k < tree.nq; ++k) q[k] = Dual(s.q(k));
+    for (int k = 0; k < nu; ++k) u[k] = Dual(s.u(k)), a[k] = Dual(udot(k));
+    // seed: direction j < nu moves q by N(q) e_j (J4), nu + j moves u_j, 2 nu + j u̇_j
+    for (const TreeJoint& t : tree.joints) {
+      for (int k = 0; k < t.nu; ++k) {
+        const int o = t.u_offset + k;
+        const int jq = o - j0, ju = nu + o - j0, ja = 2 * nu + o - j0;
+        const int end = std::min(kDir, j_end - j0);
+        if (jq >= 0 && jq < end) {
+          e.setZero();
+          e(k) = 1.0;
+          t.type->qdot(s.q.data() + t.q_offset, e.data(), qd.data());
+          for (int r = 0; r < t.nq; ++r) q[t.q_offset + r].d[jq] = qd(r);
+        }
+        if (ju >= 0 && ju < end) u[o].d[ju] = 1.0;
+        if (ja >= 0 && ja < end) a[o].d[ja] = 1.0;
+      }
+    }
+    rnea_pass(m, kinds, q, u, a, first, tau);
+    for (int r = 0; r < nu; ++r) {
+      if (first) tau_out(r) = tau[r].v;
+      for (int k = 0; k < kDir && j0 + k < j_end; ++k) cols(r, j0 + k) = tau[r].d[k];
+    }
+    first = false;
+  }
+}
+
+}  // namespace
+
+void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
+                                  const Eigen::VectorXd& udot, InverseDerivatives& out) {
+  check_sizes(m, s, udot, "inverse_dynamics_derivatives()");
+  const int nu = m.tree().nu;
+  set_state(m, d, s);  // the body states of the forces' StateView
+  Eigen::VectorXd qa;
+  Eigen::MatrixXd dqa, dua, cols(nu, 3 * nu);
+  joint_space_forces(m, d, s, qa, dqa, dua);
+  ad_columns(m, s, udot, 0, 3 * nu, out.tau, cols);
+  out.tau -= qa;
+  out.dtau_dq = cols.leftCols(nu) - dqa;
+  out.dtau_du = cols.middleCols(nu, nu) - dua;
+  out.M = cols.rightCols(nu);
+}
+
+void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
+                                  const Eigen::VectorXd& tau, ForwardDerivatives& out) {
+  const TreeModel& tree = m.tree();
+  const int nu = tree.nu;
+  if (tree.nrows_extra > 0)
+    throw std::invalid_argument(
+        "forward_dynamics_derivatives(): the model has " + std::to_string(tree.nrows_extra) +
+        " constraint rows beyond its tree; the exact derivatives cover trees");
+  const Eigen::VectorXd t = tau.size() == 0 ? Eigen::VectorXd::Zero(nu) : tau;
+  check_sizes(m, s, t, "forward_dynamics_derivatives()");
+  set_state(m, d, s);
+  Eigen::VectorXd qa, bias;
+  Eigen::MatrixXd dqa, dua, cols(nu, 3 * nu);
+  joint_space_forces(m, d, s, qa, dqa, dua);
+  // M and the bias ID(q, u, 0) from the u̇ directions at u̇ = 0, u̇ = M⁻¹ (τ − bias), then
+  // the q and u directions there (eq. 7 of the paper)
+  ad_columns(m, s, Eigen::VectorXd::Zero(nu), 2 * nu, 3 * nu, bias, cols);
+  const Eigen::LLT<Eigen::MatrixXd> llt(cols.rightCols(nu));
+  if (llt.info() != Eigen::Success)
+    throw std::invalid_argument("forward_dynamics_derivatives(): the mass matrix is singular");
+  out.udot = llt.solve(t - (bias - qa));
+  Eigen::VectorXd tau_at;
+  ad_columns(m, s, out.udot, 0, 2 * nu, tau_at, cols);
+  out.dudot_dtau = llt.solve(Eigen::MatrixXd::Identity(nu, nu));
+  out.dudot_dq.noalias() = -(out.dudot_dtau * (cols.leftCols(nu) - dqa));
+  out.dudot_du.noalias() = -(out.dudot_dtau * (cols.middleCols(nu, nu) - dua));
+}
+
+void state_jacobian(const Model& m, Data& d, const State& s, Eigen::MatrixXd& J,
+                    Eigen::VectorXd* udot) {
+  const TreeModel& tree = m.tree();
+  const int nq = tree.nq, nu = tree.nu;
+  ForwardDerivatives fd;
+  forward_dynamics_derivatives(m, d, s, Eigen::VectorXd(), fd);
+  if (udot) *udot = fd.udot;
+  // T = ∂δ/∂q (nu × nq) and the kinematic blocks ∂q̇/∂q, ∂q̇/∂u, joint by joint
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(nu, nq);
+  J.setZero(nq + nu, nq + nu);
+  double e[8], base[8], moved[8], qk[8];
+  for (const TreeJoint& t : tree.joints) {
+    const double* q = s.q.data() + t.q_offset;
+    const double* u = s.u.data() + t.u_offset;
+    const int quat = t.type->quaternion();
+    for (int k = 0; k < t.nq; ++k) {
+      const bool in_quat = quat >= 0 && k >= quat && k < quat + 4;
+      if (!in_quat) T(t.u_offset + (quat >= 0 && k > quat ? k - 3 : k), t.q_offset + k) = 1.0;
+    }
+    if (quat >= 0) {
+      // (0, δ) = 2 dq ⊗ q̄ at a unit q; δ's components are u's at quat .. quat + 2
+      const Quat qbar(q[quat], -q[quat + 1], -q[quat + 2], -q[quat + 3]);
+      for (int c = 0; c < 4; ++c) {
+        Eigen::Vector4d dq = Eigen::Vector4d::Zero();
+        dq(c) = 1.0;
+        const Quat r = Quat(dq(0), dq(1), dq(2), dq(3)) * qbar;
+        T(t.u_offset + quat, t.q_offset + quat + c) = 2 * r.x();
+        T(t.u_offset + quat + 1, t.q_offset + quat + c) = 2 * r.y();
+        T(t.u_offset + quat + 2, t.q_offset + quat + c) = 2 * r.z();
+      }
+    }
+    // q̇ = N(q) u is linear in u and affine in q for every type: unit steps are exact
+    for (int k = 0; k < t.nu; ++k) {
+      std::fill(e, e + 8, 0.0);
+      e[k] = 1.0;
+      t.type->qdot(q, e, moved);
+      for (int r = 0; r < t.nq; ++r) J(t.q_offset + r, nq + t.u_offset + k) = moved[r];
+    }
+    t.type->qdot(q, u, base);
+    for (int k = 0; k < t.nq; ++k) {
+      std::copy(q, q + t.nq, qk);
+      qk[k] += 1.0;
+      t.type->qdot(qk, u, moved);
+      for (int r = 0; r < t.nq; ++r) J(t.q_offset + r, t.q_offset + k) = moved[r] - base[r];
+    }
+  }
+  J.bottomLeftCorner(nu, nq) = fd.dudot_dq * T;
+  J.bottomRightCorner(nu, nu) = fd.dudot_du;
+}
+
+Eigen::VectorXd tangent_step(const Model& m, const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& delta) {
+  Eigen::VectorXd out = q;
+  for (const TreeJoint& t : m.tree().joints) {
+    double qd[8];
+    t.type->qdot(q.data() + t.q_offset, delta.data() + t.u_offset, qd);
+    for (int k = 0; k < t.nq; ++k) out(t.q_offset + k) += qd[k];
+    t.type->normalize(out.data() + t.q_offset);
+  }
+  return out;
+}
+
+}  // namespace appell

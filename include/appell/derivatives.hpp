@@ -1,0 +1,100 @@
+// Exact first derivatives of the tree's dynamics in joint coordinates (docs/derivatives.md).
+//
+// Inverse dynamics τ = ID(q, u, u̇) = M(q) u̇ + C(q, u) u − Q(q, u, t) (appell/inverse_dynamics.hpp)
+// and forward dynamics u̇ = FD(q, u, τ), its inverse in u̇.  Their derivatives
+//   ∂τ/∂q, ∂τ/∂u, ∂τ/∂u̇ = M          ∂u̇/∂q = −M⁻¹ ∂τ/∂q, ∂u̇/∂u = −M⁻¹ ∂τ/∂u, ∂u̇/∂τ = M⁻¹
+// (Carpentier & Mansard, "Analytical derivatives of rigid body dynamics algorithms", RSS
+// 2018, eqs. 6–7: the forward derivatives from the inverse ones at u̇ = FD(q, u, τ)).
+//
+// Derivatives with respect to q are taken along the tangent space, one direction per
+// quasi-velocity (tree nu, not nq): column k is d/dh at h = 0 of the function at q ⊕ h e_k,
+// where q ⊕ δ moves q by q̇ = N(q) δ (appell/joint_type.hpp J4).  For a joint whose q̇ = u
+// this is ∂/∂q_k itself; for a quaternion joint it is the rotation by δ's components about
+// the parent joint frame's axes, as Pinocchio does.
+//
+// Exact: forward-mode automatic differentiation (dual numbers carrying eight directions at
+// a time) through a templated copy of the recursive Newton–Euler passes, whose joint motions
+// R(q), d(q), S(q), Ṡu (J1–J3) are checked against each JointType at the point.  Covered:
+// every joint type, gravity, and the joint-space forces (actuator torques and PD servos whose
+// targets depend on time only, joint springs, joint damping) on joints the tree runs in
+// their own direction.  A model with other forces (body-space springs and dampers, point
+// forces, callables, expressions of the state) throws std::invalid_argument naming it.
+// Cost: O(n · nu) (⌈2 nu / 8⌉ passes), plus the dense M and its Cholesky for the forward
+// derivatives, O(n · nu² + nu³).
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "appell/data.hpp"
+
+namespace appell {
+
+struct InverseDerivatives {
+  Eigen::VectorXd tau;      // ID(q, u, u̇)                       (nu)
+  Eigen::MatrixXd dtau_dq;  // ∂τ/∂q along the tangent           (nu × nu)
+  Eigen::MatrixXd dtau_du;  // ∂τ/∂u                             (nu × nu)
+  Eigen::MatrixXd M;        // ∂τ/∂u̇, the mass matrix            (nu × nu)
+};
+
+struct ForwardDerivatives {
+  Eigen::VectorXd udot;        // FD(q, u, τ)                       (nu)
+  Eigen::MatrixXd dudot_dq;    // ∂u̇/∂q along the tangent           (nu × nu)
+  Eigen::MatrixXd dudot_du;    // ∂u̇/∂u                             (nu × nu)
+  Eigen::MatrixXd dudot_dtau;  // M⁻¹                               (nu × nu)
+};
+
+// The derivatives of inverse dynamics at the joint state s and quasi-accelerations udot
+// (tree nu).  Extra rows (loops, constraints) are ignored, as inverse_dynamics() does.
+// Writes d as mass_matrix() does.  Throws std::invalid_argument on wrong sizes or a force
+// it does not cover.
+void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
+                                  const Eigen::VectorXd& udot, InverseDerivatives& out);
+
+// The derivatives of forward dynamics at s with the generalized forces tau (tree nu, or
+// empty for none) added to the model's own.  The model must be a tree (no extra rows);
+// throws std::invalid_argument otherwise, and as inverse_dynamics_derivatives().
+void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
+                                  const Eigen::VectorXd& tau, ForwardDerivatives& out);
+
+// ∂ẋ/∂x (nx × nx, nx = tree nq + nu) of the tree's first-order system ẋ = (N(q) u,
+// FD(q, u, 0)) in its own coordinates x = (q, u) (appell/state_space.hpp, the recursive
+// formulation): what an implicit integrator needs.  A quaternion's block is the tangent
+// derivative composed with ∂δ/∂q = 2 vec(· ⊗ q̄) (the right side reads q/|q|, so the
+// radial direction has none), exact at unit quaternions.  Throws as
+// forward_dynamics_derivatives().  Also gives u̇ (tree nu) when udot is not null.
+void state_jacobian(const Model& m, Data& d, const State& s, Eigen::MatrixXd& J,
+                    Eigen::VectorXd* udot = nullptr);
+
+// The linear model ẋ = A x + B w about s (`appell linearize`, docs/derivatives.md): x = (δq,
+// u) with δq the tangent coordinates about s.q, w the generalized forces added on the
+// quasi-velocities `inputs` (indices into the tree's u; B's columns in that order),
+//   A = [[0, I], [∂u̇/∂q, ∂u̇/∂u]],   B = [[0], [M⁻¹ E]].
+// δq̇ = u is exact for joints with q̇ = u and, for quaternion joints, at rest.  The
+// derivatives are exact where forward_dynamics_derivatives() covers the model's forces;
+// otherwise (exact = false, note says why) Richardson-extrapolated central differences of
+// the forward recursion (error O(h⁶), about 1e-10).
+// With extra rows A_c u = 0 (loops, holonomic and nonholonomic constraints), the model is
+// reduced by coordinate partitioning: column-pivoted QR of the holonomic rows picks the
+// dependent coordinates, of all rows the dependent velocities; x = (δq_I, u_V) with the
+// rest following (positions along the constraint manifold, velocities from A_c u = 0), and
+// the reduced equations are differentiated numerically as above (exact = false).  Throws
+// std::invalid_argument when s's velocities violate the rows (rheonomic rows, prescribed
+// motion, are not reduced).
+struct LinearModel {
+  Eigen::MatrixXd A, B;          // (nI + nV) square, (nI + nV) × inputs
+  Eigen::VectorXd udot;          // u̇ at s (zero at an equilibrium)
+  std::vector<int> coordinates;  // I: the independent coordinates (tangent indices, tree nu)
+  std::vector<int> velocities;   // V: the independent quasi-velocities (tree nu indices)
+  bool exact = true;
+  std::string note;
+};
+LinearModel linearize(const Model& m, const State& s, const std::vector<int>& inputs);
+
+// q ⊕ δ (tree nq from tree nq and tree nu): q + N(q) δ with each joint's quaternion
+// normalised, a smooth retraction whose derivative at δ = 0 is the tangent direction above.
+Eigen::VectorXd tangent_step(const Model& m, const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& delta);
+
+}  // namespace appell

@@ -1,0 +1,93 @@
+// The linear models the exact derivatives give (appell/derivatives.hpp, `appell linearize`)
+// against closed forms: the cart-pole about its upright equilibrium, and a double pendulum's
+// small-oscillation frequencies.
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <appell/derivatives.hpp>
+#include <appell/scene.hpp>
+#include <appell/tree.hpp>
+#include <cmath>
+#include <fstream>
+
+namespace appell {
+namespace {
+
+const std::string kExamples = std::string(APPELL_SOURCE_DIR) + "/scenes/examples/";
+
+// the double pendulum of two rigid links on hinges about x, hanging along −z
+std::string double_pendulum_scene(double m1, double m2, double l1, double c1, double c2, double I1,
+                                  double I2) {
+  auto num = [](double x) { return std::to_string(x); };
+  return R"({"name": "double pendulum on hinges", "gravity": [0, 0, -9.81],
+  "bodies": [
+    {"name": "upper", "mass": )" +
+         num(m1) + R"(, "inertia": {"principal": [)" + num(I1) + ", " + num(I1) +
+         R"(, 0.001]}, "position": [0, 0, )" + num(-c1) + R"(]},
+    {"name": "lower", "mass": )" +
+         num(m2) + R"(, "inertia": {"principal": [)" + num(I2) + ", " + num(I2) +
+         R"(, 0.001]}, "position": [0, 0, )" + num(-l1 - c2) + R"(]}],
+  "constraints": [
+    {"name": "shoulder", "type": "revolute", "bodies": ["world", "upper"], "anchor": [0, 0, 0], "axis": [1, 0, 0]},
+    {"name": "elbow", "type": "revolute", "bodies": ["upper", "lower"], "anchor": [0, 0, )" +
+         num(-l1) + R"(], "axis": [1, 0, 0]}]})";
+}
+
+// ω² of det(K − ω² M) = 0 for the 2 × 2 M, K (the quadratic formula)
+std::pair<double, double> closed_form_w2(const Eigen::Matrix2d& M, const Eigen::Matrix2d& K) {
+  const double a = M.determinant(), b = -(K(0, 0) * M(1, 1) + K(1, 1) * M(0, 0)),
+               c = K(0, 0) * K(1, 1);
+  const double r = std::sqrt(b * b - 4 * a * c);
+  return {(-b - r) / (2 * a), (-b + r) / (2 * a)};
+}
+
+TEST(Linearize, CartPoleUprightAgainstClosedForm) {
+  const Model m = compile(load_scene(kExamples + "cart_pole.json"));
+  ASSERT_EQ(m.tree().nu, 2);
+  Data d(m);
+  ForwardDerivatives fd;
+  forward_dynamics_derivatives(m, d, m.initial_state(), Eigen::VectorXd(), fd);
+  // x = cart position, θ = pole angle from upright (about +y, towards +x):
+  // M = [[Mc + m, m l], [m l, I + m l²]],  V = m g l cos θ  ⇒  K = diag(0, −m g l)
+  const double Mc = 1.0, mp = 0.1, l = 0.5, I = 0.1 / 12, g = 9.81;
+  Eigen::Matrix2d M, K;
+  M << Mc + mp, mp * l, mp * l, I + mp * l * l;
+  K << 0, 0, 0, -mp * g * l;
+  const Eigen::Matrix2d Minv = M.inverse();
+  EXPECT_LT((fd.dudot_dq - (-Minv * K)).norm(), 1e-12);
+  EXPECT_LT(fd.dudot_du.norm(), 1e-12);
+  EXPECT_LT((fd.dudot_dtau - Minv).norm(), 1e-12);
+  EXPECT_LT(fd.udot.norm(), 1e-12);  // an equilibrium
+}
+
+TEST(Linearize, DoublePendulumSmallOscillationFrequencies) {
+  const double m1 = 1.2, m2 = 0.7, l1 = 0.5, c1 = 0.22, c2 = 0.3, I1 = 0.02, I2 = 0.011, g = 9.81;
+  const std::string path = ::testing::TempDir() + "deriv_double_pendulum.json";
+  std::ofstream(path) << double_pendulum_scene(m1, m2, l1, c1, c2, I1, I2);
+  const Model m = compile(load_scene(path));
+  Data d(m);
+  ForwardDerivatives fd;
+  forward_dynamics_derivatives(m, d, m.initial_state(), Eigen::VectorXd(), fd);
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(4, 4);
+  A.topRightCorner(2, 2).setIdentity();
+  A.bottomLeftCorner(2, 2) = fd.dudot_dq;
+  A.bottomRightCorner(2, 2) = fd.dudot_du;
+  Eigen::Matrix2d M, K;
+  M << I1 + m1 * c1 * c1 + m2 * l1 * l1, m2 * l1 * c2, m2 * l1 * c2, I2 + m2 * c2 * c2;
+  K << (m1 * c1 + m2 * l1) * g, 0, 0, m2 * c2 * g;
+  const auto w2 = closed_form_w2(M, K);
+  const Eigen::VectorXcd lam = Eigen::EigenSolver<Eigen::MatrixXd>(A).eigenvalues();
+  std::vector<double> w;
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_LT(std::abs(lam(k).real()), 1e-9);
+    if (lam(k).imag() > 0) w.push_back(lam(k).imag());
+  }
+  ASSERT_EQ(w.size(), 2u);
+  std::sort(w.begin(), w.end());
+  EXPECT_NEAR(w[0], std::sqrt(w2.first), 1e-10 * std::sqrt(w2.first));
+  EXPECT_NEAR(w[1], std::sqrt(w2.second), 1e-10 * std::sqrt(w2.second));
+}
+
+}  // namespace
+}  // namespace appell
