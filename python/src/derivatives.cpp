@@ -21,29 +21,13 @@ namespace {
 
 using Vec = Eigen::VectorXd;
 
-const Model& model_of(const std::shared_ptr<PyModel>& pm) {
-  if (!pm) throw std::invalid_argument("a Model is required, got None");
-  return *pm->model;
-}
-
-const State& checked(const Model& m, const State& s, const char* caller) {
-  if (s.q.size() != m.tree().nq || s.u.size() != m.tree().nu)
-    throw std::invalid_argument(std::string(caller) +
-                                ": the State has nq = " + std::to_string(s.q.size()) +
-                                ", nu = " + std::to_string(s.u.size()) +
-                                "; the model has nq = " + std::to_string(m.tree().nq) +
-                                ", nu = " + std::to_string(m.tree().nu));
-  check_state(m, s);
-  return s;
-}
-
 std::string tree_joint_name(const Model& m, const TreeJoint& t) {
   return t.constraint >= 0 ? m.constraints()[t.constraint]->name() : m.bodies()[t.body].name;
 }
 
 py::tuple inverse_derivatives(const std::shared_ptr<PyModel>& pm, const State& s, const Vec& udot) {
   const Model& m = model_of(pm);
-  checked(m, s, "inverse_dynamics_derivatives()");
+  check_state(m, s, "inverse_dynamics_derivatives()");
   if (udot.size() != m.tree().nu)
     throw std::invalid_argument("inverse_dynamics_derivatives(): udot has " +
                                 std::to_string(udot.size()) +
@@ -57,7 +41,7 @@ py::tuple inverse_derivatives(const std::shared_ptr<PyModel>& pm, const State& s
 py::tuple forward_derivatives(const std::shared_ptr<PyModel>& pm, const State& s,
                               const std::optional<Vec>& tau) {
   const Model& m = model_of(pm);
-  checked(m, s, "forward_dynamics_derivatives()");
+  check_state(m, s, "forward_dynamics_derivatives()");
   if (tau && tau->size() != m.tree().nu)
     throw std::invalid_argument("forward_dynamics_derivatives(): tau has " +
                                 std::to_string(tau->size()) +
@@ -72,7 +56,7 @@ py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<St
                       const std::optional<std::vector<std::string>>& inputs) {
   const Model& m = model_of(pm);
   const State s = state ? *state : m.initial_state();
-  checked(m, s, "linearize()");
+  check_state(m, s, "linearize()");
   const TreeModel& tree = m.tree();
   std::vector<std::string> names(tree.nu);
   for (const TreeJoint& t : tree.joints)

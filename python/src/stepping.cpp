@@ -35,6 +35,15 @@ class JointInput final : public JointForce {
       : JointForce(std::move(joint)), input_(std::move(input)), base_(std::move(base)) {}
   std::string type() const override { return "joint_torque"; }
   size_t scratch_size() const override { return base_ ? base_->scratch_size() : 0; }
+  // a given input holds still; else the scene's force's own
+  bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
+                       double* du) const override {
+    if (input_->given || !base_) {
+      for (int k = 0; k < nu() * nu(); ++k) dq[k] = du[k] = 0.0;
+      return true;
+    }
+    return base_->tau_derivatives(s, q, u, dq, du);
+  }
 
  private:
   void tau(const StateView& s, const double* q, const double* u, double* out) const override {

@@ -503,6 +503,13 @@ void ad_columns(const Model& m, const State& s, const Eigen::VectorXd& udot, int
     }
     first = false;
   }
+  // the rotors' torque armature · u̇ (JointProperties::armature): on τ and M's diagonal
+  for (const TreeJoint& t : tree.joints)
+    for (int k = 0; k < t.nu; ++k) {
+      const int o = t.u_offset + k;
+      tau_out(o) += t.armature * udot(o);
+      if (2 * nu + o >= j_begin && 2 * nu + o < j_end) cols(o, 2 * nu + o) += t.armature;
+    }
 }
 
 }  // namespace
