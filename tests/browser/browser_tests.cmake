@@ -8,7 +8,7 @@ set(browser_scenes
   "pendulum|scenes/examples/double_pendulum.json|3"
   "four_bar|scenes/examples/four_bar.json|2"
   "rolling_disk|scenes/examples/rolling_disk.json|2"
-  "robot_arm|scenes/examples/robots/seven_dof_arm.urdf|1"
+  "robot_arm|scenes/examples/robots/seven_dof_arm.json|1"
   "hostile_names|tests/browser/hostile_names.json|1"
   "contact_shapes|scenes/examples/box_on_ground_shapes.json|1")
 foreach(entry ${browser_scenes})
