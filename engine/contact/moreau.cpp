@@ -195,7 +195,9 @@ void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
     island[k] = tree.nrows_extra > 0 ? 0 : key[k] < 0 ? -(k + 1) : find(key[k]);
   std::vector<int> order(nblocks);
   for (int k = 0; k < nblocks; ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return island[a] < island[b]; });
+  // by island, the gathered order within one (std::sort: no temporary buffer to allocate)
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return island[a] != island[b] ? island[a] < island[b] : a < b; });
   // the blocks, their rows, records and gaps in that order
   std::vector<ContactBlock> blocks;
   std::vector<TwistRow> rows;
