@@ -60,11 +60,11 @@ class SampleWriter {
     double t = 0, kinetic = 0, potential = 0, energy = 0, position = 0, velocity = 0;
     int index = 0;
     std::vector<BodyState> body;
-    std::vector<Wrench> reaction;  // forces.csv only
-    Eigen::VectorXd lambda;        // forces.csv only
+    std::vector<Wrench> reaction;         // forces.csv only
+    Eigen::VectorXd lambda;               // forces.csv only
     std::vector<ContactSample> contacts;  // forces.csv only: Sample::contacts' copy
     bool has_contacts = false;
-    State state;                   // Sample::state's copy, when it has one
+    State state;  // Sample::state's copy, when it has one
     bool has_state = false;
   };
   struct Batch {

@@ -131,7 +131,8 @@ INSTANTIATE_TEST_SUITE_P(
             "/solver/stabilization: missing key 'beta'"},
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}}], "integrator": {"method": "euler"}})",
-            "/integrator/method: unknown method 'euler'; expected rk4, dopri5, rkf78, rosenbrock or moreau"},
+            "/integrator/method: unknown method 'euler'; expected rk4, dopri5, rkf78, rosenbrock "
+            "or moreau"},
         BadScene{
             R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"sphere": 1}}], "output": {"every": 0}})",
             "/output/every: must be a positive integer, got 0"},

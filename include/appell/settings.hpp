@@ -41,10 +41,10 @@ struct IntegratorOptions {
 
 // Unilateral rows and their solver (docs/contact.md)
 struct ContactSettings {
-  bool joint_limits = true;   // enforce the joints' limits (URDF <limit>, scene "limit")
+  bool joint_limits = true;    // enforce the joints' limits (URDF <limit>, scene "limit")
   bool joint_friction = true;  // the joints' Coulomb friction (URDF <dynamics friction>)
-  double tolerance = 1e-10;   // on the contact problem's natural residual (m/s, rad/s)
-  int max_iterations = 5000;  // of the contact solver per step
+  double tolerance = 1e-10;    // on the contact problem's natural residual (m/s, rad/s)
+  int max_iterations = 5000;   // of the contact solver per step
 };
 
 struct OutputOptions {
