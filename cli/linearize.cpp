@@ -4,17 +4,16 @@
 // x = (δq, u): δq the tangent coordinates of q about s.q (one per quasi-velocity,
 // appell/derivatives.hpp) and w the generalized forces added at the input joints' quasi-
 // velocities,
-//   A = [ 0         I        ]     B = [ 0         ]
+//   A = [ W         I        ]     B = [ 0         ]
 //       [ ∂u̇/∂q     ∂u̇/∂u    ]         [ M⁻¹ E     ]     (E selects the inputs' columns)
-// The kinematic block δq̇ = u holds exactly for joints with q̇ = u; for quaternion joints
-// it is exact at rest (u = 0) and leaves out the chart's O(|u| δq) term otherwise.
-// Eigenvalues λ of A with their modes: natural frequency |λ|, damped frequency |Im λ|/2π,
+// W is zero but for a spinning quaternion joint's block ω × (δq follows the reference
+// motion; appell/derivatives.hpp).  Eigenvalues λ of A (modes(): cyclic states set aside)
+// with their modes: natural frequency |λ|, damped frequency |Im λ|/2π,
 // damping ratio −Re λ / |λ|, and the coordinates whose δq the mode moves most.  With
 // constraint rows beyond the tree, x = (δq_I, u_V), the independent coordinates and
 // velocities linearize() chose (appell/derivatives.hpp), printed with the model.
 #include "cli/linearize.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -157,15 +156,17 @@ int run_linearize(const LinearizeOptions& o) {
 
   // eigenvalues, ascending by real part then |imaginary part|; one of each conjugate pair
   // is listed with both signs of the imaginary part, as the solver gives them
-  Eigen::EigenSolver<Eigen::MatrixXd> es(A, true);
-  if (es.info() != Eigen::Success) {
+  LinearModes es;
+  try {
+    es = modes(lm);
+  } catch (const std::runtime_error&) {
     std::cerr << "error: " << o.scene << ": at t = " << s.t << ": eigenvalues did not converge\n";
     return 3;
   }
   const int nx = static_cast<int>(A.rows());
   std::vector<int> order(nx);
   for (int k = 0; k < nx; ++k) order[k] = k;
-  const auto lam = es.eigenvalues();
+  const Eigen::VectorXcd& lam = es.values;
   std::sort(order.begin(), order.end(), [&](int a, int b) {
     if (lam(a).real() != lam(b).real()) return lam(a).real() < lam(b).real();
     return lam(a).imag() < lam(b).imag();
@@ -196,11 +197,9 @@ int run_linearize(const LinearizeOptions& o) {
     const std::complex<double> l = lam(k);
     const double wn = std::abs(l);
     // the mode's coordinates δq_I (its velocities when it moves none: a nonholonomic mode)
-    const bool by_velocity =
-        nI == 0 || es.eigenvectors().col(k).head(nI).cwiseAbs().maxCoeff() == 0.0;
-    const Eigen::VectorXcd v = by_velocity
-                                   ? Eigen::VectorXcd(es.eigenvectors().col(k).tail(nx - nI))
-                                   : Eigen::VectorXcd(es.eigenvectors().col(k).head(nI));
+    const bool by_velocity = nI == 0 || es.vectors.col(k).head(nI).cwiseAbs().maxCoeff() == 0.0;
+    const Eigen::VectorXcd v = by_velocity ? Eigen::VectorXcd(es.vectors.col(k).tail(nx - nI))
+                                           : Eigen::VectorXcd(es.vectors.col(k).head(nI));
     const std::vector<std::string>& vn = by_velocity ? vnames : cnames;
     const int nv = static_cast<int>(v.size());
     const double vmax = nv > 0 ? v.cwiseAbs().maxCoeff() : 0.0;

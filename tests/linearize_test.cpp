@@ -9,6 +9,7 @@
 #include <appell/scene.hpp>
 #include <appell/tree.hpp>
 #include <cmath>
+#include <complex>
 #include <fstream>
 
 namespace appell {
@@ -87,6 +88,60 @@ TEST(Linearize, DoublePendulumSmallOscillationFrequencies) {
   std::sort(w.begin(), w.end());
   EXPECT_NEAR(w[0], std::sqrt(w2.first), 1e-10 * std::sqrt(w2.first));
   EXPECT_NEAR(w[1], std::sqrt(w2.second), 1e-10 * std::sqrt(w2.second));
+}
+
+// A free axisymmetric body spinning about its axis, torque-free: in the parent (world)
+// frame its angular velocity cones about the angular momentum at I3 Ω / I1 (Euler), so the
+// linear model, which follows the reference rotation, has the eigenvalues ±i I3 Ω / I1.
+// Leaving out the spin's ω × δq term would give a different (wrong) pair.
+TEST(Linearize, SpinningAxisymmetricBodyConesAtItsEulerFrequency) {
+  const double I1 = 0.7, I3 = 1.1, W = 3.0;
+  const Model m = compile(load_scene_from_string(
+      R"({"name": "rotor", "gravity": [0, 0, 0], "bodies": [{"name": "rotor", "mass": 2,
+          "inertia": {"principal": [0.7, 0.7, 1.1]}, "orientation": {"axis_angle": [0, 0, 1, 0.4]},
+          "angular_velocity": [0, 0, 3.0]}]})",
+      "rotor.json"));
+  const LinearModel lin = linearize(m, m.initial_state(), {});
+  EXPECT_NE(lin.note.find("spins at"), std::string::npos);
+  const Eigen::VectorXcd lam = modes(lin).values;
+  double best = INFINITY;
+  int nonzero = 0;
+  for (int k = 0; k < lam.size(); ++k) {
+    if (std::abs(lam(k)) > 1e-9) ++nonzero;
+    best = std::min(best, std::abs(lam(k) - std::complex<double>(0, I3 * W / I1)));
+  }
+  EXPECT_LT(best, 1e-12);
+  EXPECT_EQ(nonzero, 2);
+}
+
+// modes() sets aside cyclic states exactly and keeps the eigenvectors of the others
+TEST(Linearize, ModesSetCyclicStatesAsideAndKeepTheEigenvectors) {
+  LinearModel lm;
+  lm.A.resize(4, 4);
+  // x = (y, ψ, s, ω): y' = 2 ψ, ψ' = s (a chain of two cyclic states) driven by the
+  // damped oscillator s' = ω, ω' = −4 s − 0.2 ω
+  lm.A << 0, 2, 0, 0,  //
+      0, 0, 1, 0,      //
+      0, 0, 0, 1,      //
+      0, 0, -4, -0.2;
+  const LinearModes md = modes(lm);
+  EXPECT_EQ(md.cyclic, 2);
+  int zeros = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (md.values(k) == 0.0) ++zeros;
+    const Eigen::VectorXcd v = md.vectors.col(k);
+    ASSERT_GT(v.norm(), 0);
+    if (md.values(k) != 0.0) {
+      EXPECT_LT((lm.A.cast<std::complex<double>>() * v - md.values(k) * v).norm(),
+                1e-12 * v.norm());
+    }
+  }
+  EXPECT_EQ(zeros, 2);
+  // the oscillator's pair: λ² + 0.2 λ + 4 = 0
+  const std::complex<double> pair(-0.1, std::sqrt(4 - 0.01));
+  double best = INFINITY;
+  for (int k = 0; k < 4; ++k) best = std::min(best, std::abs(md.values(k) - pair));
+  EXPECT_LT(best, 1e-14);
 }
 
 }  // namespace

@@ -68,20 +68,29 @@ void state_jacobian(const Model& m, Data& d, const State& s, Eigen::MatrixXd& J,
                     Eigen::VectorXd* udot = nullptr);
 
 // The linear model ẋ = A x + B w about s (`appell linearize`, docs/derivatives.md): x = (δq,
-// u) with δq the tangent coordinates about s.q, w the generalized forces added on the
-// quasi-velocities `inputs` (indices into the tree's u; B's columns in that order),
-//   A = [[0, I], [∂u̇/∂q, ∂u̇/∂u]],   B = [[0], [M⁻¹ E]].
-// δq̇ = u is exact for joints with q̇ = u and, for quaternion joints, at rest.  The
-// derivatives are exact where forward_dynamics_derivatives() covers the model's forces;
-// otherwise (exact = false, note says why) Richardson-extrapolated central differences of
-// the forward recursion (error O(h⁶), about 1e-10).
+// u − u_ref) with δq the tangent coordinates about the reference motion through s at the
+// same instant (q = q_ref(t) ⊕ δq), w the generalized forces added on the quasi-velocities
+// `inputs` (indices into the tree's u; B's columns in that order),
+//   A = [[W, I], [∂u̇/∂q, ∂u̇/∂u]],   B = [[0], [M⁻¹ E]].
+// W is zero except on a spinning quaternion joint, whose δq (twice the Gibbs vector of
+// q ⊗ q_ref⁻¹, about the parent frame) moves at δq̇ = δω + ω_ref × δq: so a steady motion
+// whose spin is a symmetry of what the joint carries (a wheel or a disk at the root, an
+// axisymmetric rotor) is a fixed point of the model and its eigenvalues are the motion's
+// exponents.  (An unsymmetric body spinning freely is steady only in its own axes, which
+// this chart is not; `note` says when a quaternion joint spins.)  The derivatives are
+// exact where forward_dynamics_derivatives() covers the model's forces; otherwise (exact =
+// false, note says why) Richardson-extrapolated central differences of the forward
+// recursion (error O(h⁶), about 1e-10).
 // With extra rows A_c u = 0 (loops, holonomic and nonholonomic constraints), the model is
 // reduced by coordinate partitioning: column-pivoted QR of the holonomic rows picks the
-// dependent coordinates, of all rows the dependent velocities; x = (δq_I, u_V) with the
-// rest following (positions along the constraint manifold, velocities from A_c u = 0), and
-// the reduced equations are differentiated numerically as above (exact = false).  Throws
-// std::invalid_argument when s's velocities violate the rows (rheonomic rows, prescribed
-// motion, are not reduced).
+// dependent coordinates, of all rows the dependent velocities, and x = (δq_I, u_V).  The
+// motion keeps to the manifold g(q) = 0, A_c(q) u = 0, so the linear model of the full
+// chart maps its tangent space into itself: A is the independent rows of the full ∂ẋ/∂x
+// applied to the tangent vectors that x spans (the dependent δq from A_h δq = 0, the
+// dependent δu from A_c δu + ∂(A_c u)/∂q δq = 0), each column a Richardson-extrapolated
+// central difference along a straight line in the chart (exact = false; on the benchmark
+// bicycle about 1e-13).  Throws std::invalid_argument when s's velocities violate the rows
+// (rheonomic rows, prescribed motion, are not reduced).
 struct LinearModel {
   Eigen::MatrixXd A, B;          // (nI + nV) square, (nI + nV) × inputs
   Eigen::VectorXd udot;          // u̇ at s (zero at an equilibrium)
@@ -91,6 +100,20 @@ struct LinearModel {
   std::string note;
 };
 LinearModel linearize(const Model& m, const State& s, const std::vector<int>& inputs);
+
+// The eigenvalues of a linear model's A and its eigenvectors (columns, over the states
+// x).  States whose column of A is nil (below 1e-12 of its largest entry) in the rows not
+// yet set aside are set aside first, one at a time, each with an exact eigenvalue 0 shown
+// as that state alone: cyclic coordinates (a position along a straight road, a heading, a
+// wheel's angle) form Jordan chains of 0 that an eigen-solver would otherwise spread over
+// a disc of radius ε^(1/k), near the small eigenvalues of a critical speed.  The rest is
+// Eigen's EigenSolver.  Throws std::runtime_error when it does not converge.
+struct LinearModes {
+  Eigen::VectorXcd values;   // nx
+  Eigen::MatrixXcd vectors;  // nx × nx
+  int cyclic = 0;            // how many states were set aside (their values come last)
+};
+LinearModes modes(const LinearModel& lm);
 
 // q ⊕ δ (tree nq from tree nq and tree nu): q + N(q) δ with each joint's quaternion
 // normalised, a smooth retraction whose derivative at δ = 0 is the tangent direction above.

@@ -83,7 +83,7 @@ py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<St
   }
   const LinearModel lm = linearize(m, s, columns);
   Eigen::VectorXcd lam;
-  if (lm.A.size() > 0) lam = Eigen::EigenSolver<Eigen::MatrixXd>(lm.A, false).eigenvalues();
+  if (lm.A.size() > 0) lam = modes(lm).values;
   py::dict out;
   out["A"] = lm.A;
   out["B"] = lm.B;

@@ -1,0 +1,210 @@
+// The Whipple bicycle of Meijaard, Papadopoulos, Ruina & Schwab, "Linearized dynamics
+// equations for the balance and steer of a bicycle: a benchmark and review", Proc. R. Soc. A
+// 463 (2007) 1955–1982: scenes/benchmarks/whipple_bicycle.json, four rigid bodies on three
+// hinges with two wheels rolling without slipping (nonholonomic), linearized by
+// `appell linearize` about its upright straight motion at speed v.  The reference is the
+// paper's own linear model M q̈ + v C1 q̇ + (g K0 + v² K2) q = 0 in lean and steer, whose
+// entries the paper's Appendix A gives in closed form from the benchmark parameters
+// (Table 1); the paper prints the resulting matrices, eigenvalues and critical speeds to 14
+// or 15 digits, and those printed numbers are checked here too.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
+#include <appell/derivatives.hpp>
+#include <appell/scene.hpp>
+#include <appell/tree.hpp>
+#include <cmath>
+#include <complex>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_util.hpp"
+
+namespace appell {
+namespace {
+
+const std::string kScene =
+    std::string(APPELL_SOURCE_DIR) + "/scenes/benchmarks/whipple_bicycle.json";
+
+struct Benchmark {
+  Eigen::Matrix2d M, C1, K0, K2;
+  double g = 9.81;
+};
+
+// Appendix A of the paper, from Table 1's parameters (its frame: x forward, z down)
+Benchmark meijaard() {
+  const double pi = std::acos(-1.0);
+  const double w = 1.02, c = 0.08, lam = pi / 10, rR = 0.3, mR = 2, IRxx = 0.0603, IRyy = 0.12,
+               xB = 0.3, zB = -0.9, mB = 85, IBxx = 9.2, IBzz = 2.8, IBxz = 2.4, xH = 0.9,
+               zH = -0.7, mH = 4, IHxx = 0.05892, IHxz = -0.00756, rF = 0.35, mF = 3, IFxx = 0.1405,
+               IFyy = 0.28, IHzz = 0.00708;
+  const double sl = std::sin(lam), cl = std::cos(lam);
+  const double mT = mR + mB + mH + mF;                                           // (A 1)
+  const double xT = (xB * mB + xH * mH + w * mF) / mT;                           // (A 2)
+  const double zT = (-rR * mR + zB * mB + zH * mH - rF * mF) / mT;               // (A 3)
+  const double ITxx = IRxx + IBxx + IHxx + IFxx + mR * rR * rR + mB * zB * zB +  // (A 4)
+                      mH * zH * zH + mF * rF * rF;
+  const double ITxz = IBxz + IHxz - mB * xB * zB - mH * xH * zH + mF * w * rF;  // (A 5)
+  const double IRzz = IRxx, IFzz = IFxx;                                        // (A 6)
+  const double ITzz =
+      IRzz + IBzz + IHzz + IFzz + mB * xB * xB + mH * xH * xH + mF * w * w;  // (A 7)
+  const double mA = mH + mF;                                                 // (A 8)
+  const double xA = (xH * mH + w * mF) / mA, zA = (zH * mH - rF * mF) / mA;  // (A 9)
+  const double IAxx = IHxx + IFxx + mH * (zH - zA) * (zH - zA) + mF * (rF + zA) * (rF + zA);
+  const double IAxz = IHxz - mH * (xH - xA) * (zH - zA) + mF * (w - xA) * (rF + zA);
+  const double IAzz = IHzz + IFzz + mH * (xH - xA) * (xH - xA) + mF * (w - xA) * (w - xA);
+  const double uA = (xA - w - c) * cl - zA * sl;  // (A 11)
+  const double IAll = mA * uA * uA + IAxx * sl * sl + 2 * IAxz * sl * cl + IAzz * cl * cl;
+  const double IAlx = -mA * uA * zA + IAxx * sl + IAxz * cl;
+  const double IAlz = mA * uA * xA + IAxz * sl + IAzz * cl;   // (A 12)
+  const double mu = c / w * cl;                               // (A 13)
+  const double SR = IRyy / rR, SF = IFyy / rF, ST = SR + SF;  // (A 14)
+  const double SA = mA * uA + mu * mT * xT;                   // (A 15)
+  Benchmark b;
+  b.M << ITxx, IAlx + mu * ITxz, IAlx + mu * ITxz, IAll + 2 * mu * IAlz + mu * mu * ITzz;
+  b.K0 << mT * zT, -SA, -SA, -SA * sl;
+  b.K2 << 0, (ST - mT * zT) / w * cl, 0, (SA + SF * sl) / w * cl;
+  b.C1 << 0, mu * ST + SF * cl + ITxz / w * cl - mu * mT * zT, -(mu * ST + SF * cl),
+      IAlz / w * cl + mu * (SA + ITzz / w * cl);
+  return b;
+}
+
+// the eigenvalues of the paper's model at speed v, state (φ, δ, φ̇, δ̇)
+Eigen::VectorXcd reference_eigenvalues(const Benchmark& b, double v) {
+  Eigen::Matrix4d A = Eigen::Matrix4d::Zero();
+  A.topRightCorner<2, 2>().setIdentity();
+  const Eigen::Matrix2d Mi = b.M.inverse();
+  A.bottomLeftCorner<2, 2>() = -Mi * (b.g * b.K0 + v * v * b.K2);
+  A.bottomRightCorner<2, 2>() = -Mi * (v * b.C1);
+  return Eigen::EigenSolver<Eigen::Matrix4d>(A).eigenvalues();
+}
+
+// the shipped scene with its forward speed set to v: every body moves forward at v and each
+// wheel turns at v / r about its axle (world y), so that its contact point is at rest
+std::string bicycle_at(double v, const std::string& root = "") {
+  std::ifstream in(kScene);
+  nlohmann::json scene = nlohmann::json::parse(in);
+  for (auto& body : scene["bodies"])
+    if (body["name"] == root) body["root"] = true;
+  for (auto& body : scene["bodies"]) {
+    body["velocity"] = {v, 0, 0};
+    const std::string name = body["name"];
+    if (name == "rear_wheel") body["angular_velocity"] = {0, v / 0.3, 0};
+    if (name == "front_wheel") body["angular_velocity"] = {0, v / 0.35, 0};
+  }
+  return scene.dump();
+}
+
+Eigen::VectorXcd appell_eigenvalues(double v, LinearModel* out = nullptr,
+                                    const std::string& root = "") {
+  const Model m = compile(load_scene_from_string(bicycle_at(v, root), "bicycle.json"));
+  const LinearModel lin = linearize(m, m.initial_state(), {});
+  if (out) *out = lin;
+  return modes(lin).values;
+}
+
+double distance_to_nearest(const Eigen::VectorXcd& set, std::complex<double> z) {
+  double best = INFINITY;
+  for (int k = 0; k < set.size(); ++k) best = std::min(best, std::abs(set(k) - z));
+  return best;
+}
+
+TEST(WhippleBicycle, AppendixFormulasGiveThePrintedMatrices) {
+  const Benchmark b = meijaard();
+  // the paper's eq. (5.3), as printed
+  Eigen::Matrix2d M, C1, K0, K2;
+  M << 80.81722, 2.31941332208709, 2.31941332208709, 0.29784188199686;
+  C1 << 0, 33.86641391492494, -0.85035641456978, 1.68540397397560;
+  K0 << -80.95, -2.59951685249872, -2.59951685249872, -0.80329488458618;
+  K2 << 0, 76.59734589573222, 0, 2.65431523794604;
+  EXPECT_LT((b.M - M).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_LT((b.C1 - C1).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_LT((b.K0 - K0).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_LT((b.K2 - K2).cwiseAbs().maxCoeff(), 1e-13);
+  // the printed eigenvalues at 5 m/s (the paper's Table 2): castor, weave pair, capsize
+  const Eigen::VectorXcd lam = reference_eigenvalues(b, 5.0);
+  for (std::complex<double> z : {std::complex<double>(-14.0783896927982, 0),
+                                 std::complex<double>(-0.775341882195845, 4.46486771378823),
+                                 std::complex<double>(-0.775341882195845, -4.46486771378823),
+                                 std::complex<double>(-0.322866429004087, 0)})
+    EXPECT_LT(distance_to_nearest(lam, z), 1e-12) << z;
+}
+
+TEST(WhippleBicycle, LinearizeGivesThePublishedEigenvaluesFrom0To10MetresPerSecond) {
+  const Benchmark b = meijaard();
+  double worst = 0;
+  for (double v : {0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 5.8, 6.0, 6.2, 7.0, 8.0, 9.0, 10.0}) {
+    LinearModel lin;
+    const Eigen::VectorXcd got = appell_eigenvalues(v, &lin);
+    // a nonholonomic system: 3 velocities (lean, steer, forward) on 7 independent coordinates
+    // (x, y, yaw, lean, the wheels' angles and steer; pitch and height follow)
+    ASSERT_EQ(lin.velocities.size(), 3u);
+    ASSERT_EQ(lin.coordinates.size(), 7u);
+    const Eigen::VectorXcd ref = reference_eigenvalues(b, v);
+    for (int k = 0; k < ref.size(); ++k) {
+      const double e = distance_to_nearest(got, ref(k));
+      worst = std::max(worst, e);
+      EXPECT_LT(e, 1e-9) << "v = " << v << " m/s, eigenvalue " << ref(k);
+    }
+    // the other six are the motion's symmetries (position, heading, wheel angles, speed):
+    // exact zeros, the cyclic states modes() sets aside (and the speed's own)
+    int zeros = 0;
+    for (int k = 0; k < got.size(); ++k)
+      if (std::abs(got(k)) < 1e-12) ++zeros;
+    EXPECT_EQ(zeros, 6) << "v = " << v << ": " << got.transpose();
+  }
+  RecordProperty("worst_eigenvalue_error", std::to_string(worst));
+}
+
+// The same bicycle with the spinning rear wheel as the tree's floating root: its free
+// joint's quaternion turns at v / r, and the linear model must follow that rotation (the
+// ω_ref × δq term of appell/derivatives.hpp) to give the same eigenvalues.
+TEST(WhippleBicycle, ASpinningWheelAtTheRootGivesTheSameEigenvalues) {
+  const Benchmark b = meijaard();
+  for (double v : {2.0, 5.0, 8.0}) {
+    LinearModel lin;
+    const Eigen::VectorXcd got = appell_eigenvalues(v, &lin, "rear_wheel");
+    EXPECT_NE(lin.note.find("spins at"), std::string::npos) << lin.note;
+    const Eigen::VectorXcd ref = reference_eigenvalues(b, v);
+    for (int k = 0; k < ref.size(); ++k)
+      EXPECT_LT(distance_to_nearest(got, ref(k)), 1e-9) << "v = " << v << ", " << ref(k);
+  }
+}
+
+TEST(WhippleBicycle, WeaveAndCapsizeSpeedsAreThePublishedOnes) {
+  // the paper's critical speeds: the weave pair crosses the imaginary axis at v_w and the
+  // capsize eigenvalue passes through zero at v_c
+  const double vw = 4.29238253634111, vc = 6.02426201538837;
+  double weave = -INFINITY;
+  for (auto z : appell_eigenvalues(vw))
+    if (std::abs(z.imag()) > 1) weave = std::max(weave, z.real());
+  EXPECT_LT(std::abs(weave), 1e-9);
+  // capsize: the real eigenvalue nearest zero other than the six symmetries changes sign
+  // across v_c, one side stable and the other not
+  auto capsize = [](double v) {
+    double out = INFINITY;
+    for (auto z : appell_eigenvalues(v))
+      if (z.imag() == 0 && z.real() != 0 && std::abs(z.real()) < 0.1) out = z.real();
+    return out;
+  };
+  EXPECT_LT(capsize(vc - 0.01), 0);
+  EXPECT_GT(capsize(vc + 0.01), 0);
+}
+
+TEST(WhippleBicycle, CliPrintsTheWeaveOfTheShippedScene) {
+  const auto r = testing::run_cli("linearize '" + kScene + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["independent_velocities"].size(), 3u);
+  bool weave = false;
+  for (const auto& e : j["eigenvalues"])
+    if (std::abs(e["re"].get<double>() + 0.775341882195845) < 1e-9 &&
+        std::abs(std::abs(e["im"].get<double>()) - 4.46486771378823) < 1e-9)
+      weave = true;
+  EXPECT_TRUE(weave) << r.out;
+}
+
+}  // namespace
+}  // namespace appell
