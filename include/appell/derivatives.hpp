@@ -77,7 +77,10 @@ void state_jacobian(const Model& m, Data& d, const State& s, Eigen::MatrixXd& J,
 // whose spin is a symmetry of what the joint carries (a wheel or a disk at the root, an
 // axisymmetric rotor) is a fixed point of the model and its eigenvalues are the motion's
 // exponents.  (An unsymmetric body spinning freely is steady only in its own axes, which
-// this chart is not; `note` says when a quaternion joint spins.)  The derivatives are
+// this chart is not; `note` says when a quaternion joint spins.)  A steady turn (the roots'
+// world-frame rates turning at one Ω about the vertical, u̇ = Ω ẑ × u, all others
+// constant) is taken in a frame turning with it: each world-frame 3-vector of δq and δu
+// gains −Ω ẑ × (turn_rate; docs/derivatives.md "Steady turns").  The derivatives are
 // exact where forward_dynamics_derivatives() covers the model's forces; otherwise (exact =
 // false, note says why) Richardson-extrapolated central differences of the forward
 // recursion (error O(h⁶), about 1e-10).
@@ -97,6 +100,7 @@ struct LinearModel {
   std::vector<int> coordinates;  // I: the independent coordinates (tangent indices, tree nu)
   std::vector<int> velocities;   // V: the independent quasi-velocities (tree nu indices)
   bool exact = true;
+  double turn_rate = 0;  // Ω of a steady turn the model is taken in (rad/s), 0 if none
   std::string note;
 };
 LinearModel linearize(const Model& m, const State& s, const std::vector<int>& inputs);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <stdexcept>
+#include <string>
 
 #include "appell/derivatives.hpp"
 #include "appell/inverse_dynamics.hpp"
@@ -50,6 +51,50 @@ Eigen::MatrixXd columns(const Eigen::MatrixXd& R, const std::vector<int>& c) {
   Eigen::MatrixXd out(R.rows(), c.size());
   for (size_t k = 0; k < c.size(); ++k) out.col(k) = R.col(c[k]);
   return out;
+}
+
+// A steady turn (appell/derivatives.hpp): the world-frame blocks of u (a root free joint's
+// v and ω, a root ball joint's ω) turn at Ω about the vertical, u̇ = Ω ẑ × u there, while
+// every other rate stays, u̇ = 0.  In a frame turning with it the motion is a fixed point,
+// and every world-frame 3-vector of x (those blocks of δq and of δu) gains −Ω ẑ × in its
+// rate: δq' = Rᵀ δq gives δq̇' = Rᵀ (δq̇ − Ω ẑ × δq) at R = I.  Ω is the least-squares fit;
+// a state that no Ω makes steady (to 1e-9 of its rates) is linearized as it is (Ω = 0).
+struct Turn {
+  double rate = 0;
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
+  std::vector<int> blocks;  // where the world-frame 3-vectors start (tree nu indices)
+  // Ω ẑ × on the world blocks of v (tree nu), zero elsewhere
+  Eigen::VectorXd apply(const Eigen::VectorXd& v) const {
+    Eigen::VectorXd out = Eigen::VectorXd::Zero(v.size());
+    for (int b : blocks) out.segment<3>(b) = rate * axis.cross(Eigen::Vector3d(v.segment<3>(b)));
+    return out;
+  }
+  std::string note() const {
+    return "a steady turn at " + std::to_string(rate) +
+           " rad/s about the vertical: x is taken in a frame turning with it";
+  }
+};
+
+Turn steady_turn(const Model& m, const State& s, const Eigen::VectorXd& udot) {
+  Turn turn;
+  const Vec3 g = m.gravity();
+  if (g.norm() > 0) turn.axis = -g.normalized();
+  for (const TreeJoint& t : m.tree().joints)
+    if (t.parent == -1 && t.type->quaternion() >= 0)
+      for (int b = t.u_offset; b < t.u_offset + t.type->nu(); b += 3) turn.blocks.push_back(b);
+  double num = 0, den = 0;
+  for (int b : turn.blocks) {
+    const Eigen::Vector3d k = turn.axis.cross(Eigen::Vector3d(s.u.segment<3>(b)));
+    num += k.dot(udot.segment<3>(b));
+    den += k.squaredNorm();
+  }
+  if (!(den > 0)) return turn;
+  turn.rate = num / den;
+  const double scale = std::max({1.0, s.u.cwiseAbs().maxCoeff(), udot.cwiseAbs().maxCoeff()});
+  if (!((udot - turn.apply(s.u)).cwiseAbs().maxCoeff() <= 1e-9 * scale) ||
+      std::abs(turn.rate) <= 1e-12 * scale)
+    turn.rate = 0;
+  return turn;
 }
 
 // what the note says when a quaternion joint spins at s (see appell/derivatives.hpp)
@@ -167,6 +212,15 @@ LinearModel linearize_constrained(const Model& m, const State& s, const std::vec
     return f;
   };
   forward(s, none, out.udot);
+  const Turn turn = steady_turn(m, s, out.udot);
+  // −Ω × on the world blocks of (δ, δu), in x's rows
+  auto turning = [&](const Eigen::VectorXd& delta, const Eigen::VectorXd& du) {
+    const Eigen::VectorXd kd = turn.apply(delta), ku = turn.apply(du);
+    Eigen::VectorXd f(nI + nV);
+    for (int k = 0; k < nI; ++k) f(k) = kd(out.coordinates[k]);
+    for (int k = 0; k < nV; ++k) f(nI + k) = ku(out.velocities[k]);
+    return f;
+  };
   out.A.resize(nI + nV, nI + nV);
   out.B = Eigen::MatrixXd::Zero(nI + nV, inputs.size());
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nu);
@@ -185,11 +239,13 @@ LinearModel linearize_constrained(const Model& m, const State& s, const std::vec
         1e-2);
     const Eigen::VectorXd du = lift_velocities(Eigen::VectorXd::Zero(nV), rows_rate);
     out.A.col(j) = richardson([&](double h) { return reduced(h * delta, h * du, none); }, 1e-2);
+    if (turn.rate != 0) out.A.col(j) -= turning(delta, du);
   }
   for (int j = 0; j < nV; ++j) {
     const Eigen::VectorXd du =
         lift_velocities(Eigen::VectorXd::Unit(nV, j), Eigen::VectorXd::Zero(R0.rows()));
     out.A.col(nI + j) = richardson([&](double h) { return reduced(zero, h * du, none); }, 1e-1);
+    if (turn.rate != 0) out.A.col(nI + j) -= turning(zero, du);
   }
   for (size_t c = 0; c < inputs.size(); ++c) {
     const Eigen::VectorXd e = Eigen::VectorXd::Unit(nu, inputs[c]);
@@ -201,6 +257,8 @@ LinearModel linearize_constrained(const Model& m, const State& s, const std::vec
              "velocities (coordinate partitioning) and differentiated by Richardson-"
              "extrapolated central differences (about 1e-12)";
   if (const std::string spin = spin_note(m, s); !spin.empty()) out.note += "; " + spin;
+  if (turn.rate != 0) out.note += "; " + turn.note();
+  out.turn_rate = turn.rate;
   return out;
 }
 
@@ -273,6 +331,15 @@ LinearModel linearize(const Model& m, const State& s, const std::vector<int>& in
   out.A.bottomLeftCorner(nu, nu) = fd.dudot_dq;
   out.A.bottomRightCorner(nu, nu) = fd.dudot_du;
   for (size_t c = 0; c < inputs.size(); ++c) out.B.col(c).tail(nu) = fd.dudot_dtau.col(inputs[c]);
+  if (const Turn turn = steady_turn(m, s, fd.udot); turn.rate != 0) {
+    for (int j = 0; j < nu; ++j) {
+      const Eigen::VectorXd k = turn.apply(Eigen::VectorXd::Unit(nu, j));
+      out.A.block(0, j, nu, 1) -= k;
+      out.A.block(nu, nu + j, nu, 1) -= k;
+    }
+    out.turn_rate = turn.rate;
+    out.note += (out.note.empty() ? "" : "; ") + turn.note();
+  }
   if (const std::string spin = spin_note(m, s); !spin.empty())
     out.note += (out.note.empty() ? "" : "; ") + spin;
   return out;
