@@ -188,6 +188,7 @@ int run_linearize(const LinearizeOptions& o) {
     out["independent_coordinates"] = cnames;
     out["independent_velocities"] = vnames;
   }
+  if (lm.turn_rate != 0) out["turn_rate"] = lm.turn_rate;
   out["states"] = states;
   out["inputs"] = input_names;
   out["A"] = matrix_json(A);

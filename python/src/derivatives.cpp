@@ -97,6 +97,7 @@ py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<St
   out["inputs"] = input_names;
   out["exact"] = lm.exact;
   out["note"] = lm.note;
+  out["turn_rate"] = lm.turn_rate;
   return out;
 }
 
@@ -125,13 +126,15 @@ void bind_derivatives(py::module_& m) {
         "linearize(model: Model, state: State | None = None, inputs: list[str] | None = "
         "None) -> dict\n\n"
         "The linear model xdot = A x + B w about the state (default the model's initial "
-        "state), x = (dq in tangent coordinates, u) (the independent ones with constraints), w the "
+        "state, or the steady motion it starts), x = (dq in tangent coordinates about the "
+        "reference motion, u - u_ref) (the independent ones with constraints), w the "
         "generalized forces on the input "
         "joints' quasi-velocities (default every tree joint): A (2nu, 2nu), B (2nu, inputs), "
         "eigenvalues of A (complex), coordinates, inputs, exact (False when a force is "
         "differentiated numerically; note says why), independent_coordinates and "
         "independent_velocities (x's coordinates; all of them on a tree, the ones chosen by "
-        "coordinate partitioning when the model has constraint rows).");
+        "coordinate partitioning when the model has constraint rows), turn_rate (the rate of "
+        "the steady turn x is taken in, rad/s, 0 if none; docs/derivatives.md).");
 }
 
 }  // namespace appell::python

@@ -65,6 +65,22 @@ def test_linearize_cart_pole_closed_form():
     assert max(lin["eigenvalues"].real) == pytest.approx(np.sqrt(A[3, 1]), rel=1e-10)
 
 
+def test_linearize_benchmark_bicycle_and_a_steady_turn():
+    # Meijaard et al. (2007), Table 2 at 5 m/s: castor, weave pair, capsize
+    model = appell.load_model(EXAMPLES.parent / "benchmarks" / "whipple_bicycle.json")
+    lin = appell.linearize(model)
+    assert len(lin["independent_velocities"]) == 3 and lin["turn_rate"] == 0
+    published = [-14.0783896927982, -0.775341882195845 + 4.46486771378823j,
+                 -0.775341882195845 - 4.46486771378823j, -0.322866429004087]
+    for z in published:
+        assert min(abs(lin["eigenvalues"] - z)) < 1e-9
+    # the shipped rolling disk turns steadily at 1.7 rad/s: taken in the turning frame, its
+    # motion is neutral (no eigenvalue off the imaginary axis)
+    disk = appell.linearize(appell.load_model(EXAMPLES / "rolling_disk.json"))
+    assert disk["turn_rate"] == pytest.approx(1.7, abs=1e-9)
+    assert max(abs(disk["eigenvalues"].real)) < 1e-5
+
+
 def test_errors_are_value_errors():
     model = double_pendulum()
     s = model.initial_state()
