@@ -114,16 +114,27 @@ int run_eval(const EvalOptions& o) {
 }
 
 // a joint's damping and limits (URDF <dynamics>, <limit>), as " damping c, limits [lo, hi]"
-static std::string joint_properties(const Constraint& c) {
-  const auto* j = dynamic_cast<const Joint*>(&c);
+// a joint's damping, friction and limits, and whether a moreau run applies the last two:
+// they act on the one-coordinate joints of the spanning tree (engine/contact/moreau.cpp)
+static std::string joint_properties(const Model& m, int index, const ContactSettings& contact) {
+  const auto* j = dynamic_cast<const Joint*>(m.constraints()[index].get());
   if (!j) return "";
+  bool tree_coordinate = false;
+  for (const TreeJoint& t : m.tree().joints)
+    if (t.constraint == index && t.nq == 1 && t.nu == 1) tree_coordinate = true;
+  auto status = [&](bool on, const char* key) -> std::string {
+    if (!tree_coordinate) return " (not enforced: only one-coordinate joints of the tree)";
+    if (!on) return std::string(" (not enforced: contact.") + key + " is false)";
+    return " (enforced)";
+  };
   const JointProperties& p = j->properties();
   std::ostringstream os;
   if (p.damping > 0) os << "  damping " << p.damping;
-  if (p.friction > 0) os << "  friction " << p.friction;
+  if (p.friction > 0)
+    os << "  friction " << p.friction << status(contact.joint_friction, "joint_friction");
   if (p.limited)
     os << "  limits [" << p.lower << ", " << p.upper << "] effort " << p.effort << " velocity "
-       << p.velocity << " (not enforced)";
+       << p.velocity << status(contact.joint_limits, "joint_limits");
   return os.str();
 }
 
@@ -158,12 +169,13 @@ int run_check(const std::string& scene, Output output) {
     std::cout << "  " << padded(b.name, 16) << padded(b.rigid() ? "rigid" : "particle", 10)
               << "mass " << b.mass << "\n";
   std::cout << "constraints: " << m.constraints().size() << " (" << m.nrows() << " rows)\n";
-  for (const ConstraintPtr& c : m.constraints()) {
-    std::cout << "  " << padded(c->name(), 16) << padded(c->type(), 16) << c->rows()
-              << (c->rows() == 1 ? " row " : " rows") << "  [";
-    for (size_t j = 0; j < c->bodies().size(); ++j)
-      std::cout << (j ? ", " : "") << m.bodies()[c->bodies()[j]].name;
-    std::cout << "]" << joint_properties(*c) << "\n";
+  for (int i = 0; i < static_cast<int>(m.constraints().size()); ++i) {
+    const Constraint& c = *m.constraints()[i];
+    std::cout << "  " << padded(c.name(), 16) << padded(c.type(), 16) << c.rows()
+              << (c.rows() == 1 ? " row " : " rows") << "  [";
+    for (size_t j = 0; j < c.bodies().size(); ++j)
+      std::cout << (j ? ", " : "") << m.bodies()[c.bodies()[j]].name;
+    std::cout << "]" << joint_properties(m, i, loaded.settings.contact) << "\n";
   }
   std::cout << "forces: " << m.forces().size() << "\n";
   std::cout << base_line(m) << "\n";

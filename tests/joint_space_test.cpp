@@ -270,8 +270,15 @@ TEST(Urdf, CliChecksAndEvaluatesRobots) {
       << delta.out;
   EXPECT_NE(delta.out.find("constraints beyond the tree: 6 rows, rank 6\n"), std::string::npos);
   EXPECT_NE(delta.out.find("degrees of freedom: 3\n"), std::string::npos);
-  EXPECT_NE(delta.out.find("limits [-1.5, 1.5] effort 50 velocity 5 (not enforced)"),
-            std::string::npos);
+  // the delta robot's scene turns limits off ("contact": {"joint_limits": false})
+  EXPECT_NE(delta.out.find("limits [-1.5, 1.5] effort 50 velocity 5 (not enforced: "
+                           "contact.joint_limits is false)"),
+            std::string::npos)
+      << delta.out;
+  const testing::CliResult hinge = testing::run_cli("check '" + std::string(APPELL_SOURCE_DIR) +
+                                                    "/scenes/examples/limits_pendulum.json'");
+  EXPECT_NE(hinge.out.find("limits [-1, 1] effort 0 velocity 0 (enforced)"), std::string::npos)
+      << hinge.out;
   const testing::CliResult eval = testing::run_cli("eval '" + dir + "seven_dof_arm.urdf'");
   ASSERT_EQ(eval.status, 0) << eval.err;
   EXPECT_NE(eval.out.find("\"dof\": 7"), std::string::npos) << eval.out;
