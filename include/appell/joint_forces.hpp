@@ -49,9 +49,12 @@ class JointForce : public Force {
   // ∂τ/∂q and ∂τ/∂u (nu × nu each, column-major) at (q, u), q along the joint's
   // quasi-velocities (the types springs and servos take have q̇ = u); for the exact
   // derivatives of the dynamics (appell/derivatives.hpp).  False when τ depends on the
-  // state through more than this joint's q, u (expressions that read bodies or joints).
-  virtual bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
-                               double* du) const = 0;
+  // state through more than this joint's q, u (expressions that read bodies or joints), and
+  // by default: a force of your own that does not give them is differentiated numerically.
+  virtual bool tau_derivatives(const StateView& /*s*/, const double* /*q*/, const double* /*u*/,
+                               double* /*dq*/, double* /*du*/) const {
+    return false;
+  }
 
  protected:
   // τ from the joint's q (nq) and u (nu)

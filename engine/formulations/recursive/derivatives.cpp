@@ -452,7 +452,9 @@ void joint_space_forces(const Model& m, const Data& d, const State& s, Eigen::Ve
         du.block(t.u_offset, t.u_offset, t.nu, t.nu) += b;
         continue;
       }
-      why = "reads the state through expressions";
+      why =
+          "gives no derivatives of its τ (an expression that reads the state, or a "
+          "JointForce without tau_derivatives)";
     }
     throw std::invalid_argument("derivatives: force " + std::to_string(k) + " ('" + force.type() +
                                 "') " + why + "; exact derivatives cover gravity and joint forces");
