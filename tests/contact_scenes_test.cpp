@@ -123,5 +123,40 @@ TEST(ContactScenes, QuadrupedStandsOnItsFeetCarryingItsWeight) {
   RecordProperty("normal_over_weight_minus_1", std::to_string(normal / weight - 1.0));
 }
 
+// A free joint constrains nothing and so joins nothing: a box floating on an explicit
+// free joint from the world (a JSON "free" joint, an MJCF <freejoint>) falls onto the
+// world's floor and rests on it, its centre at half its height, like a body with no joint.
+// (Before, the joint's "parent and child" exclusion let it fall through the floor.)
+TEST(ContactScenes, BodiesOnFreeJointsFromTheWorldLandOnTheFloor) {
+  const std::string json = R"({"name": "box on a free joint", "gravity": [0, 0, -9.81],
+    "shapes": [{"name": "floor", "type": "plane"}],
+    "bodies": [{"name": "box", "mass": 1, "inertia": {"box": [0.2, 0.2, 0.2]},
+                "position": [0, 0, 0.3], "shapes": [{"type": "box", "size": [0.2, 0.2, 0.2]}]}],
+    "constraints": [{"name": "float", "type": "free", "bodies": ["world", "box"], "anchor": [0, 0, 0]}],
+    "integrator": {"duration": 1.5, "dt": 0.002}})";
+  const std::string mjcf = R"(<mujoco model="box on a freejoint">
+    <option timestep="0.002"/>
+    <worldbody>
+      <geom name="floor" type="plane" size="5 5 0.1"/>
+      <body name="box" pos="0 0 0.3"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
+    </worldbody></mujoco>)";
+  for (const auto& [text, file] :
+       {std::pair{json, std::string("free.json")}, std::pair{mjcf, std::string("free.xml")}}) {
+    const Scene scene = load_scene_from_string(text, file);
+    const Model m = compile(scene);
+    ASSERT_TRUE(has_unilateral_rows(m, true, true)) << file;
+    SimulationOptions o = SimulationOptions::from_settings(scene.settings);
+    o.integrator.duration = 1.5;
+    double lowest = INFINITY, z = NAN;
+    const SimulationResult r = simulate(m, o, [&](const Sample& s) {
+      z = s.data.body[0].x.z();
+      lowest = std::min(lowest, z);
+    });
+    ASSERT_TRUE(r.ok()) << file << ": " << r.message;
+    EXPECT_NEAR(z, 0.1, 1e-6) << file;
+    EXPECT_GT(lowest, 0.1 - 1e-6) << file;
+  }
+}
+
 }  // namespace
 }  // namespace appell

@@ -128,9 +128,11 @@ class BulletDetector final : public ContactDetector {
       e.proxy = broadphase_.createProxy(btVector3(0, 0, 0), btVector3(0, 0, 0), 0,
                                         reinterpret_cast<void*>(i), 1, -1, nullptr);
     }
-    // bodies a joint joins (parent and child); welded bodies share a composite
+    // bodies a joint joins (parent and child); welded bodies share a composite.  A free
+    // joint constrains nothing and joins nothing: a body floating on one from the world (an
+    // MJCF <freejoint>, a robot's floating base) still lands on the world's ground.
     for (const ConstraintPtr& c : m.constraints())
-      if (const auto* j = dynamic_cast<const Joint*>(c.get()))
+      if (const auto* j = dynamic_cast<const Joint*>(c.get()); j && c->rows() > 0)
         joined_.insert(pair_key(j->parent(), j->child()));
     // a chain of joints through massless frames (an MJCF body with several joints) joins
     // its two ends as one joint does

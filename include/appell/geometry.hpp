@@ -29,8 +29,9 @@
 //
 // A pair of shapes is tested when neither is a plane fixed in the world with the other,
 // their bodies differ and are not welded together (one composite, appell/model.hpp), no
-// joint of the model joins their two bodies (parent and child; `collide_with_joined`
-// lifts that for a pair where either shape sets it), and the filters agree:
+// joint of the model joins their two bodies (parent and child, a free joint excepted: it
+// constrains nothing; `collide_with_joined` lifts that for a pair where either shape sets
+// it), and the filters agree:
 //   (a.group & b.mask) != 0  and  (b.group & a.mask) != 0.
 // Two planes never touch.  The pair's Coulomb μ and Newton's e combine the shapes' as
 //   μ = √(μa μb)  (equal coefficients give themselves; a frictionless shape, μ = 0, makes
