@@ -155,7 +155,9 @@ TEST(WhippleBicycle, LinearizeGivesThePublishedEigenvaluesFrom0To10MetresPerSeco
       if (std::abs(got(k)) < 1e-12) ++zeros;
     EXPECT_EQ(zeros, 6) << "v = " << v << ": " << got.transpose();
   }
-  RecordProperty("worst_eigenvalue_error", std::to_string(worst));
+  std::ostringstream os;
+  os << std::scientific << worst;
+  RecordProperty("worst_eigenvalue_error", os.str());
 }
 
 // The same bicycle with the spinning rear wheel as the tree's floating root: its free
