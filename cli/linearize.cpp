@@ -22,7 +22,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "appell/data.hpp"
 #include "appell/derivatives.hpp"
+#include "appell/forward.hpp"
 #include "appell/jacobians.hpp"
 #include "appell/tree.hpp"
 #include "cli/commands.hpp"
@@ -136,6 +138,16 @@ int run_linearize(const LinearizeOptions& o) {
   }
   State s = m.initial_state();
   if (o.at) s.t = at;
+  // the state a run starts from: velocities projected onto the constraints (as simulate and
+  // eval do; a scene's rates rounded to a few digits still linearize)
+  Data d0(m);
+  InitialConditions start;
+  if (initial_conditions(m, d0, s, scene.settings.solver, &start) == SolveStatus::Inconsistent &&
+      !start.projected) {
+    std::cerr << "error: " << o.scene << ": " << d0.diagnostics.message << "\n";
+    return 2;
+  }
+  if (start.projected) s = start.state;
 
   LinearModel lm;
   try {
@@ -189,6 +201,7 @@ int run_linearize(const LinearizeOptions& o) {
     out["independent_velocities"] = vnames;
   }
   if (lm.turn_rate != 0) out["turn_rate"] = lm.turn_rate;
+  if (start.velocity_correction > 0) out["initial_velocity_correction"] = start.velocity_correction;
   out["states"] = states;
   out["inputs"] = input_names;
   out["A"] = matrix_json(A);
@@ -235,6 +248,9 @@ int run_linearize(const LinearizeOptions& o) {
   std::ostream& os = std::cout;
   os << "linear model of " << o.scene << " at t = " << s.t << " (derivatives: " << method << ")\n";
   if (!note.empty()) os << "note: " << note << "\n";
+  if (start.velocity_correction > 0)
+    os << "initial velocities projected onto the constraints first: |du|_M = "
+       << start.velocity_correction << "\n";
   if (tree.nrows_extra > 0) {
     os << "constraint rows beyond the tree: " << tree.nrows_extra << "; independent coordinates:";
     for (const std::string& n : cnames) os << " " << n;

@@ -208,5 +208,27 @@ TEST(WhippleBicycle, CliPrintsTheWeaveOfTheShippedScene) {
   EXPECT_TRUE(weave) << r.out;
 }
 
+// A scene whose wheel rate is rounded (16.6667 for 5 / 0.3) violates its rolling rows by
+// 3e-5 m/s: linearize starts, as simulate does, from the velocities projected onto the
+// rows, says by how much, and finds the weave of the nearby steady motion
+TEST(WhippleBicycle, RoundedWheelRatesAreProjectedFirst) {
+  std::string text = testing::read_file(kScene);
+  const std::string exact = "16.666666666666668";
+  ASSERT_NE(text.find(exact), std::string::npos);
+  text.replace(text.find(exact), exact.size(), "16.6667");
+  const std::string path = testing::write_temp("rounded_bicycle.json", text);
+  const auto r = testing::run_cli("linearize '" + path + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("initial_velocity_correction"));
+  EXPECT_GT(j["initial_velocity_correction"].get<double>(), 0);
+  bool weave = false;
+  for (const auto& e : j["eigenvalues"])
+    if (std::abs(e["re"].get<double>() + 0.775341882195845) < 1e-5 &&
+        std::abs(std::abs(e["im"].get<double>()) - 4.46486771378823) < 1e-5)
+      weave = true;
+  EXPECT_TRUE(weave) << r.out;
+}
+
 }  // namespace
 }  // namespace appell

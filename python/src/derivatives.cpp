@@ -55,8 +55,14 @@ py::tuple forward_derivatives(const std::shared_ptr<PyModel>& pm, const State& s
 py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<State>& state,
                       const std::optional<std::vector<std::string>>& inputs) {
   const Model& m = model_of(pm);
-  const State s = state ? *state : m.initial_state();
+  State s = state ? *state : m.initial_state();
   check_state(m, s, "linearize()");
+  if (!state) {  // the model's initial state as a run starts from it (velocities projected)
+    Data d0(m);
+    InitialConditions start;
+    initial_conditions(m, d0, s, SolverOptions{}, &start);
+    if (start.projected) s = start.state;
+  }
   const TreeModel& tree = m.tree();
   std::vector<std::string> names(tree.nu);
   for (const TreeJoint& t : tree.joints)
