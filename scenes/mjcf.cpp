@@ -1474,8 +1474,8 @@ class Converter {
                        "' (MuJoCo's constraint softness) ignored: appell's mimic row is hard");
         else if (k == "active" && std::string(a->Value()) == "false")
           fail(*e, "an inactive equality (active=\"false\") is not supported");
-        else if (k != "name" && k != "joint1" && k != "joint2" && k != "polycoef" &&
-                 k != "class" && k != "active")
+        else if (k != "name" && k != "joint1" && k != "joint2" && k != "polycoef" && k != "class" &&
+                 k != "active")
           warn(*e, "attribute '" + k + "' not supported, ignored");
       }
       const char* j1 = e->Attribute("joint1");
