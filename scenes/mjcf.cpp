@@ -1075,6 +1075,8 @@ class Converter {
       for (const std::string& c : chain)
         if (c == p) fail(*e, "'" + p + "' includes itself");
       if (chain.size() > 8) fail(*e, "includes nested deeper than 8 files");
+      // a bound on the whole: files that include others many times over would multiply
+      if (included_.size() >= 64) fail(*e, "more than 64 included files");
       std::string text;
       try {
         text = read_scene_text(p);

@@ -528,6 +528,15 @@ TEST(MjcfPublished, TopLevelInclude) {
   EXPECT_EQ(s.status, 2);
   EXPECT_NE(s.err.find("self.xml:2: /mujoco/include: '"), std::string::npos) << s.err;
   EXPECT_NE(s.err.find("includes itself"), std::string::npos) << s.err;
+  // a bound on the files in all (each may be included many times over)
+  const std::string leaf = write_temp("leaf.xml", "<mujoco><size/></mujoco>");
+  std::string many = "<mujoco>\n";
+  for (int i = 0; i < 65; ++i) many += "<include file=\"" + file_name(leaf) + "\"/>\n";
+  const auto r65 = run_cli("check " + write_temp("many.xml", many + "</mujoco>"));
+  EXPECT_EQ(r65.status, 2);
+  EXPECT_NE(r65.err.find("many.xml:66: /mujoco/include[65]: more than 64 included files"),
+            std::string::npos)
+      << r65.err;
 }
 
 // `appell sweep` takes what `appell simulate` takes: an MJCF or URDF robot is swept as the
