@@ -1,5 +1,7 @@
 // `appell sweep SCENE --set /bodies/0/mass=1:2:11 --set /integrator/duration=1,2 ...`
 //
+// SCENE is what `appell simulate` takes: a JSON scene, or a URDF or MJCF file, swept as
+// the scene {"include": {"urdf"|"mjcf": FILE}} (its pointers: /gravity, /include/q/JOINT...).
 // Every --set names a value of the scene by its JSON Pointer and gives its values
 // (appell/overrides.hpp: a:b:n, v1,v2,... or one JSON value); the runs are the cartesian
 // product of the sets, the last --set varying fastest (at most kMaxSetValues runs).  The
@@ -30,8 +32,10 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "appell/overrides.hpp"
+#include "appell/scene_rules.hpp"
 #include "appell/sweep.hpp"
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
@@ -41,7 +45,7 @@ namespace appell::cli {
 CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
   CLI::App* c = app.add_subcommand(
       "sweep", "many runs of a scene with values replaced by JSON Pointer; a CSV row per run");
-  c->add_option("SCENE", o.scene, "scene file (JSON)")->required();
+  c->add_option("SCENE", o.scene, "scene file (JSON, or a URDF or MJCF robot)")->required();
   c->add_option("--set", o.set,
                 "POINTER=VALUES: a:b:n (n values from a to b), v1,v2,... or one JSON value; "
                 "repeat for a cartesian product")
@@ -216,6 +220,13 @@ int run_sweep(const SweepOptions& o) {
     axes = parse_axes(o.set);
     count = run_count(axes);
     text = read_scene_text(o.scene);
+    // a robot file (what simulate takes) is swept as the scene that includes it, beside it:
+    // the pointers then name that scene's keys (/gravity/2, /include/q/JOINT, ...)
+    const bool mjcf = is_mjcf_text(text);
+    if (mjcf || is_urdf_text(text, o.scene)) {
+      const std::string base = o.scene.substr(o.scene.find_last_of('/') + 1);
+      text = nlohmann::json{{"include", {{mjcf ? "mjcf" : "urdf", base}}}}.dump();
+    }
     first = make_run(0).model;
   } catch (const SceneError& e) {
     std::cerr << "error: " << e.what() << "\n";

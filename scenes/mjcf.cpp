@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -28,6 +29,7 @@ namespace {
 // checked first, names the element and its line instead
 constexpr int kMaxMjcfDepth = 96;
 constexpr double kPi = 3.14159265358979323846;
+constexpr const char kNoKey[] = "no <keyframe><key name=\"";
 
 json to_json(const Vec3& v) {
   return json::array({v.x(), v.y(), v.z()});
@@ -56,16 +58,32 @@ const std::map<std::string, std::set<std::string>>& known_attributes() {
         "fullinertia"}},
       {"joint",
        {"name", "type", "pos", "axis", "range", "limited", "damping", "stiffness", "springref",
-        "ref", "armature"}},
+        "ref", "armature", "frictionloss"}},
       {"freejoint", {"name"}},
       {"geom",
        {"name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto",
         "friction", "contype", "conaffinity", "mass", "density", "mesh"}},
       {"mesh", {"name", "file", "scale"}},
+      {"site", {"name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis"}},
       {"default", {}},
-      {"motor", {"name", "joint", "gear"}},
-      {"position", {"name", "joint", "gear", "kp", "kv"}},
-      {"velocity", {"name", "joint", "gear", "kv"}},
+      // actuators: the transmission, the control and force ranges, then each kind's own
+      {"general",
+       {"name", "joint", "tendon", "gear", "ctrlrange", "forcerange", "ctrllimited", "forcelimited",
+        "gaintype", "biastype", "dyntype", "gainprm", "biasprm", "dynprm"}},
+      {"motor",
+       {"name", "joint", "tendon", "gear", "ctrlrange", "forcerange", "ctrllimited",
+        "forcelimited"}},
+      {"position",
+       {"name", "joint", "tendon", "gear", "ctrlrange", "forcerange", "ctrllimited", "forcelimited",
+        "kp", "kv"}},
+      {"velocity",
+       {"name", "joint", "tendon", "gear", "ctrlrange", "forcerange", "ctrllimited", "forcelimited",
+        "kv"}},
+      {"damper",
+       {"name", "joint", "tendon", "gear", "ctrlrange", "forcerange", "ctrllimited", "forcelimited",
+        "kv"}},
+      {"fixed", {"name", "stiffness", "damping", "springlength"}},
+      {"key", {"name", "qpos", "qvel", "ctrl"}},
   };
   return known;
 }
@@ -89,9 +107,30 @@ struct Pose {
   Mat3 R = Mat3::Identity();
 };
 
+// An actuator as MuJoCo's compiler holds it (mjsActuator): a default class holds one, which
+// every actuator kind's element in the class edits with that kind's meaning (a <position kp>
+// in a default sets the gain and bias a <general> of the class then starts from), and an
+// actuator element starts from its class's
+struct ActuatorSpec {
+  double gear = 1;
+  std::vector<double> ctrlrange, forcerange;  // empty: not given
+  std::string ctrllimited = "auto", forcelimited = "auto";
+  std::string gaintype = "fixed", biastype = "none", dyntype = "none";
+  std::vector<double> gainprm = {1, 0, 0}, biasprm = {0, 0, 0};
+};
+
+// An MJCF joint: what the actuators, tendons and keyframes that name it need
+struct JointInfo {
+  std::string type;       // hinge, slide, ball, free
+  size_t constraint = 0;  // its index in the scene's "constraints"
+  bool limited = false;
+  double lower = 0, upper = 0;  // radians or metres
+};
+
 class Converter {
  public:
-  Converter(const std::string& file, UrdfScene& out) : file_(file), out_(out) {
+  Converter(const std::string& file, UrdfScene& out, const std::string& keyframe)
+      : file_(file), keyframe_(keyframe), out_(out) {
     out_.doc = {{"bodies", json::array()}, {"constraints", json::array()}};
   }
 
@@ -103,37 +142,47 @@ class Converter {
       if (c < 0x20 || c == 0x7f)
         fail(root, "attribute 'model': the name contains a control character");
     out_.base.root_link = "world";
+    doc_file_[root.GetDocument()] = file_;
+    // the top-level elements, each <include> replaced by its file's (MuJoCo's rule)
+    std::vector<std::string> chain = {file_};
+    expand(root, chain);
+    const auto each = [&](const char* name, const auto& f) {
+      for (const XMLElement* e : top_)
+        if (std::string(e->Name()) == name) f(*e);
+    };
     // settings first: they change how the rest reads
-    for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement()) {
-      const std::string n = e->Name();
-      if (n == "compiler") compiler(*e);
-      if (n == "option") option(*e);
-    }
-    for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement())
-      if (std::string(e->Name()) == "default") defaults(*e, nullptr);
+    each("compiler", [&](const XMLElement& e) { compiler(e); });
+    each("option", [&](const XMLElement& e) { option(e); });
+    each("default", [&](const XMLElement& e) { defaults(e, nullptr); });
     // the bodies and joints before what names them (actuators, equalities), in any order
-    for (const XMLElement* e = root.FirstChildElement("asset"); e;
-         e = e->NextSiblingElement("asset"))
-      assets(*e);
-    for (const XMLElement* e = root.FirstChildElement("worldbody"); e;
-         e = e->NextSiblingElement("worldbody"))
-      worldbody(*e);
-    for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement()) {
+    each("asset", [&](const XMLElement& e) { assets(e); });
+    each("worldbody", [&](const XMLElement& e) { worldbody(e); });
+    // the tendons before the actuators that name them; the selected keyframe's controls
+    each("tendon", [&](const XMLElement& e) { tendons(e); });
+    find_keyframe();
+    for (const XMLElement* e : top_) {
       const std::string n = e->Name();
-      if (n == "compiler" || n == "option" || n == "default" || n == "worldbody") continue;
-      if (n == "include") fail(*e, "<include> of other files is not supported");
+      if (n == "compiler" || n == "option" || n == "default" || n == "worldbody" || n == "tendon" ||
+          n == "asset")
+        continue;
+      if (n == "keyframe") {
+        if (keyframe_.empty())
+          warn(*e,
+               "keyframes not applied: the model starts at qpos0, as MuJoCo's does (a scene "
+               "starts from one with \"include\": {\"mjcf\": FILE, \"keyframe\": NAME})");
+        continue;
+      }
       if (n == "actuator") {
         actuators(*e);
       } else if (n == "equality") {
         equalities(*e);
       } else if (n == "contact") {
         contact(*e);
-      } else if (n == "asset") {
-        // read before the bodies (see above): nothing to do here
       } else {
         warn(*e, "not supported, ignored");
       }
     }
+    if (key_) apply_keyframe(*key_);
     for (const auto& w : attribute_warnings_) {
       std::string text = w.second.first;
       if (w.second.second > 1)
@@ -166,7 +215,8 @@ class Converter {
     return p;
   }
   std::string where(const XMLElement& e) const {
-    return file_ + ":" + std::to_string(e.GetLineNum());
+    const auto f = doc_file_.find(e.GetDocument());
+    return (f == doc_file_.end() ? file_ : f->second) + ":" + std::to_string(e.GetLineNum());
   }
   [[noreturn]] void fail(const XMLElement& e, const std::string& what) const {
     throw SceneError(where(e), path(e), what);
@@ -290,7 +340,7 @@ class Converter {
   static Vec3 vec(const std::vector<double>& v) { return Vec3(v[0], v[1], v[2]); }
 
   // <default class> holds defaults of its child elements; nested classes inherit
-  void defaults(const XMLElement& e, const Class* parent) {
+  void defaults(const XMLElement& e, const Class* parent, const std::string& parent_name = "") {
     std::string name = "main";
     if (const char* c = e.Attribute("class"))
       name = c;
@@ -298,10 +348,16 @@ class Converter {
       fail(e, "a nested <default> needs a class name");
     if (classes_.count(name)) fail(e, "default class '" + name + "' is defined twice");
     Class cls = parent ? *parent : Class{};
+    ActuatorSpec act = parent ? actuator_defaults_.at(parent_name) : ActuatorSpec{};
     for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement()) {
       const std::string n = c->Name();
       if (n == "default") continue;
-      if (n != "joint" && n != "geom" && n != "motor" && n != "position" && n != "velocity") {
+      if (is_actuator_kind(n)) {
+        check_attributes(*c);
+        actuator_attributes(*c, act);
+        continue;
+      }
+      if (n != "joint" && n != "geom" && n != "site" && n != "mesh") {
         warn(*c, "defaults of <" + n + "> not supported, ignored");
         continue;
       }
@@ -310,10 +366,11 @@ class Converter {
         cls[n][a->Name()] = a->Value();
     }
     classes_[name] = cls;
+    actuator_defaults_[name] = act;
     const Class& stored = classes_[name];
     for (const XMLElement* c = e.FirstChildElement("default"); c;
          c = c->NextSiblingElement("default"))
-      defaults(*c, &stored);
+      defaults(*c, &stored, name);
   }
 
   // ---- frames -------------------------------------------------------------------------
@@ -962,63 +1019,436 @@ class Converter {
           warn(*j, "a range of a " + type + " joint not supported, ignored");
         }
       }
+      // MuJoCo's dry friction (a soft constraint row bounded by frictionloss): the joint's
+      // Coulomb friction, a bounded row of appell's contact stepper
+      const double fl = get1(*j, "frictionloss", 0);
+      if (!(fl >= 0)) fail(*j, "attribute 'frictionloss': expected a number >= 0");
+      if (fl > 0) {
+        if (type == "hinge" || type == "slide")
+          props.friction = fl;
+        else
+          warn(*j, "frictionloss of a " + type + " joint not supported, ignored");
+      }
+    }
+    const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
+    if (j) {
+      joints_[name] =
+          JointInfo{type, out_.doc["constraints"].size(), props.limited, props.lower, props.upper};
+      joint_order_.push_back(name);
       const double k = get1(*j, "stiffness", 0);
       if (!(k >= 0)) fail(*j, "attribute 'stiffness': expected a number >= 0");
       if (k > 0) {
         if (type == "hinge" || type == "slide") {
-          if (!out_.doc.contains("forces")) out_.doc["forces"] = json::array();
-          out_.located["/forces/" + std::to_string(out_.doc["forces"].size())] = {where(*j),
-                                                                                  path(*j)};
-          out_.doc["forces"].push_back({{"type", "joint_spring"},
-                                        {"joint", name},
-                                        {"stiffness", k},
-                                        {"rest", get1(*j, "springref", 0) * scale}});
+          const double scale = type == "hinge" ? angle(1) : 1.0;
+          add_force(*j, {{"type", "joint_spring"},
+                         {"joint", name},
+                         {"stiffness", k},
+                         {"rest", get1(*j, "springref", 0) * scale}});
         } else {
           warn(*j, "stiffness of a " + type + " joint not supported, ignored");
         }
       }
     }
     joint_names_.insert(name);
-    const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
     out_.located[pointer] = {where(e), path(e)};
     out_.properties[out_.file + "#" + pointer] = props;
     out_.doc["constraints"].push_back(joint);
   }
 
-  // <actuator>: motor, position and velocity on a joint, at ctrl = 0 (appell has no
-  // control inputs): MuJoCo's force gear·(gain·ctrl + bias) with the actuator length
-  // gear·q is a zero torque input, a pd servo to q = 0 (kp gear², kv gear²) and a damper
-  // (kv gear²)
+  // ---- includes -----------------------------------------------------------------------
+  // root's children into top_, an <include file> by the children of its file's <mujoco>
+  // (relative to the main file's folder, as MuJoCo's); `chain` the files being expanded
+  void expand(const XMLElement& root, std::vector<std::string>& chain) {
+    for (const XMLElement* e = root.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      if (std::string(e->Name()) != "include") {
+        top_.push_back(e);
+        continue;
+      }
+      for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next())
+        if (std::string(a->Name()) != "file")
+          fail(*e, std::string("attribute '") + a->Name() + "' of <include> not supported");
+      const char* f = e->Attribute("file");
+      if (!f || !*f) fail(*e, "missing attribute 'file'");
+      std::string p = f;
+      const size_t slash = file_.rfind('/');
+      if (p[0] != '/' && slash != std::string::npos) p = file_.substr(0, slash + 1) + p;
+      for (const std::string& c : chain)
+        if (c == p) fail(*e, "'" + p + "' includes itself");
+      if (chain.size() > 8) fail(*e, "includes nested deeper than 8 files");
+      // a bound on the whole: files that include others many times over would multiply
+      if (included_.size() >= 64) fail(*e, "more than 64 included files");
+      std::string text;
+      try {
+        text = read_scene_text(p);
+      } catch (const SceneError& x) {
+        fail(*e, "cannot read the included file '" + p + "': " + x.message());
+      }
+      const XmlOutline outline = xml_outline(text, kMaxMjcfDepth);
+      if (outline.too_deep_line > 0)
+        throw SceneError(p + ":" + std::to_string(outline.too_deep_line), "",
+                         "element nested deeper than the limit of " +
+                             std::to_string(kMaxMjcfDepth) + " XML elements");
+      auto doc = std::make_unique<tinyxml2::XMLDocument>();
+      if (doc->Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS)
+        throw SceneError(p + ":" + std::to_string(doc->ErrorLineNum()), "",
+                         std::string("not valid XML: ") +
+                             (doc->ErrorStr() ? doc->ErrorStr() : "tinyxml2 could not parse it"));
+      const XMLElement* r = doc->RootElement();
+      if (!r || std::string(r->Name()) != "mujoco")
+        fail(*e, "the included file '" + p + "' is not an MJCF (root element <mujoco>)");
+      doc_file_[doc.get()] = p;
+      included_.push_back(std::move(doc));
+      chain.push_back(p);
+      expand(*r, chain);
+      chain.pop_back();
+    }
+  }
+
+  // ---- keyframes ----------------------------------------------------------------------
+  // the <key name=keyframe_> (an error when there is none), its controls read
+  void find_keyframe() {
+    if (keyframe_.empty()) return;
+    for (const XMLElement* k : top_) {
+      if (key_ || std::string(k->Name()) != "keyframe") continue;
+      for (const XMLElement* e = k->FirstChildElement("key"); e; e = e->NextSiblingElement("key"))
+        if (e->Attribute("name") && keyframe_ == e->Attribute("name")) {
+          key_ = e;
+          break;
+        }
+    }
+    if (!key_) throw SceneError(file_, "", std::string(kNoKey) + keyframe_ + "\">");
+    check_attributes(*key_);
+    if (const char* c = key_->Attribute("ctrl")) key_ctrl_ = numbers(*key_, "ctrl", c, 0, 1u << 20);
+  }
+  // MuJoCo's qpos and qvel of the key as the joints' q and qd: a hinge's and a slide's
+  // value, a ball's quaternion, a free joint's position and quaternion; a ball's and a
+  // free joint's angular velocity is in the body frame in MuJoCo, in the parent's (the
+  // world's) in appell
+  void apply_keyframe(const XMLElement& key) {
+    size_t nq = 0, nv = 0;
+    for (const std::string& j : joint_order_) {
+      const std::string& t = joints_.at(j).type;
+      nq += t == "free" ? 7 : t == "ball" ? 4 : 1;
+      nv += t == "free" ? 6 : t == "ball" ? 3 : 1;
+    }
+    const auto values = [&](const char* name, size_t n) {
+      const char* v = key.Attribute(name);
+      return v ? numbers(key, name, v, n, n) : std::vector<double>();
+    };
+    const std::vector<double> qpos = values("qpos", nq), qvel = values("qvel", nv);
+    if (!key_ctrl_.empty() && key_ctrl_.size() != actuator_count_)
+      fail(key, "attribute 'ctrl': expected " + std::to_string(actuator_count_) +
+                    " numbers (one per actuator), got " + std::to_string(key_ctrl_.size()));
+    size_t iq = 0, iv = 0;
+    for (const std::string& j : joint_order_) {
+      const JointInfo& info = joints_.at(j);
+      json& c = out_.doc["constraints"][info.constraint];
+      if (info.type == "hinge" || info.type == "slide") {
+        if (!qpos.empty()) c["q"] = qpos[iq];
+        if (!qvel.empty()) c["qd"] = qvel[iv];
+        ++iq;
+        ++iv;
+        continue;
+      }
+      const size_t qo = info.type == "free" ? 3 : 0;
+      Quat Q = Quat::Identity();
+      if (!qpos.empty()) {
+        Q = Quat(qpos[iq + qo], qpos[iq + qo + 1], qpos[iq + qo + 2], qpos[iq + qo + 3]);
+        if (!(Q.norm() > 1e-12))
+          fail(key, "attribute 'qpos': a zero quaternion for joint '" + j + "'");
+        Q.normalize();
+        const json quat = json::array({Q.w(), Q.x(), Q.y(), Q.z()});
+        if (info.type == "free")
+          c["q"] = {{"position", json::array({qpos[iq], qpos[iq + 1], qpos[iq + 2]})},
+                    {"quaternion", quat}};
+        else
+          c["q"] = quat;
+      }
+      if (!qvel.empty()) {
+        const Vec3 w = Q * Vec3(qvel[iv + qo], qvel[iv + qo + 1], qvel[iv + qo + 2]);
+        if (info.type == "free")
+          c["qd"] = {{"velocity", json::array({qvel[iv], qvel[iv + 1], qvel[iv + 2]})},
+                     {"angular_velocity", to_json(w)}};
+        else
+          c["qd"] = to_json(w);
+      }
+      iq += qo + 4;
+      iv += qo + 3;
+    }
+  }
+
+  // ---- forces: actuators, tendons, springs ------------------------------------------
+  void add_force(const XMLElement& e, const json& f) {
+    if (!out_.doc.contains("forces")) out_.doc["forces"] = json::array();
+    out_.located["/forces/" + std::to_string(out_.doc["forces"].size())] = {where(e), path(e)};
+    out_.doc["forces"].push_back(f);
+  }
+  static bool is_identifier(const std::string& s) {
+    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+    for (unsigned char c : s)
+      if (!(std::isalnum(c) || c == '_')) return false;
+    return true;
+  }
+
+  // τ = clamp(tau0 + dq q + du q̇, lo, hi) on a hinge or slide joint: every MuJoCo actuator
+  // at a fixed control, and a joint spring.  appell's own servo, damper or torque where one
+  // says the same (no clamp: those keep the exact derivatives), else a joint_torque
+  // expression of q(joint) and qd(joint).  (A hinge's angle is read in (−π, π] by both,
+  // MuJoCo's is not wrapped: they agree within one turn.)
+  void joint_law(const XMLElement& e, const std::string& joint, double tau0, double dq, double du,
+                 bool clamped, double lo, double hi) {
+    const double kp = -dq, kd = -du;
+    const double target = kp > 0 ? tau0 / kp : 0.0;
+    json f;
+    if (!clamped && kp == 0 && kd >= 0 && (tau0 == 0 || kd == 0)) {
+      f = kd > 0 ? json{{"type", "joint_damping"}, {"joint", joint}, {"damping", kd}}
+                 : json{{"type", "joint_torque"}, {"joint", joint}, {"value", tau0}};
+    } else if (!clamped && kp > 0 && kd >= 0) {
+      f = {{"type", "pd"}, {"joint", joint}, {"kp", kp}, {"kd", kd}, {"target", target}};
+    } else if (is_identifier(joint)) {
+      std::string v = "f0 + fq*q(" + joint + ") + fv*qd(" + joint + ")";
+      json p = {{"f0", tau0}, {"fq", dq}, {"fv", du}};
+      if (clamped) {
+        v = "min(max(" + v + ", lo), hi)";
+        p["lo"] = lo;
+        p["hi"] = hi;
+      }
+      f = {{"type", "joint_torque"}, {"joint", joint}, {"value", v}, {"parameters", p}};
+    } else if (kp >= 0 && kd >= 0) {
+      warn(e, "joint '" + joint +
+                  "': its name is not an identifier appell's expressions can read: a pd servo "
+                  "without MuJoCo's force limit");
+      f = {{"type", "pd"}, {"joint", joint}, {"kp", kp}, {"kd", kd}, {"target", target}};
+    } else {
+      fail(e, "joint '" + joint +
+                  "': this force needs an expression of the joint's coordinate, and the name is "
+                  "not an identifier (letters, digits, _)");
+    }
+    add_force(e, f);
+  }
+
+  // A fixed tendon's force F = clamp(f0 + fl L + fv L̇, lo, hi), L = Σ coef q: on each
+  // of its joints τ = coef F (joint_torque expressions)
+  void tendon_law(const XMLElement& e, const std::string& tendon, double f0, double fl, double fv,
+                  bool clamped, double lo, double hi) {
+    const auto& terms = tendons_.at(tendon);
+    std::string L, Ld;
+    json p = {{"f0", f0}, {"fl", fl}, {"fv", fv}};
+    for (size_t k = 0; k < terms.size(); ++k) {
+      const std::string& j = terms[k].first;
+      if (!is_identifier(j))
+        fail(e, "tendon '" + tendon + "': joint '" + j +
+                    "' has a name that appell's expressions cannot read (letters, digits, _)");
+      const std::string c = "c" + std::to_string(k);
+      L += (k ? " + " : "") + c + "*q(" + j + ")";
+      Ld += (k ? " + " : "") + c + "*qd(" + j + ")";
+      p[c] = terms[k].second;
+    }
+    std::string F = "f0 + fl*(" + L + ") + fv*(" + Ld + ")";
+    if (clamped) {
+      F = "min(max(" + F + ", lo), hi)";
+      p["lo"] = lo;
+      p["hi"] = hi;
+    }
+    for (size_t k = 0; k < terms.size(); ++k)
+      add_force(e, {{"type", "joint_torque"},
+                    {"joint", terms[k].first},
+                    {"value", "c" + std::to_string(k) + "*(" + F + ")"},
+                    {"parameters", p}});
+  }
+
+  // <tendon><fixed name stiffness damping springlength> of <joint joint coef>: a length
+  // L = Σ coef q for the actuators that name it, and its spring and damper
+  void tendons(const XMLElement& t) {
+    for (const XMLElement* e = t.FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string n = e->Name();
+      if (n != "fixed") {
+        warn(*e, "tendon <" + n + "> not supported, ignored (so are actuators on it)");
+        continue;
+      }
+      check_attributes(*e);
+      const char* name = e->Attribute("name");
+      std::vector<std::pair<std::string, double>> terms;
+      for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+        if (std::string(c->Name()) != "joint") {
+          warn(*c, "not supported in a fixed tendon, ignored");
+          continue;
+        }
+        for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next())
+          if (std::string(a->Name()) != "joint" && std::string(a->Name()) != "coef")
+            warn(*c, std::string("attribute '") + a->Name() + "' not supported, ignored");
+        const char* j = c->Attribute("joint");
+        if (!j) fail(*c, "missing attribute 'joint'");
+        const auto it = joints_.find(j);
+        if (it == joints_.end()) fail(*c, "no joint '" + std::string(j) + "' in the model");
+        if (it->second.type != "hinge" && it->second.type != "slide")
+          fail(*c, "a fixed tendon's joint must be a hinge or a slide");
+        const char* coef = c->Attribute("coef");
+        if (!coef) fail(*c, "missing attribute 'coef'");
+        terms.emplace_back(j, numbers(*c, "coef", coef, 1, 1)[0]);
+      }
+      if (terms.empty()) fail(*e, "a fixed tendon without joints");
+      const std::string key = name ? name : "";
+      if (!key.empty() && !tendons_.emplace(key, terms).second)
+        fail(*e, "a second tendon named '" + key + "'");
+      // MuJoCo's spring rests at springlength, or where the tendon is at qpos0 (L = 0)
+      const double k = get1(*e, "stiffness", 0), b = get1(*e, "damping", 0);
+      if (!(k >= 0) || !(b >= 0)) fail(*e, "stiffness and damping must be >= 0");
+      const auto rest = get(*e, "springlength", 1, 2, {-1});
+      if (rest.size() == 2 && rest[0] != rest[1])
+        fail(*e, "attribute 'springlength': a dead band (two lengths) is not supported");
+      const double L0 = rest[0] >= 0 ? rest[0] : 0.0;
+      if (k > 0 || b > 0) {
+        if (key.empty()) tendons_[""] = terms;
+        tendon_law(*e, key, k * L0, -k, -b, false, 0, 0);
+      }
+    }
+  }
+
+  static bool is_actuator_kind(const std::string& n) {
+    return n == "general" || n == "motor" || n == "position" || n == "velocity" || n == "damper";
+  }
+  // what an actuator element (or its default) says, onto `a`, with its kind's meaning
+  // (MuJoCo's shortcuts set the gain, bias and dynamics of <general>)
+  void actuator_attributes(const XMLElement& e, ActuatorSpec& a) {
+    const std::string kind = e.Name();
+    const auto nums = [&](const char* k, size_t lo,
+                          size_t hi) -> std::optional<std::vector<double>> {
+      const char* v = e.Attribute(k);
+      if (!v) return std::nullopt;
+      return numbers(e, k, v, lo, hi);
+    };
+    const auto choice = [&](const char* k, std::string& out, const std::set<std::string>& ok) {
+      const char* v = e.Attribute(k);
+      if (!v) return;
+      if (!ok.count(v)) {
+        std::string list;
+        for (const auto& o : ok) list += (list.empty() ? "" : ", ") + o;
+        fail(e,
+             std::string("attribute '") + k + "': expected one of " + list + ", got '" + v + "'");
+      }
+      out = v;
+    };
+    if (const auto g = nums("gear", 1, 6)) a.gear = (*g)[0];
+    if (const auto r = nums("ctrlrange", 2, 2)) a.ctrlrange = *r;
+    if (const auto r = nums("forcerange", 2, 2)) a.forcerange = *r;
+    choice("ctrllimited", a.ctrllimited, {"auto", "true", "false"});
+    choice("forcelimited", a.forcelimited, {"auto", "true", "false"});
+    const auto three = [](const std::vector<double>& v) {
+      std::vector<double> out(3, 0.0);
+      for (size_t k = 0; k < 3 && k < v.size(); ++k) out[k] = v[k];
+      return out;
+    };
+    if (kind == "general") {
+      choice("gaintype", a.gaintype, {"fixed", "affine", "muscle", "user"});
+      choice("biastype", a.biastype, {"none", "affine", "muscle", "user"});
+      choice("dyntype", a.dyntype,
+             {"none", "integrator", "filter", "filterexact", "muscle", "user"});
+      if (const auto g = nums("gainprm", 1, 10)) a.gainprm = three(*g);
+      if (const auto b = nums("biasprm", 1, 10)) a.biasprm = three(*b);
+      if (e.Attribute("dynprm")) nums("dynprm", 1, 10);  // checked; used by dynamics only
+    } else if (kind == "motor") {
+      a.gaintype = "fixed";
+      a.gainprm = {1, 0, 0};
+      a.biastype = "none";
+      a.biasprm = {0, 0, 0};
+      a.dyntype = "none";
+    } else if (kind == "position") {
+      if (const auto kp = nums("kp", 1, 1)) a.gainprm = {(*kp)[0], 0, 0};
+      a.gaintype = "fixed";
+      a.biastype = "affine";
+      a.biasprm[1] = -a.gainprm[0];
+      if (const auto kv = nums("kv", 1, 1)) a.biasprm[2] = -(*kv)[0];
+      a.dyntype = "none";
+    } else if (kind == "velocity") {
+      if (const auto kv = nums("kv", 1, 1)) a.gainprm = {(*kv)[0], 0, 0};
+      a.gaintype = "fixed";
+      a.biastype = "affine";
+      a.biasprm = {0, 0, -a.gainprm[0]};
+      a.dyntype = "none";
+    } else if (kind == "damper") {
+      const double kv = nums("kv", 1, 1).value_or(std::vector<double>{1})[0];
+      a.gaintype = "affine";
+      a.gainprm = {0, 0, -kv};
+      a.biastype = "none";
+      a.biasprm = {0, 0, 0};
+      a.ctrllimited = "true";
+      a.dyntype = "none";
+    }
+  }
+
+  // <actuator>: MuJoCo's force F = gain·ctrl + bias (gain and bias affine in the actuator
+  // length gear·q and its rate), clamped to forcerange, on the joint as gear·F (on a fixed
+  // tendon's joints as coef·gear·F).  appell has no control inputs: ctrl is 0, or the
+  // selected keyframe's, clamped to ctrlrange as MuJoCo clamps it
   void actuators(const XMLElement& a) {
     for (const XMLElement* e = a.FirstChildElement(); e; e = e->NextSiblingElement()) {
       const std::string n = e->Name();
-      if (n != "motor" && n != "position" && n != "velocity") {
+      const size_t index = actuator_count_++;
+      if (!is_actuator_kind(n)) {
         warn(*e, "actuator <" + n + "> not supported, ignored");
         continue;
       }
       check_attributes(*e);
-      if (!has(*e, "joint")) {
-        warn(*e, "an actuator without a joint transmission not supported, ignored");
+      std::string cls = "main";
+      if (const char* c = e->Attribute("class")) {
+        cls = c;
+        if (!classes_.count(cls)) fail(*e, "no default class '" + cls + "'");
+      }
+      ActuatorSpec s = actuator_defaults_.count(cls) ? actuator_defaults_.at(cls) : ActuatorSpec{};
+      actuator_attributes(*e, s);
+      const char* joint = e->Attribute("joint");
+      const char* tendon = e->Attribute("tendon");
+      if (!joint && !tendon) {
+        warn(*e, "an actuator without a joint or tendon transmission not supported, ignored");
         continue;
       }
-      const std::string j = text(*e, "joint", "");
-      if (!joint_names_.count(j)) fail(*e, "no joint '" + j + "' in the model");
-      const double gear = get(*e, "gear", 1, 6, {1})[0], g2 = gear * gear;
-      json f;
-      if (n == "motor") {
-        f = {{"type", "joint_torque"}, {"joint", j}, {"value", 0.0}};
-      } else if (n == "position") {
-        const double kp = get1(*e, "kp", 1), kv = get1(*e, "kv", 0);
-        if (!(kp >= 0 && kv >= 0)) fail(*e, "kp and kv must be >= 0");
-        f = {{"type", "pd"}, {"joint", j}, {"kp", kp * g2}, {"kd", kv * g2}, {"target", 0.0}};
-      } else {
-        const double kv = get1(*e, "kv", 1);
-        if (!(kv >= 0)) fail(*e, "attribute 'kv': expected a number >= 0");
-        f = {{"type", "joint_damping"}, {"joint", j}, {"damping", kv * g2}};
+      if (joint && tendon) fail(*e, "both attribute 'joint' and 'tendon'");
+      if (joint) {
+        const auto it = joints_.find(joint);
+        if (it == joints_.end()) fail(*e, "no joint '" + std::string(joint) + "' in the model");
+        if (it->second.type != "hinge" && it->second.type != "slide") {
+          warn(*e, "an actuator on a " + it->second.type + " joint not supported, ignored");
+          continue;
+        }
+      } else if (!tendons_.count(tendon)) {
+        warn(*e, "no fixed tendon '" + std::string(tendon) +
+                     "' (spatial tendons are not supported): actuator ignored");
+        continue;
       }
-      if (!out_.doc.contains("forces")) out_.doc["forces"] = json::array();
-      out_.located["/forces/" + std::to_string(out_.doc["forces"].size())] = {where(*e), path(*e)};
-      out_.doc["forces"].push_back(f);
+      if (s.gaintype == "muscle" || s.gaintype == "user" || s.biastype == "muscle" ||
+          s.biastype == "user") {
+        warn(*e, "a muscle or user gain or bias not supported, actuator ignored");
+        continue;
+      }
+      if (s.dyntype != "none")
+        warn(*e, "activation dynamics (dyntype '" + s.dyntype +
+                     "') not supported: the force follows the control at once");
+      const auto limited = [&](const std::string& flag, const std::vector<double>& range,
+                               const char* what) {
+        const bool on = flag == "true" || (flag == "auto" && autolimits_ && !range.empty());
+        if (on && (range.size() != 2 || !(range[0] < range[1])))
+          fail(*e, std::string("attribute '") + what + "': expected lower < upper");
+        return on;
+      };
+      double ctrl = index < key_ctrl_.size() ? key_ctrl_[index] : 0.0;
+      if (limited(s.ctrllimited, s.ctrlrange, "ctrlrange"))
+        ctrl = std::min(std::max(ctrl, s.ctrlrange[0]), s.ctrlrange[1]);
+      const bool clamped = limited(s.forcelimited, s.forcerange, "forcerange");
+      // F = f0 + fl·(gear L) + fv·(gear L̇), L the joint's coordinate or the tendon's length
+      const bool gain_affine = s.gaintype == "affine", bias_affine = s.biastype == "affine";
+      const double f0 = s.gainprm[0] * ctrl + (bias_affine ? s.biasprm[0] : 0.0);
+      const double fl =
+          (gain_affine ? s.gainprm[1] * ctrl : 0.0) + (bias_affine ? s.biasprm[1] : 0.0);
+      const double fv =
+          (gain_affine ? s.gainprm[2] * ctrl : 0.0) + (bias_affine ? s.biasprm[2] : 0.0);
+      const double g = s.gear;
+      const double lo = clamped ? std::min(g * s.forcerange[0], g * s.forcerange[1]) : 0.0;
+      const double hi = clamped ? std::max(g * s.forcerange[0], g * s.forcerange[1]) : 0.0;
+      if (joint)
+        joint_law(*e, joint, g * f0, g * g * fl, g * g * fv, clamped, lo, hi);
+      else
+        tendon_law(*e, tendon, g * f0, g * g * fl, g * g * fv, clamped, lo, hi);
     }
   }
 
@@ -1041,7 +1471,13 @@ class Converter {
       }
       for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
         const std::string k = a->Name();
-        if (k != "name" && k != "joint1" && k != "joint2" && k != "polycoef")
+        if (k == "solref" || k == "solimp")
+          warn(*e, "attribute '" + k +
+                       "' (MuJoCo's constraint softness) ignored: appell's mimic row is hard");
+        else if (k == "active" && std::string(a->Value()) == "false")
+          fail(*e, "an inactive equality (active=\"false\") is not supported");
+        else if (k != "name" && k != "joint1" && k != "joint2" && k != "polycoef" && k != "class" &&
+                 k != "active")
           warn(*e, "attribute '" + k + "' not supported, ignored");
       }
       const char* j1 = e->Attribute("joint1");
@@ -1145,6 +1581,17 @@ class Converter {
   }
 
   const std::string& file_;
+  std::vector<std::unique_ptr<tinyxml2::XMLDocument>> included_;  // <include>d files
+  std::map<const tinyxml2::XMLDocument*, std::string> doc_file_;  // each document's file
+  std::vector<const XMLElement*> top_;       // the top-level elements, includes expanded
+  std::string keyframe_;                     // the <key> to start from, "" for qpos0
+  const XMLElement* key_ = nullptr;          // that key
+  std::vector<double> key_ctrl_;             // its controls
+  std::map<std::string, JointInfo> joints_;  // MJCF joints by name
+  std::vector<std::string> joint_order_;     // in MuJoCo's order (qpos)
+  std::map<std::string, std::vector<std::pair<std::string, double>>> tendons_;  // fixed
+  std::map<std::string, ActuatorSpec> actuator_defaults_;                       // by default class
+  size_t actuator_count_ = 0;
   std::map<std::string, MeshAsset> meshes_;
   std::string meshdir_;
   bool exactmeshinertia_ = false, warned_mesh_inertia_ = false;
@@ -1169,7 +1616,8 @@ bool is_mjcf_text(const std::string& text) {
   return first_significant_char(text) == '<' && xml_outline(text).root == "mujoco";
 }
 
-UrdfScene mjcf_scene_from_string(const std::string& xml, const std::string& file) {
+UrdfScene mjcf_scene_from_string(const std::string& xml, const std::string& file,
+                                 const std::string& keyframe) {
   const XmlOutline outline = xml_outline(xml, kMaxMjcfDepth);
   if (outline.too_deep_line > 0)
     throw SceneError(file + ":" + std::to_string(outline.too_deep_line), "",
@@ -1186,12 +1634,15 @@ UrdfScene mjcf_scene_from_string(const std::string& xml, const std::string& file
     throw SceneError(file, "", "not an MJCF: the root element is not <mujoco>");
   UrdfScene out;
   out.file = file;
-  Converter(file, out).run(*root);
+  Converter(file, out, keyframe).run(*root);
   return out;
 }
 
 UrdfScene include_mjcf(const Node& include) {
-  include.object({"mjcf", "q", "qd"});
+  include.object({"mjcf", "q", "qd", "keyframe"});
+  const std::string keyframe = include.has("keyframe") ? include["keyframe"].string() : "";
+  if (include.has("keyframe") && keyframe.empty())
+    include["keyframe"].fail("expected the name of a <key>");
   const Node file = include["mjcf"];
   std::string path = file.string();
   const std::string& scene = include.file();
@@ -1207,7 +1658,14 @@ UrdfScene include_mjcf(const Node& include) {
     file.fail("cannot read the MJCF file '" + path + "': " + e.message());
   }
   if (!is_mjcf_text(text)) file.fail("'" + path + "' is not an MJCF (XML, root element <mujoco>)");
-  UrdfScene u = mjcf_scene_from_string(text, path);
+  UrdfScene u;
+  try {
+    u = mjcf_scene_from_string(text, path, keyframe);
+  } catch (const SceneError& e) {
+    // the key the include names is not in the file: the include's error
+    if (e.message().rfind(kNoKey, 0) == 0) include["keyframe"].fail(e.message() + " in " + path);
+    throw;
+  }
   include_joint_values(include, u);
   follow_mimics(u);
   return u;

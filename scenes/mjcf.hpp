@@ -18,11 +18,14 @@ namespace appell {
 // True when the text is XML whose root element is <mujoco>.
 bool is_mjcf_text(const std::string& text);
 
-// Reads an MJCF; throws SceneError "FILE:LINE" with the element's path.
-UrdfScene mjcf_scene_from_string(const std::string& xml, const std::string& file);
+// Reads an MJCF; throws SceneError "FILE:LINE" with the element's path.  `keyframe`, when
+// not empty, names the <key> whose qpos, qvel and ctrl the model starts from (else qpos0
+// and zero controls, as MuJoCo's mj_makeData).
+UrdfScene mjcf_scene_from_string(const std::string& xml, const std::string& file,
+                                 const std::string& keyframe = "");
 
-// A scene's "include": {"mjcf": PATH (relative to the scene's folder), "q": {joint: q},
-// "qd": {joint: qd}}.  Located errors.
+// A scene's "include": {"mjcf": PATH (relative to the scene's folder), "keyframe": NAME,
+// "q": {joint: q}, "qd": {joint: qd}} (q and qd override the keyframe's).  Located errors.
 UrdfScene include_mjcf(const Node& include);
 
 }  // namespace appell

@@ -217,9 +217,9 @@ TEST(Mjcf, GeomsBecomeShapes) {
 TEST(Mjcf, UnsupportedIsWarnedAndErrorsAreLocated) {
   const Scene s = load(
       "<mujoco>\n<worldbody>\n<body name='b'><joint/>\n"
-      "<geom size='0.1'/></body>\n</worldbody>\n<tendon/>\n</mujoco>");
+      "<geom size='0.1'/></body>\n</worldbody>\n<sensor/>\n</mujoco>");
   ASSERT_EQ(s.warnings.size(), 1u);
-  EXPECT_EQ(s.warnings[0], "model.xml:6: /mujoco/tendon: not supported, ignored");
+  EXPECT_EQ(s.warnings[0], "model.xml:6: /mujoco/sensor: not supported, ignored");
   try {
     load(
         "<mujoco>\n<worldbody>\n<body name='b'>\n<joint type='screw'/>\n"
