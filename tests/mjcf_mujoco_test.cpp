@@ -21,6 +21,8 @@
 
 #if defined(APPELL_HAVE_MUJOCO)
 #include <mujoco/mujoco.h>
+
+#include "tests/mujoco_util.hpp"
 #endif
 
 namespace appell {
@@ -391,30 +393,13 @@ const char* kTree = R"(<mujoco model="tree">
 #if defined(APPELL_HAVE_MUJOCO)
 // ---- against MuJoCo -------------------------------------------------------------------
 
-struct MjDeleter {
-  void operator()(mjModel* m) const { mj_deleteModel(m); }
-  void operator()(mjData* d) const { mj_deleteData(d); }
-};
-
-// Both compilations of one MJCF text (written to a file, as mj_loadXML reads files)
-struct Both {
-  std::unique_ptr<mjModel, MjDeleter> mj;
-  std::unique_ptr<mjData, MjDeleter> md;
-  Model m;
-};
+using testing::Both;
+using testing::v3;
 
 Both load_both(const std::string& xml, const std::string& name) {
   write_temp("box.obj", obj_box());
   write_temp("L.obj", obj_l());
-  const std::string path = write_temp("mjcf_mujoco_" + name + ".xml", xml);
-  char error[1000] = "";
-  Both b;
-  b.mj.reset(mj_loadXML(path.c_str(), nullptr, error, sizeof error));
-  if (!b.mj) throw std::runtime_error(std::string("MuJoCo: ") + error);
-  b.mj->opt.disableflags |= mjDSBL_CONTACT;
-  b.md.reset(mj_makeData(b.mj.get()));
-  b.m = compile(load_scene(path));
-  return b;
+  return testing::load_both_files(write_temp("mjcf_mujoco_" + name + ".xml", xml), mjDSBL_CONTACT);
 }
 
 int appell_body(const Model& m, const std::string& name) {
@@ -424,9 +409,6 @@ std::shared_ptr<const Joint> appell_joint(const Model& m, const std::string& nam
   for (const ConstraintPtr& c : m.constraints())
     if (c->name() == name) return std::dynamic_pointer_cast<const Joint>(c);
   return nullptr;
-}
-Vec3 v3(const mjtNum* p) {
-  return Vec3(p[0], p[1], p[2]);
 }
 Mat3 m3(const mjtNum* p) {
   Mat3 R;

@@ -23,6 +23,8 @@
 
 #if defined(APPELL_HAVE_MUJOCO)
 #include <mujoco/mujoco.h>
+
+#include "tests/mujoco_util.hpp"
 #endif
 
 namespace appell {
@@ -569,29 +571,12 @@ TEST(MjcfPublished, SweepTakesARobotFile) {
 #if defined(APPELL_HAVE_MUJOCO)
 // ---- against MuJoCo -------------------------------------------------------------------
 
-struct MjDeleter {
-  void operator()(mjModel* m) const { mj_deleteModel(m); }
-  void operator()(mjData* d) const { mj_deleteData(d); }
-};
-struct Both {
-  std::unique_ptr<mjModel, MjDeleter> mj;
-  std::unique_ptr<mjData, MjDeleter> md;
-  Model m;
-};
+using testing::Both;
+using testing::v3;
 // MuJoCo with contacts and frictionloss off (appell's friction is a row of its contact
 // stepper, not of the smooth dynamics compared here); equality constraints are not used
 Both load_both(const std::string& path, const std::string& scene = "") {
-  char error[1000] = "";
-  Both b;
-  b.mj.reset(mj_loadXML(path.c_str(), nullptr, error, sizeof error));
-  if (!b.mj) throw std::runtime_error(std::string("MuJoCo: ") + error);
-  b.mj->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_FRICTIONLOSS;
-  b.md.reset(mj_makeData(b.mj.get()));
-  b.m = compile(load_scene(scene.empty() ? path : scene));
-  return b;
-}
-Vec3 v3(const mjtNum* p) {
-  return Vec3(p[0], p[1], p[2]);
+  return testing::load_both_files(path, mjDSBL_CONTACT | mjDSBL_FRICTIONLOSS, scene);
 }
 
 // masses, world centres and inertias at qpos0, joint anchors and axes, armature
