@@ -120,7 +120,8 @@ std::string shape_defect(const Shape& s) {
   return "unknown shape type";
 }
 
-double pair_friction(const Shape& a, const Shape& b) {
+double pair_friction(const Shape& a, const Shape& b, FrictionRule rule) {
+  if (rule == FrictionRule::Max) return std::max(a.friction, b.friction);
   return std::sqrt(a.friction) * std::sqrt(b.friction);  // no overflow for large μ
 }
 

@@ -142,6 +142,7 @@ class Converter {
       if (c < 0x20 || c == 0x7f)
         fail(root, "attribute 'model': the name contains a control character");
     out_.base.root_link = "world";
+    out_.settings["friction"] = "max";  // MuJoCo's pair friction: the rougher geom's
     doc_file_[root.GetDocument()] = file_;
     // the top-level elements, each <include> replaced by its file's (MuJoCo's rule)
     std::vector<std::string> chain = {file_};

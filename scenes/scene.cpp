@@ -311,12 +311,27 @@ void check_run_size(const Node& top, const Settings& s) {
   }
 }
 
+// The contact pairs' friction rule (appell/geometry.hpp): the scene's "contact": {"friction":
+// ...}, else an MJCF's (MuJoCo's max), else the geometric mean.
+FrictionRule friction_rule(const Node& top, const UrdfScene* robot) {
+  std::string rule = "geometric";
+  if (top.has("contact") && top["contact"].has("friction")) {
+    const Node n = top["contact"]["friction"];
+    rule = n.string();
+    if (rule != "geometric" && rule != "max")
+      n.fail("unknown friction rule '" + rule + "' (expected \"geometric\" or \"max\")");
+  } else if (robot && robot->settings.contains("friction")) {
+    rule = robot->settings["friction"].get<std::string>();
+  }
+  return rule == "max" ? FrictionRule::Max : FrictionRule::Geometric;
+}
+
 void parse_settings(const Node& top, Settings& settings) {
   if (top.has("solver")) parse_solver(top["solver"], settings.solver);
   if (top.has("integrator")) parse_integrator(top["integrator"], settings.integrator);
   if (top.has("contact")) {
     const Node c = top["contact"];
-    c.object({"joint_limits", "joint_friction", "tolerance", "max_iterations"});
+    c.object({"joint_limits", "joint_friction", "tolerance", "max_iterations", "friction"});
     for (const char* key : {"joint_limits", "joint_friction"}) {
       if (!c.has(key)) continue;
       const Node flag = c[key];
@@ -449,6 +464,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
              urdf->settings["gravity"][2].get<double>());
   else if (urdf)
     m.gravity = Vec3(0, 0, -9.81);  // a robot stands on the Earth
+  m.friction_rule = friction_rule(top, urdf);
   std::vector<Node> parts;
   if (urdf) parts.emplace_back(urdf->doc, "", urdf->file);
   parts.push_back(top);

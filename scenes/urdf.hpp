@@ -30,7 +30,8 @@ struct UrdfScene {
   // <collision> meshes that were not found (left out): for Scene::warnings
   std::vector<std::string> missing_meshes;
   // An MJCF's (scenes/mjcf.hpp): what it said that appell leaves out, for Scene::warnings;
-  // the scene keys it sets ("gravity", "integrator") unless the scene says them; and where
+  // the scene keys it sets ("gravity", "integrator", "friction": the contact pairs' rule)
+  // unless the scene says them; and where
   // each entry of doc came from: "/bodies/3" → {"FILE:LINE", "/mujoco/worldbody/body[2]"}
   std::vector<std::string> warnings;
   nlohmann::json settings = nlohmann::json::object();

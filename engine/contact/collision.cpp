@@ -256,7 +256,7 @@ class BulletDetector final : public ContactDetector {
     c.point = at;
     c.normal = normal;
     c.gap = gap;
-    c.friction = pair_friction(sa, sb);
+    c.friction = pair_friction(sa, sb, m.friction_rule());
     c.restitution = pair_restitution(sa, sb);
     c.feature = feature;
     return c;

@@ -228,6 +228,7 @@ Model compile(const ModelBuilder& b) {
   Model m;
   m.name_ = b.name;
   m.gravity_ = b.gravity;
+  m.friction_rule_ = b.friction_rule;
   m.bodies_ = b.bodies();
   m.shapes_ = b.shapes();
   m.visuals_ = b.visuals();

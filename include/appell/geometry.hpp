@@ -34,10 +34,13 @@
 // it), and the filters agree:
 //   (a.group & b.mask) != 0  and  (b.group & a.mask) != 0.
 // Two planes never touch.  The pair's Coulomb μ and Newton's e combine the shapes' as
-//   μ = √(μa μb)  (equal coefficients give themselves; a frictionless shape, μ = 0, makes
-//                  the pair frictionless)
+//   μ = √(μa μb)  (FrictionRule::Geometric, the default: equal coefficients give
+//                  themselves; a frictionless shape, μ = 0, makes the pair frictionless)
+//   μ = max(μa, μb)  (FrictionRule::Max, MuJoCo's rule: an MJCF model's; the pair is as
+//                  rough as its rougher shape)
 //   e = max(ea, eb)  (a bouncing ball bounces on any floor)
-// (pair_friction(), pair_restitution()).
+// (pair_friction(), pair_restitution()).  The rule is the model's (ModelBuilder::
+// friction_rule, the scene's "contact": {"friction": "geometric" | "max"}).
 #pragma once
 
 #include <array>
@@ -84,8 +87,11 @@ bool parse_shape_type(const std::string& name, ShapeType& t);
 // The body index is the builder's to check.
 std::string shape_defect(const Shape& s);
 
+// How a pair's μ comes from its two shapes' (see above).
+enum class FrictionRule { Geometric, Max };
+
 // The pair's coefficients (see above).
-double pair_friction(const Shape& a, const Shape& b);
+double pair_friction(const Shape& a, const Shape& b, FrictionRule rule = FrictionRule::Geometric);
 double pair_restitution(const Shape& a, const Shape& b);
 
 }  // namespace appell

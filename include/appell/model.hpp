@@ -56,6 +56,8 @@ class ModelBuilder {
  public:
   std::string name;
   Vec3 gravity = Vec3::Zero();
+  // how a contact pair's Coulomb μ combines its two shapes' (appell/geometry.hpp)
+  FrictionRule friction_rule = FrictionRule::Geometric;
 
   // Adds a body (its initial pose and velocity included) and returns its index.  Throws
   // std::invalid_argument on a duplicate or reserved name, a negative or non-finite mass
@@ -109,6 +111,7 @@ class Model {
   Model();  // an empty model; compile() makes real ones
   const std::string& name() const { return name_; }
   const Vec3& gravity() const { return gravity_; }
+  FrictionRule friction_rule() const { return friction_rule_; }
   const std::vector<Body>& bodies() const { return bodies_; }
   const std::vector<ConstraintPtr>& constraints() const { return constraints_; }
   const std::vector<ForcePtr>& forces() const { return forces_; }
@@ -167,6 +170,7 @@ class Model {
   friend Model compile(const ModelBuilder& b);
   std::string name_;
   Vec3 gravity_ = Vec3::Zero();
+  FrictionRule friction_rule_ = FrictionRule::Geometric;
   std::vector<Body> bodies_;
   std::vector<ConstraintPtr> constraints_;
   std::vector<ForcePtr> forces_;

@@ -7,6 +7,7 @@
 //   s = model.initial_state(); s.u = 2 * s.u
 #include <Eigen/Geometry>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "appell/scene_rules.hpp"
 #include "appell/tree.hpp"
@@ -62,6 +63,16 @@ void check_state(const Model& m, const State& s, const char* caller) {
 }
 
 namespace {
+
+const char* friction_rule_name(FrictionRule r) {
+  return r == FrictionRule::Max ? "max" : "geometric";
+}
+
+FrictionRule parse_friction_rule(const std::string& r) {
+  if (r == "geometric") return FrictionRule::Geometric;
+  if (r == "max") return FrictionRule::Max;
+  throw std::invalid_argument("friction_rule: expected 'geometric' or 'max', got '" + r + "'");
+}
 
 std::string default_name(const ModelBuilder& b, const std::optional<std::string>& name) {
   return name ? checked_name(*name, "add_constraint()", "constraint")
@@ -143,6 +154,12 @@ void bind_builder(py::module_& m) {
       .def_readwrite("name", &ModelBuilder::name, "name: str, the model's name")
       .def_readwrite("gravity", &ModelBuilder::gravity,
                      "gravity: array (3,), the acceleration of gravity, world frame (m/s^2)")
+      .def_property(
+          "friction_rule",
+          [](const ModelBuilder& b) { return friction_rule_name(b.friction_rule); },
+          [](ModelBuilder& b, const std::string& r) { b.friction_rule = parse_friction_rule(r); },
+          "friction_rule: str, how a contact pair's mu combines its shapes': 'geometric' "
+          "(sqrt(mu_a mu_b), the default) or 'max' (MuJoCo's)")
       .def_property_readonly("nbody", &ModelBuilder::nbody, "nbody: int, the bodies added so far")
       .def("add_body", &add_body, py::arg("name"), py::arg("mass") = 1.0, py::arg("type") = "rigid",
            py::arg("inertia") = py::none(), py::arg("position") = V(V::Zero()),
@@ -331,6 +348,10 @@ void bind_model_class(py::module_& m) {
       .def_property_readonly(
           "gravity", [](const PyModel& p) { return p.model->gravity(); },
           "gravity: ndarray (3,), world frame")
+      .def_property_readonly(
+          "friction_rule",
+          [](const PyModel& p) { return friction_rule_name(p.model->friction_rule()); },
+          "friction_rule: str, 'geometric' or 'max' (ModelBuilder.friction_rule)")
       .def(
           "initial_state", [](const PyModel& p) { return p.model->initial_state(); },
           "initial_state() -> State: the scene's t = 0 state in joint coordinates")

@@ -112,10 +112,12 @@ Inputs make_inputs(const std::shared_ptr<PyModel>& pm, const std::vector<std::st
   ModelBuilder b;
   b.name = m.name();
   b.gravity = m.gravity();
+  b.friction_rule = m.friction_rule();
   for (const Body& body : m.bodies()) b.add_body(body);
   for (const ConstraintPtr& c : m.constraints()) b.add_constraint(c);
   for (const ForcePtr& f : forces) b.add_force(f);
   for (const Shape& sh : m.shapes()) b.add_shape(sh);
+  for (const Shape& sh : m.visuals()) b.add_shape(sh);
   in.model = std::make_shared<const Model>(compile(b));
   return in;
 }
