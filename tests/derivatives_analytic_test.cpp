@@ -61,13 +61,16 @@ Model random_tree(unsigned seed, int n, const char* odd_type = nullptr) {
     const Vec3 axis = rng.unit();
     Vec3 axis2 = rng.unit();  // the child's axis of a universal joint, across the first
     axis2 = (axis2 - axis2.dot(axis) * axis).normalized();
-    auto j = std::make_shared<Joint>("j" + std::to_string(i), joint_type(type), parent, i,
-                                     b.initial_state(parent), b.initial_state(i),
+    // the last joint is written child first: the tree runs it reversed (no forces on it)
+    const bool reversed = i == n - 1 && parent != kWorld;
+    const int from = reversed ? i : parent, to = reversed ? parent : i;
+    auto j = std::make_shared<Joint>("j" + std::to_string(i), joint_type(type), from, to,
+                                     b.initial_state(from), b.initial_state(to),
                                      body.position + rng.vec(0.2), axis, axis2);
     JointProperties p;
     p.armature = rng.uniform(0, 0.1);
     j->set_properties(p);
-    joints.push_back(j);
+    if (!reversed) joints.push_back(j);
     b.add_constraint(j);
   }
   bool servo = false;
@@ -166,6 +169,7 @@ void check_against_ad_and_differences(const Model& m, const State& s, Rng& rng,
 }
 
 TEST(DerivativesAnalytic, RandomBranchedTreesMatchAutomaticAndDifferences) {
+  int reversed = 0;
   for (unsigned seed = 1; seed <= 6; ++seed) {
     const Model m = random_tree(seed, 7 + static_cast<int>(seed));
     bool branched = false;
@@ -173,10 +177,12 @@ TEST(DerivativesAnalytic, RandomBranchedTreesMatchAutomaticAndDifferences) {
     int roots = 0;
     for (const TreeJoint& t : m.tree().joints) roots += t.parent < 0;
     EXPECT_TRUE(branched || roots > 1) << "seed " << seed << " gives a chain";
+    for (const TreeJoint& t : m.tree().joints) reversed += t.reversed;
     Rng rng(seed + 900);
     const State s = random_state(m, rng);
     check_against_ad_and_differences(m, s, rng, "seed " + std::to_string(seed));
   }
+  EXPECT_GT(reversed, 0);  // some tree runs a joint from its child to its parent
 }
 
 TEST(DerivativesAnalytic, LongChainMatchesAutomatic) {

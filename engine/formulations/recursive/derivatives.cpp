@@ -595,25 +595,26 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
   Eigen::MatrixXd dqa, dua;
   joint_space_forces(m, d, s, qa, dqa, dua);
   if (path == DerivativePath::Analytic) {
-    // M and the bias ID(q, u, 0), u̇ = M⁻¹ (τ − bias), then ∂τ/∂q, ∂τ/∂u there (eq. 7)
+    // the bias ID(q, u, 0), u̇ = M⁻¹ (τ − bias), then ∂τ/∂q, ∂τ/∂u there (eq. 7), each
+    // product with M⁻¹ by the articulated-body factor in O(n) per column
     RneaDerivatives rd(m, s);
-    Eigen::MatrixXd M;
-    rd.mass_matrix(M);
-    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nu);
-    rd.tau(zero, bias);
-    add_armature(m, zero, bias, M);
-    const Eigen::LLT<Eigen::MatrixXd> llt(M);
-    if (llt.info() != Eigen::Success)
+    rd.tau(Eigen::VectorXd::Zero(nu), bias);
+    if (!rd.factor())
       throw std::invalid_argument("forward_dynamics_derivatives(): the mass matrix is singular");
-    out.udot = llt.solve(t - (bias - qa));
+    RneaDerivatives::RowMatrix X = t - (bias - qa);
+    rd.solve(X);
+    out.udot = X.col(0);
     Eigen::VectorXd tau_at;
     Eigen::MatrixXd dq, du;
     rd.derivatives(out.udot, tau_at, dq, du);
     subtract_joint_blocks(m, dqa, dq);
     subtract_joint_blocks(m, dua, du);
-    out.dudot_dtau = llt.solve(Eigen::MatrixXd::Identity(nu, nu));
-    out.dudot_dq.noalias() = -(out.dudot_dtau * dq);
-    out.dudot_du.noalias() = -(out.dudot_dtau * du);
+    X.resize(nu, 3 * nu);
+    X << dq, du, Eigen::MatrixXd::Identity(nu, nu);
+    rd.solve(X);
+    out.dudot_dq = -X.leftCols(nu);
+    out.dudot_du = -X.middleCols(nu, nu);
+    out.dudot_dtau = X.rightCols(nu);
     return;
   }
   Eigen::MatrixXd cols(nu, 3 * nu);

@@ -95,6 +95,7 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m) {
   parent_.resize(n_);
   col_.resize(n_);
   u_.resize(n_);
+  armature_.resize(n_);
   S_.resize(n_);
   v_.resize(n_);
   w_.resize(n_);
@@ -133,6 +134,7 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m) {
       S_[i].tail<3>() = ang;
     }
     u_[i] = t.nu == 1 ? s.u(t.u_offset) : 0.0;
+    armature_[i] = t.armature;
     v_[i] = vp + S_[i] * u_[i];
     w_[i] = cross_m(vp, S_[i]);
     const Body& b = m.bodies()[t.body];

@@ -28,6 +28,13 @@ class RneaDerivatives {
   void mass_matrix(Eigen::MatrixXd& M) const;
   // τ(q, u, u̇) (nu).  O(n)
   void tau(const Eigen::VectorXd& udot, Eigen::VectorXd& tau);
+  // The articulated-body factor of M + diag(armature) (articulated_solve.cpp); false when
+  // M is not positive definite.  O(n)
+  bool factor();
+  // B ← (M + diag(armature))⁻¹ B in place (nu × K, rows per quasi-velocity), after factor().
+  // O(n · K)
+  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  void solve(RowMatrix& B);
   // τ and ∂τ/∂q (along the tangent), ∂τ/∂u at u̇ (nu, nu × nu each), and M when M is
   // not null.  O(n · depth)
   void derivatives(const Eigen::VectorXd& udot, Eigen::VectorXd& tau, Eigen::MatrixXd& dq,
@@ -41,6 +48,7 @@ class RneaDerivatives {
   std::vector<int> parent_;  // tree index of the parent, −1 for the world
   std::vector<int> col_;     // u index of tree joint i, −1 for a fixed joint
   std::vector<double> u_;    // its quasi-velocity (0 for a fixed joint)
+  std::vector<double> armature_;
   // per tree joint, world frame, about the world origin, (linear; angular):
   std::vector<Vec6> S_;   // the motion column (zero for a fixed joint)
   std::vector<Vec6> v_;   // the body's velocity
@@ -56,6 +64,10 @@ class RneaDerivatives {
   std::vector<Vec6> c_;  // a_parent × S + v_parent × w: ∂a/∂q_i
   std::vector<Vec6> F_;  // the subtree's wrench
   std::vector<Vec6> g_;  // S ×* F + Ic c + Bc w: the subtree's ∂F/∂q_i
+  // the articulated-body factor:
+  std::vector<Vec6> U_;    // IA S, IA the articulated inertia
+  std::vector<double> D_;  // S·IA S + armature
+  RowMatrix work_;         // 6 rows per tree joint: bias forces, then accelerations
 };
 
 }  // namespace detail
