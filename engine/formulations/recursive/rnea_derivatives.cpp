@@ -164,21 +164,6 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m) {
   }
 }
 
-void RneaDerivatives::mass_matrix(Eigen::MatrixXd& M) const {
-  // M_ij = S_j·(Ic_i S_i) for j ⪯ i
-  const int nu = m_.tree().nu;
-  M.setZero(nu, nu);
-  for (int i = 0; i < n_; ++i) {
-    if (col_[i] < 0) continue;
-    for (int j = i; j >= 0; j = parent_[j]) {
-      if (col_[j] < 0) continue;
-      const double mij = S_[j].dot(r1_[i]);
-      M(col_[i], col_[j]) = mij;
-      M(col_[j], col_[i]) = mij;
-    }
-  }
-}
-
 void RneaDerivatives::accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd& tau) {
   Vec6 a0 = Vec6::Zero();
   a0.head<3>() = -m_.gravity();

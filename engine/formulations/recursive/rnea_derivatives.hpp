@@ -24,8 +24,6 @@ class RneaDerivatives {
  public:
   // poses, motion columns, velocities and composite inertias at s.  O(n)
   RneaDerivatives(const Model& m, const State& s);
-  // M (nu × nu, without armature).  O(n · depth)
-  void mass_matrix(Eigen::MatrixXd& M) const;
   // τ(q, u, u̇) (nu).  O(n)
   void tau(const Eigen::VectorXd& udot, Eigen::VectorXd& tau);
   // The articulated-body factor of M + diag(armature) (articulated_solve.cpp); false when
@@ -35,8 +33,8 @@ class RneaDerivatives {
   // O(n · K)
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   void solve(RowMatrix& B);
-  // τ and ∂τ/∂q (along the tangent), ∂τ/∂u at u̇ (nu, nu × nu each), and M when M is
-  // not null.  O(n · depth)
+  // τ and ∂τ/∂q (along the tangent), ∂τ/∂u at u̇ (nu, nu × nu each), and M (without
+  // armature) when M is not null.  O(n · depth)
   void derivatives(const Eigen::VectorXd& udot, Eigen::VectorXd& tau, Eigen::MatrixXd& dq,
                    Eigen::MatrixXd& du, Eigen::MatrixXd* M = nullptr);
 
