@@ -595,7 +595,7 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
   Eigen::MatrixXd dqa, dua;
   joint_space_forces(m, d, s, qa, dqa, dua);
   if (path == DerivativePath::Analytic) {
-    // the bias ID(q, u, 0), u̇ = M⁻¹ (τ − bias), then ∂τ/∂q, ∂τ/∂u there (eq. 7), each
+    // the bias ID(q, u, 0), u̇ = M⁻¹ (τ − bias), then ∂τ/∂q, ∂τ/∂u there (eq. 7 of the paper), each
     // product with M⁻¹ by the articulated-body factor in O(n) per column
     RneaDerivatives rd(m, s);
     rd.tau(Eigen::VectorXd::Zero(nu), bias);

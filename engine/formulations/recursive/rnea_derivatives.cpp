@@ -115,7 +115,7 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m) {
   JointMotion jm;
   Vec6 V_J;
   Mat3 QE;
-  // base to tip: poses (the engine's own J1), columns, velocities  [CM18 Alg. 2, forward]
+  // base to tip: poses (the engine's own J1), columns, velocities  [CM18, forward pass]
   for (int i = 0; i < n_; ++i) {
     const TreeJoint& t = tree.joints[i];
     parent_[i] = t.parent;
@@ -126,8 +126,8 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m) {
     const Vec6 vp = t.parent < 0 ? Vec6::Zero() : v_[t.parent];
     S_[i].setZero();
     if (t.nu == 1) {
-      // column k of S (F) is the velocity of the child's point at the anchor and its
-      // rate of turn; seen at the world origin
+      // S's column (in F) is the velocity of the child's point at the anchor and its rate
+      // of turn; here seen at the world origin
       const Vec3 x_A = P.x + P.Q * t.frames.X_P + QE * jm.d;
       const Vec3 ang = QE * jm.S.col(0).tail<3>();
       S_[i].head<3>() = QE * jm.S.col(0).head<3>() + x_A.cross(ang);
@@ -207,7 +207,7 @@ void RneaDerivatives::derivatives(const Eigen::VectorXd& udot, Eigen::VectorXd& 
     ucol[i] << 2.0 * w_[i], S_[i];
     ge[i] << g_[i], e_[i];
   }
-  // [CM18 Alg. 2, backward pass]
+  // [CM18, backward pass]
   for (int i = 0; i < n_; ++i) {
     const int ci = col_[i];
     if (ci < 0) continue;
