@@ -12,15 +12,22 @@
 // this is ∂/∂q_k itself; for a quaternion joint it is the rotation by δ's components about
 // the parent joint frame's axes, as Pinocchio does.
 //
-// Exact: forward-mode automatic differentiation (dual numbers carrying eight directions at
-// a time) through a templated copy of the recursive Newton–Euler passes, whose joint motions
-// R(q), d(q), S(q), Ṡu (J1–J3) are checked against each JointType at the point.  Covered:
-// every joint type, gravity, and the joint-space forces (actuator torques and PD servos whose
-// targets depend on time only, joint springs, joint damping) on joints the tree runs in
-// their own direction.  A model with other forces (body-space springs and dampers, point
-// forces, callables, expressions of the state) throws std::invalid_argument naming it.
-// Cost: O(n · nu) (⌈2 nu / 8⌉ passes), plus the dense M and its Cholesky for the forward
-// derivatives, O(n · nu² + nu³).
+// Exact, on two paths (the result is the same to rounding).  A tree of revolute (continuous),
+// prismatic and fixed joints takes the analytical derivatives of the Newton–Euler recursion
+// in world-frame spatial quantities (Carpentier & Mansard's structure: a forward pass of
+// motion columns, their rates, velocities and accelerations; a backward pass of composite
+// inertias; each joint's row against its ancestors), O(n · depth); the forward derivatives
+// then apply M⁻¹ column by column with the articulated-body factor, O(n) each, O(n²) in all.
+// Any other tree (a spherical, free, planar, universal, cylindrical, helical or particle
+// joint anywhere) takes forward-mode automatic differentiation (dual numbers carrying eight
+// directions at a time) through a templated copy of the recursive Newton–Euler passes,
+// whose joint motions R(q), d(q), S(q), Ṡu (J1–J3) are checked against each JointType at
+// the point: O(n · nu) (⌈2 nu / 8⌉ passes), plus the dense M and its Cholesky for the
+// forward derivatives, O(n · nu² + nu³).  Covered on both: gravity, joint armature, and the
+// joint-space forces (actuator torques and PD servos whose targets depend on time only,
+// joint springs, joint damping) on joints the tree runs in their own direction.  A model
+// with other forces (body-space springs and dampers, point forces, callables, expressions
+// of the state) throws std::invalid_argument naming it.
 #pragma once
 
 #include <Eigen/Core>

@@ -1,6 +1,8 @@
-// Exact derivatives of the tree's dynamics (appell/derivatives.hpp): forward-mode automatic
-// differentiation through a templated copy of the recursive Newton–Euler passes of
-// engine/assembly/inverse_dynamics.cpp (N1–N5), eight tangent directions per pass.
+// Exact derivatives of the tree's dynamics (appell/derivatives.hpp).  Trees of turns, slides
+// and welds take the analytical derivatives of rnea_derivatives.cpp; any other tree takes
+// forward-mode automatic differentiation through a templated copy of the recursive
+// Newton–Euler passes of engine/assembly/inverse_dynamics.cpp (N1–N5), eight tangent
+// directions per pass.  Both add the joint-space forces and the armature here.
 #include "appell/derivatives.hpp"
 
 #include <Eigen/Cholesky>
@@ -15,6 +17,8 @@
 #include "appell/joint_forces.hpp"
 #include "appell/model.hpp"
 #include "appell/tree.hpp"
+#include "engine/formulations/recursive/derivatives_paths.hpp"
+#include "engine/formulations/recursive/rnea_derivatives.hpp"
 
 namespace appell {
 namespace derivative_detail {
@@ -514,16 +518,59 @@ void ad_columns(const Model& m, const State& s, const Eigen::VectorXd& udot, int
     }
 }
 
+// the rotors' torque armature · u̇ (JointProperties::armature), on τ and M's diagonal, for
+// the analytical path (ad_columns adds its own)
+void add_armature(const Model& m, const Eigen::VectorXd& udot, Eigen::VectorXd& tau,
+                  Eigen::MatrixXd& M) {
+  for (const TreeJoint& t : m.tree().joints)
+    for (int k = 0; k < t.nu; ++k) {
+      const int o = t.u_offset + k;
+      tau(o) += t.armature * udot(o);
+      M(o, o) += t.armature;
+    }
+}
+
+// to -= from where from is the joint-space forces' derivatives: nonzero only in the
+// joints' diagonal blocks
+void subtract_joint_blocks(const Model& m, const Eigen::MatrixXd& from, Eigen::MatrixXd& to) {
+  for (const TreeJoint& t : m.tree().joints)
+    to.block(t.u_offset, t.u_offset, t.nu, t.nu) -= from.block(t.u_offset, t.u_offset, t.nu, t.nu);
+}
+
+void check_path(const Model& m, detail::DerivativePath path) {
+  if (path == detail::DerivativePath::Analytic && !detail::rnea_derivatives_cover(m))
+    throw std::invalid_argument(
+        "derivatives: the analytical path covers trees of revolute, prismatic and fixed joints");
+}
+
 }  // namespace
 
+namespace detail {
+
+DerivativePath derivative_path(const Model& m) {
+  return rnea_derivatives_cover(m) ? DerivativePath::Analytic : DerivativePath::Automatic;
+}
+
 void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
-                                  const Eigen::VectorXd& udot, InverseDerivatives& out) {
+                                  const Eigen::VectorXd& udot, InverseDerivatives& out,
+                                  DerivativePath path) {
+  check_path(m, path);
   check_sizes(m, s, udot, "inverse_dynamics_derivatives()");
   const int nu = m.tree().nu;
   set_state(m, d, s);  // the body states of the forces' StateView
   Eigen::VectorXd qa;
-  Eigen::MatrixXd dqa, dua, cols(nu, 3 * nu);
+  Eigen::MatrixXd dqa, dua;
   joint_space_forces(m, d, s, qa, dqa, dua);
+  if (path == DerivativePath::Analytic) {
+    RneaDerivatives rd(m, s);
+    rd.derivatives(udot, out.tau, out.dtau_dq, out.dtau_du, &out.M);
+    add_armature(m, udot, out.tau, out.M);
+    out.tau -= qa;
+    subtract_joint_blocks(m, dqa, out.dtau_dq);
+    subtract_joint_blocks(m, dua, out.dtau_du);
+    return;
+  }
+  Eigen::MatrixXd cols(nu, 3 * nu);
   ad_columns(m, s, udot, 0, 3 * nu, out.tau, cols);
   out.tau -= qa;
   out.dtau_dq = cols.leftCols(nu) - dqa;
@@ -532,7 +579,9 @@ void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
 }
 
 void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
-                                  const Eigen::VectorXd& tau, ForwardDerivatives& out) {
+                                  const Eigen::VectorXd& tau, ForwardDerivatives& out,
+                                  DerivativePath path) {
+  check_path(m, path);
   const TreeModel& tree = m.tree();
   const int nu = tree.nu;
   if (tree.nrows_extra > 0)
@@ -543,8 +592,32 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
   check_sizes(m, s, t, "forward_dynamics_derivatives()");
   set_state(m, d, s);
   Eigen::VectorXd qa, bias;
-  Eigen::MatrixXd dqa, dua, cols(nu, 3 * nu);
+  Eigen::MatrixXd dqa, dua;
   joint_space_forces(m, d, s, qa, dqa, dua);
+  if (path == DerivativePath::Analytic) {
+    // the bias ID(q, u, 0), u̇ = M⁻¹ (τ − bias), then ∂τ/∂q, ∂τ/∂u there (eq. 7 of the paper), each
+    // product with M⁻¹ by the articulated-body factor in O(n) per column
+    RneaDerivatives rd(m, s);
+    rd.tau(Eigen::VectorXd::Zero(nu), bias);
+    if (!rd.factor())
+      throw std::invalid_argument("forward_dynamics_derivatives(): the mass matrix is singular");
+    RneaDerivatives::RowMatrix X = t - (bias - qa);
+    rd.solve(X);
+    out.udot = X.col(0);
+    Eigen::VectorXd tau_at;
+    Eigen::MatrixXd dq, du;
+    rd.derivatives(out.udot, tau_at, dq, du);
+    subtract_joint_blocks(m, dqa, dq);
+    subtract_joint_blocks(m, dua, du);
+    X.resize(nu, 3 * nu);
+    X << dq, du, Eigen::MatrixXd::Identity(nu, nu);
+    rd.solve(X);
+    out.dudot_dq = -X.leftCols(nu);
+    out.dudot_du = -X.middleCols(nu, nu);
+    out.dudot_dtau = X.rightCols(nu);
+    return;
+  }
+  Eigen::MatrixXd cols(nu, 3 * nu);
   // M and the bias ID(q, u, 0) from the u̇ directions at u̇ = 0, u̇ = M⁻¹ (τ − bias), then
   // the q and u directions there (eq. 7 of the paper)
   ad_columns(m, s, Eigen::VectorXd::Zero(nu), 2 * nu, 3 * nu, bias, cols);
@@ -557,6 +630,18 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
   out.dudot_dtau = llt.solve(Eigen::MatrixXd::Identity(nu, nu));
   out.dudot_dq.noalias() = -(out.dudot_dtau * (cols.leftCols(nu) - dqa));
   out.dudot_du.noalias() = -(out.dudot_dtau * (cols.middleCols(nu, nu) - dua));
+}
+
+}  // namespace detail
+
+void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
+                                  const Eigen::VectorXd& udot, InverseDerivatives& out) {
+  detail::inverse_dynamics_derivatives(m, d, s, udot, out, detail::derivative_path(m));
+}
+
+void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
+                                  const Eigen::VectorXd& tau, ForwardDerivatives& out) {
+  detail::forward_dynamics_derivatives(m, d, s, tau, out, detail::derivative_path(m));
 }
 
 void state_jacobian(const Model& m, Data& d, const State& s, Eigen::MatrixXd& J,
