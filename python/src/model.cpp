@@ -68,12 +68,6 @@ const char* friction_rule_name(FrictionRule r) {
   return r == FrictionRule::Max ? "max" : "geometric";
 }
 
-FrictionRule parse_friction_rule(const std::string& r) {
-  if (r == "geometric") return FrictionRule::Geometric;
-  if (r == "max") return FrictionRule::Max;
-  throw std::invalid_argument("friction_rule: expected 'geometric' or 'max', got '" + r + "'");
-}
-
 std::string default_name(const ModelBuilder& b, const std::optional<std::string>& name) {
   return name ? checked_name(*name, "add_constraint()", "constraint")
               : "constraint" + std::to_string(b.constraints().size());
@@ -154,12 +148,6 @@ void bind_builder(py::module_& m) {
       .def_readwrite("name", &ModelBuilder::name, "name: str, the model's name")
       .def_readwrite("gravity", &ModelBuilder::gravity,
                      "gravity: array (3,), the acceleration of gravity, world frame (m/s^2)")
-      .def_property(
-          "friction_rule",
-          [](const ModelBuilder& b) { return friction_rule_name(b.friction_rule); },
-          [](ModelBuilder& b, const std::string& r) { b.friction_rule = parse_friction_rule(r); },
-          "friction_rule: str, how a contact pair's mu combines its shapes': 'geometric' "
-          "(sqrt(mu_a mu_b), the default) or 'max' (MuJoCo's)")
       .def_property_readonly("nbody", &ModelBuilder::nbody, "nbody: int, the bodies added so far")
       .def("add_body", &add_body, py::arg("name"), py::arg("mass") = 1.0, py::arg("type") = "rigid",
            py::arg("inertia") = py::none(), py::arg("position") = V(V::Zero()),
@@ -351,7 +339,8 @@ void bind_model_class(py::module_& m) {
       .def_property_readonly(
           "friction_rule",
           [](const PyModel& p) { return friction_rule_name(p.model->friction_rule()); },
-          "friction_rule: str, 'geometric' or 'max' (ModelBuilder.friction_rule)")
+          "friction_rule: str, how a contact pair's mu combines its shapes': 'geometric' "
+          "(sqrt(mu_a mu_b)) or 'max' (MuJoCo's; the scene's contact.friction)")
       .def(
           "initial_state", [](const PyModel& p) { return p.model->initial_state(); },
           "initial_state() -> State: the scene's t = 0 state in joint coordinates")
