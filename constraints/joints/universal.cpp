@@ -5,6 +5,8 @@
 //   rows (4): point_coincident(anchor) + angle(x_P ⊥ y_C)
 // Run from the child (reversed_axes), the motion R(q)ᵀ = rot_y(−θ2) rot_x(−θ1) is a
 // universal joint in the frame (y, x, −z): the two axes trade places.
+#include <stdexcept>
+
 #include "constraints/joints/common.hpp"
 
 namespace appell {
@@ -18,8 +20,15 @@ class Universal final : public JointType {
   int nu() const override { return 2; }
   JointSyntax syntax() const override { return {true, 2, true}; }
   bool angle(int) const override { return true; }
+  // The motion R = rot_x(θ1) rot_y(θ2) and the row x_P ⊥ y_C hold in an orthonormal frame
+  // only: the child's axis is taken across the first (its component along it removed; a
+  // scene refuses axes more than 1e-6 from perpendicular, the C++ API takes them so).
   Mat3 axes(const Vec3& axis, const Vec3& axis2) const override {
-    const Vec3 a1 = axis.normalized(), a2 = axis2.normalized();
+    const Vec3 a1 = axis.normalized();
+    const Vec3 across = axis2 - axis2.dot(a1) * a1;
+    if (!(across.norm() > 1e-9 * axis2.norm()))
+      throw std::invalid_argument("universal joint: the two axes are parallel");
+    const Vec3 a2 = across.normalized();
     Mat3 E;
     E << a1, a2, a1.cross(a2);
     return E;
