@@ -32,8 +32,8 @@ class Joint final : public Constraint {
  public:
   // parent0/child0: the bodies' poses at t = 0 (a resting identity state for the world).
   // anchor: world point (ignored when the type has none: the child's centre is used);
-  // axis: world direction (the z of the joint frame); axis2: the child's axis of a two-axis
-  // type (universal), its part along axis removed (parallel: std::invalid_argument).
+  // axis: world direction (the z of the joint frame); axis2: the child's axis of a
+  // two-axis type (universal).
   Joint(std::string name, const JointType& type, int parent, int child, const BodyState& parent0,
         const BodyState& child0, const Vec3& anchor, const Vec3& axis = Vec3::UnitZ(),
         const Vec3& axis2 = Vec3::UnitY());
