@@ -10,10 +10,10 @@
 #include <appell/inverse_dynamics.hpp>
 #include <appell/jacobians.hpp>
 #include <appell/joint_forces.hpp>
-#include <functional>
 #include <limits>
 
 #include "engine/formulations/recursive/derivatives_paths.hpp"
+#include "numeric_derivatives.hpp"
 #include "random_chain.hpp"
 
 namespace appell {
@@ -23,17 +23,8 @@ using detail::DerivativePath;
 using test_chain::random_state;
 using test_scenes::Rng;
 
-// d/dh f(h) at 0 by central differences extrapolated twice (error O(h⁶))
-Eigen::VectorXd richardson(const std::function<Eigen::VectorXd(double)>& f, double h) {
-  auto D = [&](double s) -> Eigen::VectorXd { return (f(s) - f(-s)) / (2 * s); };
-  const Eigen::VectorXd d0 = D(h), d1 = D(h / 2), d2 = D(h / 4);
-  const Eigen::VectorXd e0 = (4 * d1 - d0) / 3, e1 = (4 * d2 - d1) / 3;
-  return (16 * e1 - e0) / 15;
-}
-
-double rel_gap(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
-}
+using test_derivatives::numeric_derivatives;
+using test_derivatives::rel_gap;
 
 // A random branched tree: body i hangs from a random earlier body (or the world) on a
 // revolute or prismatic joint (one weld), with springs, dampers, a servo and armature.
@@ -131,40 +122,12 @@ void check_against_ad_and_differences(const Model& m, const State& s, Rng& rng,
   Eigen::MatrixXd M;
   mass_matrix(m, d, s, M);
   EXPECT_LT(rel_gap(ia.M, M), 1e-13) << what;
-  JointForward forward(m);
-  Eigen::MatrixXd nid_q(nu, nu), nid_u(nu, nu), nfd_q(nu, nu), nfd_u(nu, nu);
-  for (int j = 0; j < nu; ++j) {
-    const Eigen::VectorXd e = Eigen::VectorXd::Unit(nu, j);
-    auto at_q = [&](double h) {
-      State p = s;
-      p.q = tangent_step(m, s.q, h * e);
-      return p;
-    };
-    auto at_u = [&](double h) {
-      State p = s;
-      p.u += h * e;
-      return p;
-    };
-    auto id_of = [&](const State& p) {
-      Data dd(m);
-      Eigen::VectorXd out;
-      inverse_dynamics(m, dd, p, udot, out);
-      return out;
-    };
-    auto fd_of = [&](const State& p) {
-      Eigen::VectorXd out;
-      forward(p, tau, out);
-      return out;
-    };
-    nid_q.col(j) = richardson([&](double h) { return id_of(at_q(h)); }, 1e-2);
-    nid_u.col(j) = richardson([&](double h) { return id_of(at_u(h)); }, 1e-2);
-    nfd_q.col(j) = richardson([&](double h) { return fd_of(at_q(h)); }, 1e-2);
-    nfd_u.col(j) = richardson([&](double h) { return fd_of(at_u(h)); }, 1e-2);
-  }
-  EXPECT_LT(rel_gap(ia.dtau_dq, nid_q), 1e-8) << what;
-  EXPECT_LT(rel_gap(ia.dtau_du, nid_u), 1e-8) << what;
-  EXPECT_LT(rel_gap(fa.dudot_dq, nfd_q), 1e-8) << what;
-  EXPECT_LT(rel_gap(fa.dudot_du, nfd_u), 1e-8) << what;
+  const auto n = numeric_derivatives(m, s, udot, tau);
+  EXPECT_LT(rel_gap(ia.dtau_dq, n.id_q), 1e-8) << what;
+  EXPECT_LT(rel_gap(ia.dtau_du, n.id_u), 1e-8) << what;
+  EXPECT_LT(rel_gap(fa.dudot_dq, n.fd_q), 1e-8) << what;
+  EXPECT_LT(rel_gap(fa.dudot_du, n.fd_u), 1e-8) << what;
+  EXPECT_LT(rel_gap(fa.dudot_dtau, n.fd_tau), 1e-8) << what;
   EXPECT_LT(rel_gap(fa.dudot_dtau * M, Eigen::MatrixXd::Identity(nu, nu)), 1e-10) << what;
 }
 
@@ -232,19 +195,7 @@ TEST(DerivativesAnalytic, OtherJointTypesKeepTheAutomaticPath) {
     detail::forward_dynamics_derivatives(m, d, s, tau, fad, DerivativePath::Automatic);
     EXPECT_EQ(fp.dudot_dq, fad.dudot_dq) << odd;
     // and it is right: ∂τ/∂q against differences along the tangent
-    Eigen::MatrixXd nid_q(nu, nu);
-    for (int j = 0; j < nu; ++j)
-      nid_q.col(j) = richardson(
-          [&](double h) {
-            State p = s;
-            p.q = tangent_step(m, s.q, h * Eigen::VectorXd::Unit(nu, j));
-            Data dd(m);
-            Eigen::VectorXd out;
-            inverse_dynamics(m, dd, p, udot, out);
-            return out;
-          },
-          1e-2);
-    EXPECT_LT(rel_gap(ip.dtau_dq, nid_q), 1e-8) << odd;
+    EXPECT_LT(rel_gap(ip.dtau_dq, numeric_derivatives(m, s, udot, tau).id_q), 1e-8) << odd;
     // the analytical path refuses it
     EXPECT_THROW(detail::inverse_dynamics_derivatives(m, d, s, udot, ip, DerivativePath::Analytic),
                  std::invalid_argument)

@@ -7,8 +7,8 @@
 #include <appell/inverse_dynamics.hpp>
 #include <appell/jacobians.hpp>
 #include <appell/joint_forces.hpp>
-#include <functional>
 
+#include "numeric_derivatives.hpp"
 #include "random_chain.hpp"
 
 namespace appell {
@@ -19,17 +19,8 @@ using test_chain::random_chain;
 using test_chain::random_state;
 using test_scenes::Rng;
 
-// d/dh f(h) at 0 by central differences extrapolated twice (error O(h⁶))
-Eigen::VectorXd richardson(const std::function<Eigen::VectorXd(double)>& f, double h) {
-  auto D = [&](double s) -> Eigen::VectorXd { return (f(s) - f(-s)) / (2 * s); };
-  const Eigen::VectorXd d0 = D(h), d1 = D(h / 2), d2 = D(h / 4);
-  const Eigen::VectorXd e0 = (4 * d1 - d0) / 3, e1 = (4 * d2 - d1) / 3;
-  return (16 * e1 - e0) / 15;
-}
-
-double rel_gap(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
-}
+using test_derivatives::numeric_derivatives;
+using test_derivatives::rel_gap;
 
 // joint springs on the nq = nu joints, damping everywhere, a servo on the first revolute
 void add_joint_forces(Chain& c, Rng& rng) {
@@ -74,41 +65,12 @@ void check_model(const Model& m, const State& s, Rng& rng, const std::string& wh
   forward(s, tau, ud);
   EXPECT_LT(rel_gap(fd.udot, ud), 1e-10) << what;
 
-  Eigen::MatrixXd nid_q(nu, nu), nid_u(nu, nu), nfd_q(nu, nu), nfd_u(nu, nu), nfd_t(nu, nu);
-  for (int j = 0; j < nu; ++j) {
-    const Eigen::VectorXd e = Eigen::VectorXd::Unit(nu, j);
-    auto at_q = [&](double h) {
-      State p = s;
-      p.q = tangent_step(m, s.q, h * e);
-      return p;
-    };
-    auto at_u = [&](double h) {
-      State p = s;
-      p.u += h * e;
-      return p;
-    };
-    auto id_of = [&](const State& p) {
-      Data dd(m);
-      Eigen::VectorXd out;
-      inverse_dynamics(m, dd, p, udot, out);
-      return out;
-    };
-    auto fd_of = [&](const State& p, const Eigen::VectorXd& t) {
-      Eigen::VectorXd out;
-      forward(p, t, out);
-      return out;
-    };
-    nid_q.col(j) = richardson([&](double h) { return id_of(at_q(h)); }, 1e-2);
-    nid_u.col(j) = richardson([&](double h) { return id_of(at_u(h)); }, 1e-2);
-    nfd_q.col(j) = richardson([&](double h) { return fd_of(at_q(h), tau); }, 1e-2);
-    nfd_u.col(j) = richardson([&](double h) { return fd_of(at_u(h), tau); }, 1e-2);
-    nfd_t.col(j) = richardson([&](double h) { return fd_of(s, tau + h * e); }, 1e-1);
-  }
-  EXPECT_LT(rel_gap(id.dtau_dq, nid_q), 1e-8) << what;
-  EXPECT_LT(rel_gap(id.dtau_du, nid_u), 1e-8) << what;
-  EXPECT_LT(rel_gap(fd.dudot_dq, nfd_q), 1e-8) << what;
-  EXPECT_LT(rel_gap(fd.dudot_du, nfd_u), 1e-8) << what;
-  EXPECT_LT(rel_gap(fd.dudot_dtau, nfd_t), 1e-8) << what;
+  const auto n = numeric_derivatives(m, s, udot, tau);
+  EXPECT_LT(rel_gap(id.dtau_dq, n.id_q), 1e-8) << what;
+  EXPECT_LT(rel_gap(id.dtau_du, n.id_u), 1e-8) << what;
+  EXPECT_LT(rel_gap(fd.dudot_dq, n.fd_q), 1e-8) << what;
+  EXPECT_LT(rel_gap(fd.dudot_du, n.fd_u), 1e-8) << what;
+  EXPECT_LT(rel_gap(fd.dudot_dtau, n.fd_tau), 1e-8) << what;
 }
 
 TEST(Derivatives, RandomTreesEveryJointTypeAgainstRichardson) {
