@@ -34,13 +34,7 @@ Model random_tree(unsigned seed, int n, const char* odd_type = nullptr) {
   b.gravity = Vec3(0.4, -0.3, -9.81);
   std::vector<std::shared_ptr<Joint>> joints;
   for (int i = 0; i < n; ++i) {
-    Body body;
-    body.name = "b" + std::to_string(i);
-    body.mass = rng.uniform(0.5, 2.0);
-    const Mat3 R = rng.quat().toRotationMatrix();
-    body.inertia =
-        R * inertia_box(body.mass, Vec3(rng.uniform(0.05, 0.4), rng.uniform(0.05, 0.4), 0.3)) *
-        R.transpose();
+    Body body = test_chain::random_rigid_body(rng, "b" + std::to_string(i));
     body.position = Vec3(0.2 * rng.uniform(-1, 1), 0.2 * rng.uniform(-1, 1), -0.3 * i);
     body.orientation = rng.quat();
     b.add_body(body);

@@ -20,6 +20,19 @@ struct Chain {
   std::vector<std::shared_ptr<const Joint>> joints;
 };
 
+// A rigid body with a random mass (0.5–2 kg) and the inertia of a random box turned by a
+// random rotation (three draws of rng, in this order); pose and velocity left to the caller.
+inline Body random_rigid_body(Rng& rng, const std::string& name) {
+  Body body;
+  body.name = name;
+  body.mass = rng.uniform(0.5, 2.0);
+  const Mat3 R = rng.quat().toRotationMatrix();
+  body.inertia = R *
+                 inertia_box(body.mass, Vec3(rng.uniform(0.05, 0.4), rng.uniform(0.05, 0.4), 0.3)) *
+                 R.transpose();
+  return body;
+}
+
 inline Chain random_chain(unsigned seed, int n, bool free_base, bool revolute_only = false) {
   Rng rng(seed);
   Chain c;
@@ -27,13 +40,7 @@ inline Chain random_chain(unsigned seed, int n, bool free_base, bool revolute_on
   const char* types[] = {"revolute",  "prismatic", "cylindrical", "universal",
                          "spherical", "planar",    "revolute"};
   for (int i = 0; i < n; ++i) {
-    Body body;
-    body.name = "link" + std::to_string(i);
-    body.mass = rng.uniform(0.5, 2.0);
-    const Mat3 R = rng.quat().toRotationMatrix();
-    body.inertia =
-        R * inertia_box(body.mass, Vec3(rng.uniform(0.05, 0.4), rng.uniform(0.05, 0.4), 0.3)) *
-        R.transpose();
+    Body body = random_rigid_body(rng, "link" + std::to_string(i));
     body.position = Vec3(0, 0, -0.4 * i) + rng.vec(0.1);
     body.orientation = rng.quat();
     c.b.add_body(body);
