@@ -30,4 +30,9 @@ void Joint::evaluate(const StateView& in, const RowSpan& out) const {
   type_->evaluate_rows(in, parent_, child_, frames_, out);
 }
 
+bool Joint::evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                             const RowSpan& dout) const {
+  return type_->evaluate_rows_tangent(in, tangent, parent_, child_, frames_, out, dout);
+}
+
 }  // namespace appell

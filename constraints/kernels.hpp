@@ -22,24 +22,131 @@
 #pragma once
 
 #include "appell/constraint.hpp"
+#include "appell/rotation.hpp"
+#include "constraints/row_jet.hpp"
 
 namespace appell {
 
+// Every kernel is a template over the state view it reads (StateView, or JetStateView for
+// the rows' derivatives, constraints/row_jet.hpp) and the span it writes (RowSpan,
+// JetRowSpan); S is their scalar.
+
 // Adds the contribution c · a_P of a material point (offset r) to a row: lin += c,
 // ang += r × c; returns c · ω × (ω × r), the point's share of κ.
-double add_point_term(const RowSpan& out, int row, const End& e, const BodyState& s, const Vec3& r,
-                      const Vec3& c);
+template <class Span, class Body, class V>
+auto add_point_term(const Span& out, int row, const End& e, const Body& s, const V& r, const V& c) {
+  if (e.slot >= 0) {
+    auto& t = out.term(row, e.slot);
+    t.lin += c;
+    t.ang += r.cross(c);
+  }
+  return c.dot(s.w.cross(s.w.cross(r)));  // (K0)
+}
 
-int point_coincident_rows(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
-                          const RowSpan& out, int row);
-int plane_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb, const Vec3& Na,
-              double g0, const RowSpan& out, int row);
-int angle_row(const StateView& in, End a, End b, const Vec3& Na, const Vec3& Cb, double c0,
-              const RowSpan& out, int row);
-int rotation_lock_rows(const StateView& in, End a, End b, const Mat3& R0, const RowSpan& out,
-                       int row);
-int distance_row(const StateView& in, End a, End b, const Vec3& Xa, const Vec3& Xb, double length,
-                 const RowSpan& out, int row);
+template <class Span, class V>
+void add_ang_term(const Span& out, int row, const End& e, const V& k) {
+  if (e.slot >= 0) out.term(row, e.slot).ang += k;
+}
+
+template <class View, class Span>
+int point_coincident_rows(const View& in, End a, End b, const Vec3& Xa, const Vec3& Xb,
+                          const Span& out, int row) {
+  using V = Eigen::Matrix<ScalarOf<View>, 3, 1>;
+  const auto& sa = in.body(a.body);
+  const auto& sb = in.body(b.body);
+  const V ra = sa.offset(Xa), rb = sb.offset(Xb);
+  const V d = (sb.x + rb) - (sa.x + ra);
+  const V dv = (sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra));
+  for (int k = 0; k < 3; ++k, ++row) {  // (K1)
+    const V E = V::Unit(k);
+    const auto kappa =
+        add_point_term(out, row, b, sb, rb, E) + add_point_term(out, row, a, sa, ra, V(-E));
+    out.b[row] = -kappa;
+    out.velocity[row] = dv(k);
+    out.position[row] = d(k);
+  }
+  return row;
+}
+
+template <class View, class Span>
+int plane_row(const View& in, End a, End b, const Vec3& Xa, const Vec3& Xb, const Vec3& Na,
+              double g0, const Span& out, int row) {
+  using V = Eigen::Matrix<ScalarOf<View>, 3, 1>;
+  const auto& sa = in.body(a.body);
+  const auto& sb = in.body(b.body);
+  const V ra = sa.offset(Xa), rb = sb.offset(Xb);
+  const V n = sa.Q * Na;
+  const V d = (sb.x + rb) - (sa.x + ra);
+  const V dv = (sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra));
+  const V wn = sa.w.cross(n);
+  // (K2)
+  auto kappa = add_point_term(out, row, b, sb, rb, n) + add_point_term(out, row, a, sa, ra, V(-n));
+  kappa += 2.0 * dv.dot(wn) + d.dot(sa.w.cross(wn));
+  add_ang_term(out, row, a, V(n.cross(d)));
+  out.b[row] = -kappa;
+  out.velocity[row] = dv.dot(n) + d.dot(wn);
+  out.position[row] = d.dot(n) - g0;
+  return row + 1;
+}
+
+template <class View, class Span>
+int angle_row(const View& in, End a, End b, const Vec3& Na, const Vec3& Cb, double c0,
+              const Span& out, int row) {
+  using V = Eigen::Matrix<ScalarOf<View>, 3, 1>;
+  const auto& sa = in.body(a.body);
+  const auto& sb = in.body(b.body);
+  const V n = sa.Q * Na, c = sb.Q * Cb;
+  const V k = c.cross(n);  // (K3)
+  const V dw = sb.w - sa.w;
+  const V kdot = sb.w.cross(c).cross(n) + c.cross(sa.w.cross(n));
+  add_ang_term(out, row, b, k);
+  add_ang_term(out, row, a, V(-k));
+  out.b[row] = -dw.dot(kdot);
+  out.velocity[row] = dw.dot(k);
+  out.position[row] = n.dot(c) - c0;
+  return row + 1;
+}
+
+template <class View, class Span>
+int rotation_lock_rows(const View& in, End a, End b, const Mat3& R0, const Span& out, int row) {
+  using V = Eigen::Matrix<ScalarOf<View>, 3, 1>;
+  const auto& sa = in.body(a.body);
+  const auto& sb = in.body(b.body);
+  // (K4): the world-frame rotation error whose rate is ω_B − ω_A near the manifold (its
+  // value only: positions are not differentiated)
+  const Mat3 E = value(sb.Q) * R0.transpose() * value(sa.Q).transpose();
+  const Vec3 theta = rotation_vector_from_quat(Quat(E));
+  const V dw = sb.w - sa.w;
+  for (int k = 0; k < 3; ++k, ++row) {
+    add_ang_term(out, row, b, V(V::Unit(k)));
+    add_ang_term(out, row, a, V(-V::Unit(k)));
+    out.b[row] = 0.0;
+    out.velocity[row] = dw(k);
+    out.position[row] = theta(k);
+  }
+  return row;
+}
+
+template <class View, class Span>
+int distance_row(const View& in, End a, End b, const Vec3& Xa, const Vec3& Xb, double length,
+                 const Span& out, int row) {
+  using V = Eigen::Matrix<ScalarOf<View>, 3, 1>;
+  const auto& sa = in.body(a.body);
+  const auto& sb = in.body(b.body);
+  const V ra = sa.offset(Xa), rb = sb.offset(Xb);
+  const V d = (sb.x + rb) - (sa.x + ra);
+  const V dv = (sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra));
+  const auto l = d.norm();
+  const V e = d / l;
+  const auto ev = e.dot(dv);
+  // (K5)
+  auto kappa = add_point_term(out, row, b, sb, rb, e) + add_point_term(out, row, a, sa, ra, V(-e));
+  kappa += (dv.squaredNorm() - ev * ev) / l;
+  out.b[row] = -kappa;
+  out.velocity[row] = ev;
+  out.position[row] = l - length;
+  return row + 1;
+}
 
 // Two unit vectors perpendicular to n and to each other.
 void perpendicular_basis(const Vec3& n, Vec3& t1, Vec3& t2);

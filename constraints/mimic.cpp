@@ -14,22 +14,27 @@ bool turns(const Joint& j) {
   return j.joint_type().shape() == JointShape::Turn;
 }
 
+template <class S>
 struct Rates {
-  double position = 0, velocity = 0, kappa = 0;
+  S position = 0.0, velocity = 0.0, kappa = 0.0;
 };
 
 // one joint's share s q of (M1): its terms in the row, and q, q̇ and κ (the part of q̈
 // without accelerations), each times s
-Rates add_joint(const Joint& j, double s, const StateView& in, const RowSpan& out,
-                const Constraint& c) {
+template <class View, class Span>
+Rates<ScalarOf<View>> add_joint(const Joint& j, double s, const View& in, const Span& out,
+                                const Constraint& c) {
+  using V = Eigen::Matrix<ScalarOf<View>, 3, 1>;
   const End P{j.parent(), c.slot(j.parent())}, C{j.child(), c.slot(j.child())};
-  const BodyState &sp = in.body(P.body), &sc = in.body(C.body);
+  const auto& sp = in.body(P.body);
+  const auto& sc = in.body(C.body);
   const JointFrames& f = j.frames();
-  const Vec3 e = sp.Q * f.E_P.col(2);  // the axis, fixed in P
-  Rates r;
+  const V e = sp.Q * f.E_P.col(2);  // the axis, fixed in P
+  Rates<ScalarOf<View>> r;
   if (turns(j)) {
-    const Mat3 R = (sp.Q * f.E_P).transpose() * sc.Q * f.E_C;
-    const Vec3 dw = sc.w - sp.w;
+    // the angle's value only: positions are not differentiated
+    const Mat3 R = (value(sp.Q) * f.E_P).transpose() * value(sc.Q) * f.E_C;
+    const V dw = sc.w - sp.w;
     r.position = s * std::atan2(R(1, 0), R(0, 0));
     r.velocity = s * e.dot(dw);
     r.kappa = s * sp.w.cross(e).dot(dw);  // d/dt e = ω_P × e
@@ -38,11 +43,11 @@ Rates add_joint(const Joint& j, double s, const StateView& in, const RowSpan& ou
     return r;
   }
   // the slide: the plane row (K2) of the child's anchor along e
-  const Vec3 rp = sp.offset(f.X_P), rc = sc.offset(f.X_C);
-  const Vec3 d = (sc.x + rc) - (sp.x + rp);
-  const Vec3 dv = (sc.v + sc.w.cross(rc)) - (sp.v + sp.w.cross(rp));
-  const Vec3 we = sp.w.cross(e);
-  r.kappa = add_point_term(out, 0, C, sc, rc, s * e) + add_point_term(out, 0, P, sp, rp, -s * e);
+  const V rp = sp.offset(f.X_P), rc = sc.offset(f.X_C);
+  const V d = (sc.x + rc) - (sp.x + rp);
+  const V dv = (sc.v + sc.w.cross(rc)) - (sp.v + sp.w.cross(rp));
+  const V we = sp.w.cross(e);
+  r.kappa = add_point_term(out, 0, C, sc, rc, V(s * e)) + add_point_term(out, 0, P, sp, rp, V(-s * e));
   r.kappa += s * (2.0 * dv.dot(we) + d.dot(sp.w.cross(we)));
   if (P.slot >= 0) out.term(0, P.slot).ang += s * e.cross(d);
   r.position = s * d.dot(e);
@@ -79,12 +84,23 @@ double MimicConstraint::coordinate(const Joint& j, const StateView& in) {
   return ((sc.x + sc.offset(f.X_C)) - (sp.x + sp.offset(f.X_P))).dot(sp.Q * f.E_P.col(2));
 }
 
-void MimicConstraint::evaluate(const StateView& in, const RowSpan& out) const {
-  const Rates a = add_joint(*follower_, 1.0, in, out, *this);
-  const Rates b = add_joint(*leader_, -multiplier_, in, out, *this);
+template <class View, class Span>
+void MimicConstraint::write_rows(const View& in, const Span& out) const {
+  const auto a = add_joint(*follower_, 1.0, in, out, *this);
+  const auto b = add_joint(*leader_, -multiplier_, in, out, *this);
   out.position[0] = a.position + b.position - offset_;  // (M1)
   out.velocity[0] = a.velocity + b.velocity;
   out.b[0] = -(a.kappa + b.kappa);
+}
+
+void MimicConstraint::evaluate(const StateView& in, const RowSpan& out) const {
+  write_rows(in, out);
+}
+
+bool MimicConstraint::evaluate_tangent(const StateView& in, const StateView& tangent,
+                                       const RowSpan& out, const RowSpan& dout) const {
+  return rows_along(in, tangent, 1, out, dout,
+                    [&](const auto& view, const auto& span) { write_rows(view, span); });
 }
 
 }  // namespace appell

@@ -23,41 +23,63 @@ RollingConstraint::RollingConstraint(std::string name, int body, const BodyState
   h0_ = n_.dot(body0.x + rc);  // the plane through the contact point at t = 0
 }
 
-void RollingConstraint::contact(const BodyState& s, Vec3& rc, Vec3& rc_dot) const {
-  if (shape_ == Shape::Sphere) {
-    rc = -r_ * n_;
+namespace {
+
+// the contact offset r_C and its rate of a sphere (radius r) or a disk (radius r about its
+// z axis) on the plane of normal n                                                  (R1)
+template <class Body, class V>
+void contact_point(const Body& s, double r, bool disk, const Vec3& n, V& rc, V& rc_dot) {
+  if (!disk) {
+    rc = V(-r * n);
     rc_dot.setZero();
     return;
   }
-  // (R1)
-  const Vec3 e3 = s.Q.col(2);
-  const Vec3 e3_dot = s.w.cross(e3);
-  const double ne = n_.dot(e3);
-  const Vec3 n_perp = n_ - ne * e3;
-  const double len = n_perp.norm();
-  const Vec3 c = -n_perp / len;
-  const Vec3 n_perp_dot = -n_.dot(e3_dot) * e3 - ne * e3_dot;
-  const Vec3 c_dot = -(n_perp_dot - c * c.dot(n_perp_dot)) / len;
-  rc = r_ * c;
-  rc_dot = r_ * c_dot;
+  const V e3 = s.Q.col(2);
+  const V e3_dot = s.w.cross(e3);
+  const auto ne = e3.dot(n);
+  const V n_perp = n - ne * e3;
+  const auto len = n_perp.norm();
+  const V c = -n_perp / len;
+  const V n_perp_dot = -e3_dot.dot(n) * e3 - ne * e3_dot;
+  const V c_dot = -(n_perp_dot - c * c.dot(n_perp_dot)) / len;
+  rc = r * c;
+  rc_dot = r * c_dot;
+}
+
+}  // namespace
+
+void RollingConstraint::contact(const BodyState& s, Vec3& rc, Vec3& rc_dot) const {
+  contact_point(s, r_, shape_ == Shape::Disk, n_, rc, rc_dot);
+}
+
+template <class View, class Span>
+void RollingConstraint::write_rows(const View& in, const Span& out) const {
+  using V = Eigen::Matrix<ScalarOf<View>, 3, 1>;
+  const auto& s = in.body(body_.body);
+  V rc, rc_dot;
+  contact_point(s, r_, shape_ == Shape::Disk, n_, rc, rc_dot);
+  const V vc = s.v + s.w.cross(rc);
+  const V w_rc_dot = s.w.cross(rc_dot);
+  const Vec3* E[3] = {&n_, &t1_, &t2_};
+  for (int k = 0; k < 3; ++k) {  // (R2)
+    auto& t = out.term(k, body_.slot);
+    t.lin = *E[k];
+    t.ang = rc.cross(V(*E[k]));
+    out.b[k] = -w_rc_dot.dot(*E[k]);
+    out.velocity[k] = vc.dot(*E[k]);
+    out.position[k] = 0.0;
+  }
+  out.position[0] = (s.x + rc).dot(n_) - h0_;
 }
 
 void RollingConstraint::evaluate(const StateView& in, const RowSpan& out) const {
-  const BodyState& s = in.body(body_.body);
-  Vec3 rc, rc_dot;
-  contact(s, rc, rc_dot);
-  const Vec3 vc = s.v + s.w.cross(rc);
-  const Vec3 w_rc_dot = s.w.cross(rc_dot);
-  const Vec3* E[3] = {&n_, &t1_, &t2_};
-  for (int k = 0; k < 3; ++k) {  // (R2)
-    RowTerm& t = out.term(k, body_.slot);
-    t.lin = *E[k];
-    t.ang = rc.cross(*E[k]);
-    out.b[k] = -E[k]->dot(w_rc_dot);
-    out.velocity[k] = E[k]->dot(vc);
-    out.position[k] = 0.0;
-  }
-  out.position[0] = n_.dot(s.x + rc) - h0_;
+  write_rows(in, out);
+}
+
+bool RollingConstraint::evaluate_tangent(const StateView& in, const StateView& tangent,
+                                         const RowSpan& out, const RowSpan& dout) const {
+  return rows_along(in, tangent, 3, out, dout,
+                    [&](const auto& view, const auto& span) { write_rows(view, span); });
 }
 
 KnifeEdgeConstraint::KnifeEdgeConstraint(std::string name, int body, const BodyState& body0,
@@ -67,16 +89,28 @@ KnifeEdgeConstraint::KnifeEdgeConstraint(std::string name, int body, const BodyS
       X_(body0.Q.transpose() * (point - body0.x)),
       D_(body0.Q.transpose() * direction.normalized()) {}
 
-void KnifeEdgeConstraint::evaluate(const StateView& in, const RowSpan& out) const {
-  const BodyState& s = in.body(body_.body);
-  const Vec3 d = s.Q * D_;
-  const Vec3 r = s.offset(X_);
-  const Vec3 vA = s.v + s.w.cross(r);
+template <class View, class Span>
+void KnifeEdgeConstraint::write_rows(const View& in, const Span& out) const {
+  using V = Eigen::Matrix<ScalarOf<View>, 3, 1>;
+  const auto& s = in.body(body_.body);
+  const V d = s.Q * D_;
+  const V r = s.offset(X_);
+  const V vA = s.v + s.w.cross(r);
   // (N1)
-  const double kappa = add_point_term(out, 0, body_, s, r, d) + s.w.cross(d).dot(vA);
+  const auto kappa = add_point_term(out, 0, body_, s, r, d) + s.w.cross(d).dot(vA);
   out.b[0] = -kappa;
   out.velocity[0] = d.dot(vA);
   out.position[0] = 0.0;
+}
+
+void KnifeEdgeConstraint::evaluate(const StateView& in, const RowSpan& out) const {
+  write_rows(in, out);
+}
+
+bool KnifeEdgeConstraint::evaluate_tangent(const StateView& in, const StateView& tangent,
+                                           const RowSpan& out, const RowSpan& dout) const {
+  return rows_along(in, tangent, 1, out, dout,
+                    [&](const auto& view, const auto& span) { write_rows(view, span); });
 }
 
 }  // namespace appell

@@ -5,6 +5,30 @@
 
 #include "appell/joint_type.hpp"
 #include "constraints/kernels.hpp"
+#include "constraints/row_jet.hpp"
+
+namespace appell {
+
+// A joint type whose rows are one template over the state view and the span,
+//   template <class View, class Span> void write_rows(in, P, C, f, out) const,
+// which gives both evaluate_rows() and, on jets, evaluate_rows_tangent().
+template <class T>
+class JointRows : public JointType {
+ public:
+  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
+                     const RowSpan& out) const override {
+    static_cast<const T*>(this)->write_rows(in, P, C, f, out);
+  }
+  bool evaluate_rows_tangent(const StateView& in, const StateView& tangent, End P, End C,
+                             const JointFrames& f, const RowSpan& out,
+                             const RowSpan& dout) const override {
+    return rows_along(in, tangent, rows(), out, dout, [&](const auto& view, const auto& span) {
+      static_cast<const T*>(this)->write_rows(view, P, C, f, span);
+    });
+  }
+};
+
+}  // namespace appell
 
 namespace appell::joint_math {
 

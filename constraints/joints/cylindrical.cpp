@@ -7,7 +7,7 @@ namespace appell {
 
 namespace {
 
-class Cylindrical final : public JointType {
+class Cylindrical final : public JointRows<Cylindrical> {
  public:
   const char* name() const override { return "cylindrical"; }
   int nq() const override { return 2; }
@@ -26,8 +26,8 @@ class Cylindrical final : public JointType {
     q[1] = d.z();
   }
   int rows() const override { return 4; }
-  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
-                     const RowSpan& out) const override {
+  template <class View, class Span>
+  void write_rows(const View& in, End P, End C, const JointFrames& f, const Span& out) const {
     int row = angle_row(in, P, C, f.E_P.col(0), f.E_C.col(2), 0.0, out, 0);
     row = angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);
     row = plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(0), 0.0, out, row);

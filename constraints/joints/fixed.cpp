@@ -7,7 +7,7 @@ namespace appell {
 
 namespace {
 
-class Fixed final : public JointType {
+class Fixed final : public JointRows<Fixed> {
  public:
   const char* name() const override { return "fixed"; }
   int nq() const override { return 0; }
@@ -25,8 +25,8 @@ class Fixed final : public JointType {
   }
   void coordinates(const Mat3&, const Vec3&, double*) const override {}
   int rows() const override { return 6; }
-  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
-                     const RowSpan& out) const override {
+  template <class View, class Span>
+  void write_rows(const View& in, End P, End C, const JointFrames& f, const Span& out) const {
     const int row = point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
     rotation_lock_rows(in, P, C, f.E_P * f.E_C.transpose(), out, row);
   }

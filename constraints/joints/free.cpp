@@ -10,7 +10,7 @@ namespace appell {
 
 namespace {
 
-class Free final : public JointType {
+class Free final : public JointRows<Free> {
  public:
   const char* name() const override { return "free"; }
   int nq() const override { return 7; }
@@ -37,8 +37,8 @@ class Free final : public JointType {
   }
   void normalize(double* q) const override { joint_math::quat_normalize(q + 3); }
   int rows() const override { return 0; }
-  void evaluate_rows(const StateView&, End, End, const JointFrames&,
-                     const RowSpan&) const override {}
+  template <class View, class Span>
+  void write_rows(const View&, End, End, const JointFrames&, const Span&) const {}
   void multipliers(const BodyState&, const BodyState&, const JointFrames&, const Vec3&, const Vec3&,
                    double*) const override {}
 };

@@ -26,7 +26,7 @@ namespace appell {
 
 namespace {
 
-class Helical final : public JointType {
+class Helical final : public JointRows<Helical> {
  public:
   explicit Helical(double pitch) : p_(pitch), c_(1.0 / std::sqrt(1.0 + pitch * pitch)) {}
 
@@ -52,25 +52,28 @@ class Helical final : public JointType {
     q[0] = turns_near(joint_math::angle_z(R), d.z()) / c_;
   }
   int rows() const override { return 5; }
-  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
-                     const RowSpan& out) const override {
+  template <class View, class Span>
+  void write_rows(const View& in, End P, End C, const JointFrames& f, const Span& out) const {
     int row = angle_row(in, P, C, f.E_P.col(0), f.E_C.col(2), 0.0, out, 0);
     row = angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);
     row = plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(0), 0.0, out, row);
     row = plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(1), 0.0, out, row);
     // the screw row: plane(z_P) gives d_z, then − p θ
     plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(2), 0.0, out, row);
-    const BodyState &sp = in.body(P.body), &sc = in.body(C.body);
-    const Vec3 n1 = sp.Q * f.E_P.col(0), n2 = sp.Q * f.E_P.col(1), c = sc.Q * f.E_C.col(0);
-    const Vec3 dw = sc.w - sp.w;
-    const double a = n1.dot(c), b = n2.dot(c), r2 = a * a + b * b;
-    const double adot = dw.dot(c.cross(n1)), bdot = dw.dot(c.cross(n2));
-    const Vec3 m = a * n2 - b * n1;
-    const Vec3 k = c.cross(m) / r2;
-    const Vec3 mdot = adot * n2 - bdot * n1 + sp.w.cross(m);
-    const Vec3 kdot =
-        (sc.w.cross(c).cross(m) + c.cross(mdot) - 2.0 * (a * adot + b * bdot) * k) / r2;
-    const double theta = turns_near(std::atan2(b, a), out.position[row]);
+    using S = ScalarOf<View>;
+    using V = Eigen::Matrix<S, 3, 1>;
+    const auto& sp = in.body(P.body);
+    const auto& sc = in.body(C.body);
+    const V n1 = sp.Q * f.E_P.col(0), n2 = sp.Q * f.E_P.col(1), c = sc.Q * f.E_C.col(0);
+    const V dw = sc.w - sp.w;
+    const S a = n1.dot(c), b = n2.dot(c), r2 = a * a + b * b;
+    const S adot = dw.dot(c.cross(n1)), bdot = dw.dot(c.cross(n2));
+    const V m = a * n2 - b * n1;
+    const V k = c.cross(m) / r2;
+    const V mdot = adot * n2 - bdot * n1 + sp.w.cross(m);
+    const V kdot = (sc.w.cross(c).cross(m) + c.cross(mdot) - 2.0 * (a * adot + b * bdot) * k) / r2;
+    // θ's value only: positions are not differentiated
+    const double theta = turns_near(std::atan2(value(b), value(a)), value(out.position[row]));
     out.position[row] -= p_ * theta;
     out.velocity[row] -= p_ * k.dot(dw);
     out.b[row] += p_ * kdot.dot(dw);

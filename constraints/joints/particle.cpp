@@ -6,7 +6,7 @@ namespace appell {
 
 namespace {
 
-class Particle final : public JointType {
+class Particle final : public JointRows<Particle> {
  public:
   const char* name() const override { return "particle"; }
   int nq() const override { return 3; }
@@ -23,8 +23,8 @@ class Particle final : public JointType {
     q[0] = d.x(), q[1] = d.y(), q[2] = d.z();
   }
   int rows() const override { return 0; }
-  void evaluate_rows(const StateView&, End, End, const JointFrames&,
-                     const RowSpan&) const override {}
+  template <class View, class Span>
+  void write_rows(const View&, End, End, const JointFrames&, const Span&) const {}
   void multipliers(const BodyState&, const BodyState&, const JointFrames&, const Vec3&, const Vec3&,
                    double*) const override {}
 };

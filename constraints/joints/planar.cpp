@@ -7,7 +7,7 @@ namespace appell {
 
 namespace {
 
-class Planar final : public JointType {
+class Planar final : public JointRows<Planar> {
  public:
   const char* name() const override { return "planar"; }
   int nq() const override { return 3; }
@@ -32,8 +32,8 @@ class Planar final : public JointType {
     q[2] = joint_math::angle_z(R);
   }
   int rows() const override { return 3; }
-  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
-                     const RowSpan& out) const override {
+  template <class View, class Span>
+  void write_rows(const View& in, End P, End C, const JointFrames& f, const Span& out) const {
     int row = angle_row(in, P, C, f.E_P.col(0), f.E_C.col(2), 0.0, out, 0);
     row = angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);
     plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(2), 0.0, out, row);

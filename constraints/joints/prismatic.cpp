@@ -7,7 +7,7 @@ namespace appell {
 
 namespace {
 
-class Prismatic final : public JointType {
+class Prismatic final : public JointRows<Prismatic> {
  public:
   const char* name() const override { return "prismatic"; }
   int nq() const override { return 1; }
@@ -25,8 +25,8 @@ class Prismatic final : public JointType {
   }
   void coordinates(const Mat3&, const Vec3& d, double* q) const override { q[0] = d.z(); }
   int rows() const override { return 5; }
-  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
-                     const RowSpan& out) const override {
+  template <class View, class Span>
+  void write_rows(const View& in, End P, End C, const JointFrames& f, const Span& out) const {
     int row = rotation_lock_rows(in, P, C, f.E_P * f.E_C.transpose(), out, 0);
     row = plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(0), 0.0, out, row);
     plane_row(in, P, C, f.X_P, f.X_C, f.E_P.col(1), 0.0, out, row);

@@ -7,7 +7,7 @@ namespace appell {
 
 namespace {
 
-class Revolute final : public JointType {
+class Revolute final : public JointRows<Revolute> {
  public:
   const char* name() const override { return "revolute"; }
   int nq() const override { return 1; }
@@ -29,8 +29,8 @@ class Revolute final : public JointType {
     q[0] = joint_math::angle_z(R);
   }
   int rows() const override { return 5; }
-  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
-                     const RowSpan& out) const override {
+  template <class View, class Span>
+  void write_rows(const View& in, End P, End C, const JointFrames& f, const Span& out) const {
     int row = point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
     row = angle_row(in, P, C, f.E_P.col(0), f.E_C.col(2), 0.0, out, row);
     angle_row(in, P, C, f.E_P.col(1), f.E_C.col(2), 0.0, out, row);

@@ -9,7 +9,7 @@ namespace appell {
 
 namespace {
 
-class Spherical final : public JointType {
+class Spherical final : public JointRows<Spherical> {
  public:
   const char* name() const override { return "spherical"; }
   int nq() const override { return 4; }
@@ -35,8 +35,8 @@ class Spherical final : public JointType {
   }
   void normalize(double* q) const override { joint_math::quat_normalize(q); }
   int rows() const override { return 3; }
-  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
-                     const RowSpan& out) const override {
+  template <class View, class Span>
+  void write_rows(const View& in, End P, End C, const JointFrames& f, const Span& out) const {
     point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
   }
   void multipliers(const BodyState&, const BodyState&, const JointFrames&, const Vec3& f,

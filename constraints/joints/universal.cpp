@@ -13,7 +13,7 @@ namespace appell {
 
 namespace {
 
-class Universal final : public JointType {
+class Universal final : public JointRows<Universal> {
  public:
   const char* name() const override { return "universal"; }
   int nq() const override { return 2; }
@@ -52,8 +52,8 @@ class Universal final : public JointType {
     q[1] = std::atan2(R(0, 2), R(0, 0));  // Rᵀ e_x = rot_y(−θ2) e_x
   }
   int rows() const override { return 4; }
-  void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
-                     const RowSpan& out) const override {
+  template <class View, class Span>
+  void write_rows(const View& in, End P, End C, const JointFrames& f, const Span& out) const {
     const int row = point_coincident_rows(in, P, C, f.X_P, f.X_C, out, 0);
     angle_row(in, P, C, f.E_P.col(0), f.E_C.col(1), 0.0, out, row);
   }

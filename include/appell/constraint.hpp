@@ -76,6 +76,16 @@ class Constraint {
   virtual bool holonomic(int row) const = 0;
   // Writes lin/ang, b, π and g of every row.  Reads only `in`; never allocates.
   virtual void evaluate(const StateView& in, const RowSpan& out) const = 0;
+  // The rows as evaluate() writes them into `out`, and into `dout` their exact derivatives
+  // along `tangent`: a view whose bodies hold the derivatives (dx̄, dQ, dv̄, dω) of `in`'s
+  // body states along one direction of the state (the world's are zero).  dout gets the
+  // derivatives of lin, ang, b and π; dout.position is not written.  The derivatives of
+  // constrained dynamics (appell/derivatives.hpp) are built on it.  Returns false when the
+  // constraint gives none (the default: callables, expressions, prescribed motion).
+  virtual bool evaluate_tangent(const StateView& /*in*/, const StateView& /*tangent*/,
+                                const RowSpan& /*out*/, const RowSpan& /*dout*/) const {
+    return false;
+  }
   // doubles of StateView::scratch that evaluate() uses (0: none)
   virtual size_t scratch_size() const { return 0; }
 

@@ -49,7 +49,16 @@ struct ForwardDerivatives {
   Eigen::VectorXd udot;        // FD(q, u, τ)                       (nu)
   Eigen::MatrixXd dudot_dq;    // ∂u̇/∂q along the tangent           (nu × nu)
   Eigen::MatrixXd dudot_du;    // ∂u̇/∂u                             (nu × nu)
-  Eigen::MatrixXd dudot_dtau;  // M⁻¹                               (nu × nu)
+  Eigen::MatrixXd dudot_dtau;  // M⁻¹ (with extra rows: ∂u̇/∂τ)      (nu × nu)
+  // With extra rows (loops, closed chains, holonomic and nonholonomic constraints, m rows
+  // A u̇ = b in joint space): A, the multipliers λ of M u̇ + h − τ = Aᵀλ (Aᵀλ is the
+  // generalized constraint force; row k's force on a body is λ_k times its lin at the
+  // centre and its ang, appell/constraint.hpp) and their derivatives.  Empty for a tree.
+  Eigen::MatrixXd A;             // (m × nu)
+  Eigen::VectorXd lambda;        // (m)
+  Eigen::MatrixXd dlambda_dq;    // (m × nu)
+  Eigen::MatrixXd dlambda_du;    // (m × nu)
+  Eigen::MatrixXd dlambda_dtau;  // (m × nu)
 };
 
 // The derivatives of inverse dynamics at the joint state s and quasi-accelerations udot
@@ -60,8 +69,13 @@ void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
                                   const Eigen::VectorXd& udot, InverseDerivatives& out);
 
 // The derivatives of forward dynamics at s with the generalized forces tau (tree nu, or
-// empty for none) added to the model's own.  The model must be a tree (no extra rows);
-// throws std::invalid_argument otherwise, and as inverse_dynamics_derivatives().
+// empty for none) added to the model's own.  Throws as inverse_dynamics_derivatives().
+// With extra rows, u̇ is the constrained acceleration (the solution of M u̇ + h − τ = Aᵀλ,
+// A u̇ = b, at any q, u: on or off the rows' manifold) and its derivatives, with λ's, are
+// exact: each row's derivatives come from Constraint::evaluate_tangent (every built-in
+// constraint but expressions, callables and prescribed motion, which throw
+// std::invalid_argument naming the constraint), through the automatic-differentiation
+// passes.  A redundant set of rows gives the least-norm λ and its least-norm derivatives.
 void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
                                   const Eigen::VectorXd& tau, ForwardDerivatives& out);
 

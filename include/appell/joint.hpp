@@ -46,6 +46,8 @@ class Joint final : public Constraint {
   int rows() const override { return type_->rows(); }
   bool holonomic(int) const override { return true; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  bool evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                        const RowSpan& dout) const override;
 
   const JointType& joint_type() const { return *type_; }
   // the same, to build another Joint of this type (keeps a parameterised instance alive)

@@ -124,6 +124,13 @@ class JointType {
   virtual int rows() const = 0;
   virtual void evaluate_rows(const StateView& in, End P, End C, const JointFrames& f,
                              const RowSpan& out) const = 0;
+  // The rows as evaluate_rows() writes them and their exact derivatives along `tangent`
+  // (Constraint::evaluate_tangent); false when the type gives none (the default).
+  virtual bool evaluate_rows_tangent(const StateView& /*in*/, const StateView& /*tangent*/,
+                                     End /*P*/, End /*C*/, const JointFrames& /*f*/,
+                                     const RowSpan& /*out*/, const RowSpan& /*dout*/) const {
+    return false;
+  }
   // The multipliers λ (rows() of them) with which the canonical rows carry, on the
   // joint's manifold, the force f and the moment m about the child's anchor point from P
   // onto C (world components): A_Cᵀ λ = (f; m + r_C × f), r_C = Q_C X_C, in closed form.

@@ -26,11 +26,15 @@ class MimicConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return true; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  bool evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                        const RowSpan& dout) const override;
 
   // the coordinate q of joint j in the state `in` (revolute angle or prismatic slide)
   static double coordinate(const Joint& j, const StateView& in);
 
  private:
+  template <class View, class Span>
+  void write_rows(const View& in, const Span& out) const;  // evaluate() and its tangent
   std::shared_ptr<const Joint> follower_, leader_;
   double multiplier_, offset_;
 };

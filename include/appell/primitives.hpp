@@ -15,6 +15,8 @@ class DistanceConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return true; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  bool evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                        const RowSpan& dout) const override;
 
   // the two ends: body k (kWorld for the ground) and its point, body frame (world for
   // the ground)
@@ -36,6 +38,8 @@ class PointOnPlaneConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return true; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  bool evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                        const RowSpan& dout) const override;
 
   int body() const { return body_.body; }
   const Vec3& point() const { return X_; }   // body frame
@@ -55,6 +59,8 @@ class PerpendicularConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return true; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  bool evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                        const RowSpan& dout) const override;
 
  private:
   End a_, b_;
@@ -74,6 +80,8 @@ class LinearConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return false; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  bool evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                        const RowSpan& dout) const override;
 
   int body() const { return body_.body; }
   const Vec3& point() const { return X_; }  // body frame

@@ -43,12 +43,16 @@ class RollingConstraint final : public Constraint {
   int rows() const override { return 3; }
   bool holonomic(int row) const override { return row == 0; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  bool evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                        const RowSpan& dout) const override;
 
   // offset r_C of the contact point from the centre and its rate ṙ_C (R1)
   void contact(const BodyState& s, Vec3& rc, Vec3& rc_dot) const;
   const Vec3& normal() const { return n_; }  // unit, world frame
 
  private:
+  template <class View, class Span>
+  void write_rows(const View& in, const Span& out) const;  // evaluate() and its tangent
   End body_;
   double r_;
   Shape shape_;
@@ -65,11 +69,15 @@ class KnifeEdgeConstraint final : public Constraint {
   int rows() const override { return 1; }
   bool holonomic(int) const override { return false; }
   void evaluate(const StateView& in, const RowSpan& out) const override;
+  bool evaluate_tangent(const StateView& in, const StateView& tangent, const RowSpan& out,
+                        const RowSpan& dout) const override;
 
   int body() const { return body_.body; }
   const Vec3& point() const { return X_; }  // body frame
 
  private:
+  template <class View, class Span>
+  void write_rows(const View& in, const Span& out) const;  // evaluate() and its tangent
   End body_;
   Vec3 X_, D_;  // body frame
 };

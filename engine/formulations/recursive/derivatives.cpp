@@ -6,8 +6,10 @@
 #include "appell/derivatives.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -328,10 +330,16 @@ struct DualBody {
   D3 x, v, w, a, alpha;
 };
 
-// One pass of (N1–N5) in duals: τ (tree nu) at q, u seeded with up to kDir directions.
+// Between the passes: adds wrenches to the bodies' f (force) and nO (moment about the
+// origin), given the bodies' states
+using BodyWrenches =
+    std::function<void(const std::vector<DualBody>&, std::vector<D3>&, std::vector<D3>&)>;
+
+// One pass of (N1–N5) in duals: τ (tree nu) at q, u seeded with up to kDir directions;
+// `extra` (optional) subtracts its wrenches from what the bodies need.
 void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector<Dual>& q,
                const std::vector<Dual>& u, const std::vector<Dual>& udot, bool check,
-               std::vector<Dual>& tau) {
+               std::vector<Dual>& tau, const BodyWrenches& extra = nullptr) {
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(tree.joints.size());
   const D3 zero = D3::Constant(Dual(0));
@@ -392,6 +400,7 @@ void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector
     }
     nO[t.body] = nb + cross(C.x, f[t.body]);
   }
+  if (extra) extra(body, f, nO);
   // tip to base: the subtree's wrench at the anchor, in F, projected on S            (N5)
   tau.assign(tree.nu, Dual(0));
   for (int i = n - 1; i >= 0; --i) {
@@ -404,6 +413,85 @@ void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector
       f[t.parent_body] += f[t.body];
       nO[t.parent_body] += nO[t.body];
     }
+  }
+}
+
+// The extra rows (loops, constraints: tree.extra) in one pass, at its bodies' states: each
+// constraint's rows and their exact derivatives along the pass's first `ndir` directions
+// (Constraint::evaluate_tangent).  With the multipliers `lambda`, the rows' forces Aᵀλ are
+// taken from what the bodies need (so the pass gives ID − Aᵀλ), r = A a − b (the rows'
+// residual at the bodies' accelerations) and π (their velocity residual).
+void extra_rows_in_pass(const Model& m, double t, int ndir, const std::vector<DualBody>& body,
+                        const Eigen::VectorXd& lambda, std::vector<D3>& f, std::vector<D3>& nO,
+                        std::vector<Dual>& r, std::vector<Dual>& pi) {
+  const TreeModel& tree = m.tree();
+  const int nb = m.nbody();
+  std::vector<BodyState> value(nb), tangent(nb);
+  for (int b = 0; b < nb; ++b)
+    for (int i = 0; i < 3; ++i) {
+      value[b].x(i) = body[b].x(i).v;
+      value[b].v(i) = body[b].v(i).v;
+      value[b].w(i) = body[b].w(i).v;
+      for (int j = 0; j < 3; ++j) value[b].Q(i, j) = body[b].Q(i, j).v;
+    }
+  StateView in, dir;
+  in.bodies = value.data();
+  dir.bodies = tangent.data();
+  in.t = dir.t = t;
+  r.assign(tree.nrows_extra, Dual(0));
+  pi.assign(tree.nrows_extra, Dual(0));
+  const D3 zero = D3::Constant(Dual(0));
+  int row0 = 0;
+  for (int c : tree.extra) {
+    const Constraint& con = *m.constraints()[c];
+    const int nr = con.rows(), ns = static_cast<int>(con.bodies().size());
+    std::vector<RowTerm> terms(nr * ns), dterms(nr * ns);
+    std::vector<double> b(nr), vel(nr), pos(nr), db(nr), dvel(nr), dpos(nr);
+    const RowSpan out{terms.data(), b.data(), vel.data(), pos.data(), ns};
+    const RowSpan dout{dterms.data(), db.data(), dvel.data(), dpos.data(), ns};
+    std::vector<D3> lin(nr * ns, zero), ang(nr * ns, zero);
+    std::vector<Dual> bd(nr), vd(nr);
+    for (int k = 0; k < std::max(ndir, 1); ++k) {
+      for (int bi = 0; bi < nb; ++bi)
+        for (int i = 0; i < 3; ++i) {
+          tangent[bi].x(i) = body[bi].x(i).d[k];
+          tangent[bi].v(i) = body[bi].v(i).d[k];
+          tangent[bi].w(i) = body[bi].w(i).d[k];
+          for (int j = 0; j < 3; ++j) tangent[bi].Q(i, j) = body[bi].Q(i, j).d[k];
+        }
+      std::fill(terms.begin(), terms.end(), RowTerm{});
+      std::fill(dterms.begin(), dterms.end(), RowTerm{});
+      if (!con.evaluate_tangent(in, dir, out, dout))
+        throw std::invalid_argument("derivatives: constraint '" + con.name() + "' (" + con.type() +
+                                    ") gives no derivatives of its rows "
+                                    "(Constraint::evaluate_tangent)");
+      for (int e = 0; e < nr * ns; ++e)
+        for (int i = 0; i < 3; ++i) {
+          lin[e](i).v = terms[e].lin(i), lin[e](i).d[k] = dterms[e].lin(i);
+          ang[e](i).v = terms[e].ang(i), ang[e](i).d[k] = dterms[e].ang(i);
+        }
+      for (int i = 0; i < nr; ++i) {
+        bd[i].v = b[i], bd[i].d[k] = db[i];
+        vd[i].v = vel[i], vd[i].d[k] = dvel[i];
+      }
+    }
+    for (int i = 0; i < nr; ++i) {
+      const int row = row0 + i;
+      const Dual lam(lambda.size() ? lambda(row) : 0.0);
+      for (int j = 0; j < ns; ++j) {
+        const int bj = con.bodies()[j];
+        const bool rigid = m.bodies()[bj].rigid();
+        const D3& l = lin[i * ns + j];
+        const D3 a = rigid ? ang[i * ns + j] : zero;
+        // the row's force λ lin at the centre and moment λ ang [HO21 eq. 15]
+        f[bj] -= l * lam;
+        nO[bj] -= (a + cross(body[bj].x, l)) * lam;
+        r[row] += dot(l, body[bj].a) + dot(a, body[bj].alpha);
+      }
+      r[row] -= bd[i];
+      pi[row] = vd[i];
+    }
+    row0 += nr;
   }
 }
 
@@ -472,14 +560,27 @@ namespace {
 // Columns [j_begin, j_end) of the 3 nu directions (q along the tangent, u, u̇) of the
 // recursion's τ (without the joint-space forces) at (s, udot), into cols (nu × 3 nu), and
 // τ itself.  u̇ enters the passes linearly, so its columns are M.
+// With `rows`, the extra rows join the passes (derivative_detail::extra_rows_in_pass): τ
+// becomes ID − Aᵀλ and rows gets the rows' residuals and their columns.
+struct RowColumns {
+  Eigen::VectorXd lambda;   // in: λ on the extra rows                 (m)
+  Eigen::VectorXd r, pi;    // out: A u̇ − b and π at the point         (m)
+  Eigen::MatrixXd dr, dpi;  // out: their columns [j_begin, j_end)      (m × 3 nu)
+};
+
 void ad_columns(const Model& m, const State& s, const Eigen::VectorXd& udot, int j_begin, int j_end,
-                Eigen::VectorXd& tau_out, Eigen::MatrixXd& cols) {
+                Eigen::VectorXd& tau_out, Eigen::MatrixXd& cols, RowColumns* rows = nullptr) {
   using namespace derivative_detail;
   const TreeModel& tree = m.tree();
   const int nu = tree.nu;
   std::vector<Kind> kinds;
   for (const TreeJoint& t : tree.joints) kinds.push_back(kind_of(*t.type));
   tau_out.resize(nu);
+  if (rows) {
+    const int mr = tree.nrows_extra;
+    rows->r.resize(mr), rows->pi.resize(mr);
+    rows->dr.resize(mr, cols.cols()), rows->dpi.resize(mr, cols.cols());
+  }
   std::vector<Dual> q(tree.nq), u(nu), a(nu), tau;
   Eigen::Matrix<double, 8, 1> e, qd;
   bool first = true;
@@ -502,10 +603,21 @@ void ad_columns(const Model& m, const State& s, const Eigen::VectorXd& udot, int
         if (ja >= 0 && ja < end) a[o].d[ja] = 1.0;
       }
     }
-    rnea_pass(m, kinds, q, u, a, first, tau);
+    std::vector<Dual> rr, pi;
+    BodyWrenches extra;
+    if (rows)
+      extra = [&](const std::vector<DualBody>& body, std::vector<D3>& f, std::vector<D3>& nO) {
+        extra_rows_in_pass(m, s.t, std::min(kDir, j_end - j0), body, rows->lambda, f, nO, rr, pi);
+      };
+    rnea_pass(m, kinds, q, u, a, first, tau, extra);
     for (int r = 0; r < nu; ++r) {
       if (first) tau_out(r) = tau[r].v;
       for (int k = 0; k < kDir && j0 + k < j_end; ++k) cols(r, j0 + k) = tau[r].d[k];
+    }
+    for (int r = 0; rows && r < static_cast<int>(rr.size()); ++r) {
+      if (first) rows->r(r) = rr[r].v, rows->pi(r) = pi[r].v;
+      for (int k = 0; k < kDir && j0 + k < j_end; ++k)
+        rows->dr(r, j0 + k) = rr[r].d[k], rows->dpi(r, j0 + k) = pi[r].d[k];
     }
     first = false;
   }
@@ -535,6 +647,54 @@ void add_armature(const Model& m, const Eigen::VectorXd& udot, Eigen::VectorXd& 
 void subtract_joint_blocks(const Model& m, const Eigen::MatrixXd& from, Eigen::MatrixXd& to) {
   for (const TreeJoint& t : m.tree().joints)
     to.block(t.u_offset, t.u_offset, t.nu, t.nu) -= from.block(t.u_offset, t.u_offset, t.nu, t.nu);
+}
+
+// The derivatives of the constrained accelerations and multipliers: with the extra rows in
+// joint space A (m × nu) and b,
+//   M u̇ + h(q, u) − τ = Aᵀλ,   A u̇ = b,
+// both residuals are differentiated exactly by the dual passes at the solution (u̇, λ)
+// held constant, R = ID(q, u, u̇) − Aᵀλ − τ and r = A u̇ − b:
+//   M δu̇ − Aᵀ δλ = −∂R/∂x δx + δτ,   A δu̇ = −∂r/∂x δx,
+// solved by δu̇ = M⁻¹ (ρ + Aᵀ δλ), (A M⁻¹ Aᵀ) δλ = σ − A M⁻¹ ρ.  A redundant set of rows
+// takes the least-squares δλ (complete orthogonal decomposition): δu̇ is unique, δλ is the
+// least-norm one.  tau: the generalized forces with the joint-space ones; dqa, dua: theirs.
+void constrained_forward_derivatives(const Model& m, const State& s, const Eigen::VectorXd& tau,
+                                     const Eigen::MatrixXd& dqa, const Eigen::MatrixXd& dua,
+                                     ForwardDerivatives& out) {
+  const int nu = m.tree().nu;
+  // M, the bias h = ID(q, u, 0), A = ∂r/∂u̇ and r = −b from the u̇ directions at u̇ = 0, λ = 0
+  Eigen::MatrixXd cols(nu, 3 * nu);
+  RowColumns rows;
+  Eigen::VectorXd bias;
+  ad_columns(m, s, Eigen::VectorXd::Zero(nu), 2 * nu, 3 * nu, bias, cols, &rows);
+  const Eigen::LLT<Eigen::MatrixXd> llt(cols.rightCols(nu));
+  if (llt.info() != Eigen::Success)
+    throw std::invalid_argument("forward_dynamics_derivatives(): the mass matrix is singular");
+  out.A = rows.dr.rightCols(nu);
+  const Eigen::MatrixXd MiAt = llt.solve(out.A.transpose());
+  const Eigen::MatrixXd G = out.A * MiAt;
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(G);
+  cod.setThreshold(1e-12);
+  const Eigen::VectorXd free = llt.solve(tau - bias);
+  out.lambda = cod.solve(-rows.r - out.A * free);
+  out.udot = free + MiAt * out.lambda;
+  // ∂R/∂x and ∂r/∂x from the q and u directions at (u̇, λ)
+  rows.lambda = out.lambda;
+  Eigen::VectorXd at;
+  ad_columns(m, s, out.udot, 0, 2 * nu, at, cols, &rows);
+  Eigen::MatrixXd rho(nu, 3 * nu), sigma(rows.r.size(), 3 * nu);
+  rho << -(cols.leftCols(nu) - dqa), -(cols.middleCols(nu, nu) - dua),
+      Eigen::MatrixXd::Identity(nu, nu);
+  sigma << -rows.dr.leftCols(2 * nu), Eigen::MatrixXd::Zero(rows.r.size(), nu);
+  const Eigen::MatrixXd Y = llt.solve(rho);
+  const Eigen::MatrixXd dl = cod.solve(sigma - out.A * Y);
+  const Eigen::MatrixXd du = Y + MiAt * dl;
+  out.dudot_dq = du.leftCols(nu);
+  out.dudot_du = du.middleCols(nu, nu);
+  out.dudot_dtau = du.rightCols(nu);
+  out.dlambda_dq = dl.leftCols(nu);
+  out.dlambda_du = dl.middleCols(nu, nu);
+  out.dlambda_dtau = dl.rightCols(nu);
 }
 
 void check_path(const Model& m, detail::DerivativePath path) {
@@ -584,16 +744,19 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
   check_path(m, path);
   const TreeModel& tree = m.tree();
   const int nu = tree.nu;
-  if (tree.nrows_extra > 0)
-    throw std::invalid_argument(
-        "forward_dynamics_derivatives(): the model has " + std::to_string(tree.nrows_extra) +
-        " constraint rows beyond its tree; the exact derivatives cover trees");
   const Eigen::VectorXd t = tau.size() == 0 ? Eigen::VectorXd::Zero(nu) : tau;
   check_sizes(m, s, t, "forward_dynamics_derivatives()");
   set_state(m, d, s);
   Eigen::VectorXd qa, bias;
   Eigen::MatrixXd dqa, dua;
   joint_space_forces(m, d, s, qa, dqa, dua);
+  out.A.resize(0, nu);
+  out.lambda.resize(0);
+  out.dlambda_dq.resize(0, nu), out.dlambda_du.resize(0, nu), out.dlambda_dtau.resize(0, nu);
+  if (tree.nrows_extra > 0) {
+    constrained_forward_derivatives(m, s, t + qa, dqa, dua, out);
+    return;
+  }
   if (path == DerivativePath::Analytic) {
     // the bias ID(q, u, 0), u̇ = M⁻¹ (τ − bias), then ∂τ/∂q, ∂τ/∂u there (eq. 7 of the paper), each
     // product with M⁻¹ by the articulated-body factor in O(n) per column
