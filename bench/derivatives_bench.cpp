@@ -5,6 +5,10 @@
 //   BM_ForwardDerivatives/n   forward_dynamics_derivatives(): u̇, ∂u̇/∂q, ∂u̇/∂u, M⁻¹
 //   BM_InverseDerivatives/n   inverse_dynamics_derivatives(): τ, ∂τ/∂q, ∂τ/∂u, M
 //   BM_FiniteDifferences/n    2n + 1 forward evaluations (one-sided differences in q and u)
+//   BM_ClosedForwardOnce/n    one forward evaluation of the closed chain (bench::closed_chain:
+//                             the chain's tip held by a ball joint to the world, 3 extra rows)
+//   BM_ClosedDerivatives/n    forward_dynamics_derivatives() on it: the constrained u̇, λ and
+//                             their derivatives (automatic path: dual passes with the rows)
 // The chain's revolute joints take the analytical path (docs/derivatives.md): the inverse
 // derivatives cost O(n · depth), O(n²) on a chain; the forward ones add M⁻¹ applied to
 // 3n columns by the articulated-body factor, O(n) each, so their ratio to one O(n)
@@ -96,9 +100,37 @@ void BM_FiniteDifferences(benchmark::State& st) {
   }
 }
 
+// the closed chain at its initial state (on its loop)
+void BM_ClosedForwardOnce(benchmark::State& st) {
+  const Model m = bench::closed_chain(static_cast<int>(st.range(0)));
+  const State s = m.initial_state();
+  JointForward forward(m);
+  const Eigen::VectorXd none;
+  Eigen::VectorXd udot;
+  for (auto _ : st) {
+    forward(s, none, udot);
+    benchmark::DoNotOptimize(udot.data());
+    benchmark::ClobberMemory();
+  }
+}
+
+void BM_ClosedDerivatives(benchmark::State& st) {
+  const Model m = bench::closed_chain(static_cast<int>(st.range(0)));
+  const State s = m.initial_state();
+  Data d(m);
+  ForwardDerivatives out;
+  for (auto _ : st) {
+    forward_dynamics_derivatives(m, d, s, Eigen::VectorXd(), out);
+    benchmark::DoNotOptimize(out.dudot_dq.data());
+    benchmark::ClobberMemory();
+  }
+}
+
 }  // namespace
 }  // namespace appell
 
+BENCHMARK(appell::BM_ClosedForwardOnce)->Arg(10)->Arg(100);
+BENCHMARK(appell::BM_ClosedDerivatives)->Arg(10)->Arg(100);
 BENCHMARK(appell::BM_ForwardOnce)->Arg(10)->Arg(100);
 BENCHMARK(appell::BM_ForwardDerivatives)->Arg(10)->Arg(100);
 BENCHMARK(appell::BM_InverseDerivatives)->Arg(10)->Arg(100);
@@ -117,6 +149,10 @@ int main(int argc, char** argv) {
         n, reporter.ns("appell::BM_ForwardDerivatives", n) / once,
         reporter.ns("appell::BM_InverseDerivatives", n) / once,
         reporter.ns("appell::BM_FiniteDifferences", n) / once);
+    const double closed = reporter.ns("appell::BM_ClosedForwardOnce", n);
+    if (closed > 0)
+      std::printf("n = %d, closed chain: constrained derivatives / one forward = %.1f\n", n,
+                  reporter.ns("appell::BM_ClosedDerivatives", n) / closed);
   }
   benchmark::Shutdown();
   return 0;

@@ -47,7 +47,8 @@ Rates<ScalarOf<View>> add_joint(const Joint& j, double s, const View& in, const 
   const V d = (sc.x + rc) - (sp.x + rp);
   const V dv = (sc.v + sc.w.cross(rc)) - (sp.v + sp.w.cross(rp));
   const V we = sp.w.cross(e);
-  r.kappa = add_point_term(out, 0, C, sc, rc, V(s * e)) + add_point_term(out, 0, P, sp, rp, V(-s * e));
+  r.kappa =
+      add_point_term(out, 0, C, sc, rc, V(s * e)) + add_point_term(out, 0, P, sp, rp, V(-s * e));
   r.kappa += s * (2.0 * dv.dot(we) + d.dot(sp.w.cross(we)));
   if (P.slot >= 0) out.term(0, P.slot).ang += s * e.cross(d);
   r.position = s * d.dot(e);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "numeric_derivatives.hpp"
+#include "random_chain.hpp"
 
 namespace appell {
 namespace {
@@ -141,13 +142,12 @@ TEST(RowTangents, EveryBuiltInConstraintAgreesWithDifferencesOfItsRows) {
                                          1, 3, s0[1], s0[3], d.vec(), d.vec().normalized()));
     cs.push_back(std::make_shared<DistanceConstraint>("distance", 0, 2, s0[0], s0[2], d.vec(),
                                                       d.vec(), 1.5));
-    cs.push_back(
-        std::make_shared<PointOnPlaneConstraint>("on plane", 1, s0[1], d.vec(), d.vec()));
+    cs.push_back(std::make_shared<PointOnPlaneConstraint>("on plane", 1, s0[1], d.vec(), d.vec()));
     cs.push_back(std::make_shared<PerpendicularConstraint>("perpendicular", 2, 3, s0[2], s0[3],
                                                            d.vec(), d.vec()));
     for (auto frame : {LinearConstraint::Frame::World, LinearConstraint::Frame::Body})
-      cs.push_back(std::make_shared<LinearConstraint>("linear", 3, s0[3], d.vec(), d.vec(),
-                                                      d.vec(), 0.2, frame));
+      cs.push_back(std::make_shared<LinearConstraint>("linear", 3, s0[3], d.vec(), d.vec(), d.vec(),
+                                                      0.2, frame));
     for (auto shape : {RollingConstraint::Shape::Sphere, RollingConstraint::Shape::Disk})
       cs.push_back(std::make_shared<RollingConstraint>("rolling", 0, s0[0], 0.4, shape,
                                                        d.vec().normalized()));
@@ -155,8 +155,8 @@ TEST(RowTangents, EveryBuiltInConstraintAgreesWithDifferencesOfItsRows) {
     for (const char* type : {"revolute", "prismatic"}) {
       auto follower = std::make_shared<Joint>("follower", joint_type(type), 0, 1, s0[0], s0[1],
                                               d.vec(), d.vec().normalized());
-      auto leader = std::make_shared<Joint>("leader", joint_type(type), 2, 3, s0[2], s0[3],
-                                            d.vec(), d.vec().normalized());
+      auto leader = std::make_shared<Joint>("leader", joint_type(type), 2, 3, s0[2], s0[3], d.vec(),
+                                            d.vec().normalized());
       cs.push_back(std::make_shared<MimicConstraint>("mimic", follower, leader, -0.7, 0.1));
     }
     for (const ConstraintPtr& c : cs) {
@@ -283,6 +283,30 @@ TEST(ConstrainedDerivatives, SpatialLoopAgreesWithDifferencesOfTheEngine) {
   expect_exact_derivatives(m, m.initial_state(), 1e-8);
 }
 
+// Random chains on joints of every type closed into loops: the tip held to the world by a
+// ball joint, a rod between two links and a nonholonomic row (5 rows), at random states
+TEST(ConstrainedDerivatives, RandomLoopsAgreeWithDifferencesOfTheEngine) {
+  for (unsigned seed : {3u, 11u, 29u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    test_chain::Chain c = test_chain::random_chain(seed, 5, false);
+    ModelBuilder& b = c.b;
+    b.add_constraint(std::make_shared<Joint>("close", joint_type("spherical"), 4, kWorld,
+                                             b.initial_state(4), BodyState{},
+                                             b.initial_state(4).x + Vec3(0.1, 0.05, -0.2)));
+    b.add_constraint(std::make_shared<DistanceConstraint>(
+        "rod", 1, 3, b.initial_state(1), b.initial_state(3), b.initial_state(1).x,
+        b.initial_state(3).x + Vec3(0.1, 0, 0),
+        (b.initial_state(3).x + Vec3(0.1, 0, 0) - b.initial_state(1).x).norm()));
+    b.add_constraint(std::make_shared<LinearConstraint>(
+        "skate", 2, b.initial_state(2), b.initial_state(2).x, Vec3(0.3, 1.0, 0.2),
+        Vec3(0.1, 0, 0.4), 0.05, LinearConstraint::Frame::Body));
+    const Model m = compile(b);
+    ASSERT_EQ(m.tree().nrows_extra, 5);
+    test_chain::Rng rng(seed);
+    expect_exact_derivatives(m, test_chain::random_state(m, rng), 1e-8);
+  }
+}
+
 // the shipped scenes whose rows beyond the tree are full rank: rolling (holonomic and
 // nonholonomic rows), the Whipple bicycle, the primitives, a knife edge, a helical joint
 struct SceneCase {
@@ -332,7 +356,8 @@ TEST(ConstrainedDerivatives, MimicRowsAgreeWithDifferencesOfTheEngine) {
 
 // a row that gives no derivatives (an expression) is named
 TEST(ConstrainedDerivatives, ARowWithoutDerivativesIsNamed) {
-  const Model m = compile(load_scene_from_string(R"js({"name": "expression row", "gravity": [0, 0, -9.81],
+  const Model m =
+      compile(load_scene_from_string(R"js({"name": "expression row", "gravity": [0, 0, -9.81],
   "bodies": [{"name": "q", "type": "particle", "mass": 0.7, "position": [0.3, -0.2, 1.5]}],
   "constraints": [{"name": "alpha", "type": "expression", "level": "velocity",
      "equation": "vy(q) - z(q)*vx(q)"}]})js"));

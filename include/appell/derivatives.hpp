@@ -59,6 +59,8 @@ struct ForwardDerivatives {
   Eigen::MatrixXd dlambda_dq;    // (m × nu)
   Eigen::MatrixXd dlambda_du;    // (m × nu)
   Eigen::MatrixXd dlambda_dtau;  // (m × nu)
+  Eigen::MatrixXd dpi_dq;        // ∂π/∂q along the tangent, π = A u + e the rows'
+                                 // velocity residual (m × nu)
 };
 
 // The derivatives of inverse dynamics at the joint state s and quasi-accelerations udot
@@ -111,9 +113,9 @@ void state_jacobian(const Model& m, Data& d, const State& s, Eigen::MatrixXd& J,
 // motion keeps to the manifold g(q) = 0, A_c(q) u = 0, so the linear model of the full
 // chart maps its tangent space into itself: A is the independent rows of the full ∂ẋ/∂x
 // applied to the tangent vectors that x spans (the dependent δq from A_h δq = 0, the
-// dependent δu from A_c δu + ∂(A_c u)/∂q δq = 0), each column a Richardson-extrapolated
-// central difference along a straight line in the chart (exact = false; on the benchmark
-// bicycle about 1e-13).  Throws std::invalid_argument when s's velocities violate the rows
+// dependent δu from A_c δu + ∂(A_c u)/∂q δq = 0), each column the exact derivative along a
+// straight line in the chart (the constrained derivatives above; where they do not cover the
+// model, a Richardson difference, exact = false).  Throws when s's velocities violate the rows
 // (rheonomic rows, prescribed motion, are not reduced).
 struct LinearModel {
   Eigen::MatrixXd A, B;          // (nI + nV) square, (nI + nV) × inputs

@@ -40,6 +40,7 @@ from ._appell import (  # noqa: F401  (the public names)
 )
 from ._appell import (  # noqa: F401  (exact derivatives, docs/derivatives.md)
     forward_dynamics_derivatives,
+    constrained_dynamics_derivatives,
     inverse_dynamics_derivatives,
     linearize,
 )
@@ -52,7 +53,8 @@ __all__ = [
     "options", "hardware_threads", "Simulator", "describe", "range_values",
     "mass_matrix", "inverse_dynamics", "inverse_dynamics_constrained", "bias_forces", "jacobian",
     "forward_dynamics", "forward_batch", "constraint_jacobian", "constraint_forces",
-    "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearize",
+    "inverse_dynamics_derivatives", "forward_dynamics_derivatives",
+    "constrained_dynamics_derivatives", "linearize",
 ]
 
 

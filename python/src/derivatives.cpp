@@ -3,6 +3,7 @@
 //
 //   dtau_dq, dtau_du, M = appell.inverse_dynamics_derivatives(model, s, udot)
 //   dudot_dq, dudot_du, Minv = appell.forward_dynamics_derivatives(model, s, tau)
+//   c = appell.constrained_dynamics_derivatives(model, s, tau)  # dict: udot, lambda, ...
 //   lin = appell.linearize(model, s, inputs=["rail"])   # dict: A, B, eigenvalues, ...
 //
 // Derivatives in q are along the tangent space (nu columns), as Pinocchio's.  The GIL is
@@ -50,6 +51,31 @@ py::tuple forward_derivatives(const std::shared_ptr<PyModel>& pm, const State& s
   ForwardDerivatives r;
   forward_dynamics_derivatives(m, d, s, tau ? *tau : Vec(), r);
   return py::make_tuple(r.dudot_dq, r.dudot_du, r.dudot_dtau);
+}
+
+py::dict constrained_derivatives(const std::shared_ptr<PyModel>& pm, const State& s,
+                                 const std::optional<Vec>& tau) {
+  const Model& m = model_of(pm);
+  check_state(m, s, "constrained_dynamics_derivatives()");
+  if (tau && tau->size() != m.tree().nu)
+    throw std::invalid_argument("constrained_dynamics_derivatives(): tau has " +
+                                std::to_string(tau->size()) +
+                                " entries, expected nu = " + std::to_string(m.tree().nu));
+  Data d(m);
+  ForwardDerivatives r;
+  forward_dynamics_derivatives(m, d, s, tau ? *tau : Vec(), r);
+  py::dict out;
+  out["udot"] = r.udot;
+  out["dudot_dq"] = r.dudot_dq;
+  out["dudot_du"] = r.dudot_du;
+  out["dudot_dtau"] = r.dudot_dtau;
+  out["A"] = r.A;
+  out["lambda"] = r.lambda;
+  out["dlambda_dq"] = r.dlambda_dq;
+  out["dlambda_du"] = r.dlambda_du;
+  out["dlambda_dtau"] = r.dlambda_dtau;
+  out["dpi_dq"] = r.dpi_dq;
+  return out;
 }
 
 py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<State>& state,
@@ -124,9 +150,21 @@ void bind_derivatives(py::module_& m) {
         "forward_dynamics_derivatives(model: Model, state: State, tau: array (nu,) | None = "
         "None) -> (dudot_dq: ndarray (nu, nu), dudot_du: ndarray (nu, nu), Minv: ndarray "
         "(nu, nu))\n\n"
-        "Exact derivatives of forward_dynamics on a tree: dudot_dq (tangent space), dudot_du "
-        "and dudot/dtau = M^-1 (Pinocchio's computeABADerivatives).  ValueError for models "
-        "with constraints beyond the tree or forces the derivatives do not cover.");
+        "Exact derivatives of forward_dynamics: dudot_dq (tangent space), dudot_du "
+        "and dudot/dtau (M^-1 on a tree; Pinocchio's computeABADerivatives).  With "
+        "constraint rows beyond the tree, the constrained accelerations' (see "
+        "constrained_dynamics_derivatives).  ValueError for forces or rows the derivatives do "
+        "not cover.");
+  m.def("constrained_dynamics_derivatives", &constrained_derivatives, py::arg("model"),
+        py::arg("state"), py::arg("tau") = py::none(),
+        "constrained_dynamics_derivatives(model: Model, state: State, tau: array (nu,) | None "
+        "= None) -> dict\n\n"
+        "The constrained accelerations udot of M udot + h - tau = A^T lambda, A udot = b (the "
+        "m rows beyond the tree, in joint space) and their exact derivatives: udot, "
+        "dudot_dq, dudot_du, dudot_dtau, A (m, nu), lambda (m), dlambda_dq, dlambda_du, "
+        "dlambda_dtau (m, nu) and dpi_dq (m, nu: the rows' velocity residual A u along the "
+        "tangent).  On a tree m = 0.  ValueError for forces or rows the derivatives do not "
+        "cover (expressions, callables, prescribed motion).");
   m.def("linearize", &linear_model, py::arg("model"), py::arg("state") = py::none(),
         py::arg("inputs") = py::none(),
         "linearize(model: Model, state: State | None = None, inputs: list[str] | None = "

@@ -49,6 +49,29 @@ def test_forward_derivatives_against_central_differences():
     assert np.allclose(du, -np.linalg.solve(M, tu), atol=1e-10)
 
 
+def test_constrained_derivatives_of_a_rolling_disk():
+    """The disk's rolling rows beyond its tree: the derivatives of the constrained
+    accelerations against central differences of forward_dynamics, and the multipliers
+    carrying what the tree needs beyond tau (A^T lambda = ID(q, u, udot) - tau)."""
+    model = appell.load_model(EXAMPLES / "rolling_disk.json")
+    s = model.initial_state()
+    c = appell.constrained_dynamics_derivatives(model, s)
+    assert c["A"].shape == (3, model.nu) and c["lambda"].shape == (3,)
+    udot, _ = appell.forward_dynamics(model, s)
+    assert np.allclose(c["udot"], udot, atol=1e-12)
+    tau = appell.inverse_dynamics(model, s, c["udot"])
+    assert np.allclose(c["A"].T @ c["lambda"], tau, atol=1e-10)
+    h = 1e-5
+    for j in range(model.nu):
+        e = np.zeros(model.nu)
+        e[j] = h
+        up, _ = appell.forward_dynamics(model, appell.State(0.0, s.q, s.u + e))
+        dn, _ = appell.forward_dynamics(model, appell.State(0.0, s.q, s.u - e))
+        assert np.allclose(c["dudot_du"][:, j], (up - dn) / (2 * h), rtol=1e-6, atol=1e-6)
+    dq, du, dtau = appell.forward_dynamics_derivatives(model, s)
+    assert np.array_equal(dq, c["dudot_dq"]) and np.array_equal(dtau, c["dudot_dtau"])
+
+
 def test_linearize_cart_pole_closed_form():
     model = appell.load_model(EXAMPLES / "cart_pole.json")
     lin = appell.linearize(model, inputs=["rail"])

@@ -695,6 +695,7 @@ void constrained_forward_derivatives(const Model& m, const State& s, const Eigen
   out.dlambda_dq = dl.leftCols(nu);
   out.dlambda_du = dl.middleCols(nu, nu);
   out.dlambda_dtau = dl.rightCols(nu);
+  out.dpi_dq = rows.dpi.leftCols(nu);
 }
 
 void check_path(const Model& m, detail::DerivativePath path) {
@@ -753,6 +754,7 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
   out.A.resize(0, nu);
   out.lambda.resize(0);
   out.dlambda_dq.resize(0, nu), out.dlambda_du.resize(0, nu), out.dlambda_dtau.resize(0, nu);
+  out.dpi_dq.resize(0, nu);
   if (tree.nrows_extra > 0) {
     constrained_forward_derivatives(m, s, t + qa, dqa, dua, out);
     return;
