@@ -63,6 +63,12 @@ inline Jet sqrt(const Jet& a) {
   const double s = std::sqrt(a.v);
   return {s, 0.5 * a.d / s};
 }
+inline Jet sin(const Jet& a) {
+  return {std::sin(a.v), std::cos(a.v) * a.d};
+}
+inline Jet cos(const Jet& a) {
+  return {std::cos(a.v), -std::sin(a.v) * a.d};
+}
 
 // the value of a scalar, a vector or a matrix (itself for doubles)
 inline double value(double x) {
@@ -80,6 +86,15 @@ Eigen::Matrix<double, R, C> value(const Eigen::Matrix<Jet, R, C>& m) {
   Eigen::Matrix<double, R, C> out;
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < C; ++j) out(i, j) = m(i, j).v;
+  return out;
+}
+
+// the derivative parts of a jet matrix
+template <int R, int C>
+Eigen::Matrix<double, R, C> slope(const Eigen::Matrix<Jet, R, C>& m) {
+  Eigen::Matrix<double, R, C> out;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j) out(i, j) = m(i, j).d;
   return out;
 }
 
@@ -148,6 +163,14 @@ struct JetStateView {
     }
     return s;
   }
+};
+
+// JointMotion in jets (JointType::motion_tangent)
+struct JetMotion {
+  Mat3J R = Mat3J::Identity();
+  Vec3J d = Vec3J::Zero();
+  Eigen::Matrix<Jet, 6, 6> S = Eigen::Matrix<Jet, 6, 6>::Zero();
+  Eigen::Matrix<Jet, 6, 1> c = Eigen::Matrix<Jet, 6, 1>::Zero();
 };
 
 struct JetRowTerm {

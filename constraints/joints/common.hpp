@@ -26,29 +26,51 @@ class JointRows : public JointType {
       static_cast<const T*>(this)->write_rows(view, P, C, f, span);
     });
   }
+  // and  template <class S, class Motion> void write_motion(const S* q, const S* u, Motion&)
+  // const,  which gives motion() and, on jets, motion_tangent()
+  void motion(const double* q, const double* u, JointMotion& m) const override {
+    static_cast<const T*>(this)->write_motion(q, u, m);
+  }
+  bool motion_tangent(const double* q, const double* u, const double* dq, const double* du,
+                      JointMotion& m, JointMotion& dm) const override {
+    Jet jq[8], ju[8];
+    for (int k = 0; k < nq(); ++k) jq[k] = Jet(q[k], dq[k]);
+    for (int k = 0; k < nu(); ++k) ju[k] = Jet(u[k], du[k]);
+    JetMotion jm;
+    static_cast<const T*>(this)->write_motion(jq, ju, jm);
+    m.R = value(jm.R), m.d = value(jm.d), m.S = value(jm.S), m.c = value(jm.c);
+    dm.R = slope(jm.R), dm.d = slope(jm.d), dm.S = slope(jm.S), dm.c = slope(jm.c);
+    return true;
+  }
 };
 
 }  // namespace appell
 
 namespace appell::joint_math {
 
-// rotations about the frame's axes by θ
-inline Mat3 rot_x(double t) {
-  const double c = std::cos(t), s = std::sin(t);
-  Mat3 R;
-  R << 1, 0, 0, 0, c, -s, 0, s, c;
+// rotations about the frame's axes by θ (S: double, or Jet for motion_tangent())
+template <class S>
+Eigen::Matrix<S, 3, 3> rot_x(const S& t) {
+  using std::cos, std::sin;
+  const S c = cos(t), s = sin(t);
+  Eigen::Matrix<S, 3, 3> R;
+  R << S(1), S(0), S(0), S(0), c, -s, S(0), s, c;
   return R;
 }
-inline Mat3 rot_y(double t) {
-  const double c = std::cos(t), s = std::sin(t);
-  Mat3 R;
-  R << c, 0, s, 0, 1, 0, -s, 0, c;
+template <class S>
+Eigen::Matrix<S, 3, 3> rot_y(const S& t) {
+  using std::cos, std::sin;
+  const S c = cos(t), s = sin(t);
+  Eigen::Matrix<S, 3, 3> R;
+  R << c, S(0), s, S(0), S(1), S(0), -s, S(0), c;
   return R;
 }
-inline Mat3 rot_z(double t) {
-  const double c = std::cos(t), s = std::sin(t);
-  Mat3 R;
-  R << c, -s, 0, s, c, 0, 0, 0, 1;
+template <class S>
+Eigen::Matrix<S, 3, 3> rot_z(const S& t) {
+  using std::cos, std::sin;
+  const S c = cos(t), s = sin(t);
+  Eigen::Matrix<S, 3, 3> R;
+  R << c, -s, S(0), s, c, S(0), S(0), S(0), S(1);
   return R;
 }
 
@@ -60,6 +82,15 @@ inline double angle_z(const Mat3& R) {
 // the rotation of the quaternion [w x y z] at q (normalised on the fly)
 inline Mat3 quat_rotation(const double* q) {
   return Quat(q[0], q[1], q[2], q[3]).normalized().toRotationMatrix();
+}
+inline Mat3J quat_rotation(const Jet* q) {
+  const Jet n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  const Jet w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
+  Mat3J R;
+  R << 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y),
+      2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x),
+      2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y);
+  return R;
 }
 inline void quat_store(const Mat3& R, double* q) {
   const Quat o(R);
@@ -83,13 +114,15 @@ inline void quat_normalize(double* q) {
 }
 
 // S's column k: a slide along e (lin = e) or a turn about e through the anchor (ang = e)
-inline void slide(JointMotion& m, int k, const Vec3& e) {
-  m.S.col(k).head<3>() = e;
-  m.S.col(k).tail<3>().setZero();
+template <class Motion, class V>
+void slide(Motion& m, int k, const V& e) {
+  m.S.col(k).template head<3>() = e;
+  m.S.col(k).template tail<3>().setZero();
 }
-inline void turn(JointMotion& m, int k, const Vec3& e) {
-  m.S.col(k).head<3>().setZero();
-  m.S.col(k).tail<3>() = e;
+template <class Motion, class V>
+void turn(Motion& m, int k, const V& e) {
+  m.S.col(k).template head<3>().setZero();
+  m.S.col(k).template tail<3>() = e;
 }
 
 // Closed-form multipliers of the row kernels (JointType::multipliers, kernels.hpp) for a

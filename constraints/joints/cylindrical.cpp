@@ -14,13 +14,16 @@ class Cylindrical final : public JointRows<Cylindrical> {
   int nu() const override { return 2; }
   JointSyntax syntax() const override { return {true, 1, true}; }
   bool angle(int k) const override { return k == 0; }
-  void motion(const double* q, const double*, JointMotion& m) const override {
+  template <class S, class Motion>
+  void write_motion(const S* q, const S*, Motion& m) const {
+    using V = Eigen::Matrix<S, 3, 1>;
     m.R = joint_math::rot_z(q[0]);
-    m.d = Vec3(0, 0, q[1]);
+    m.d = V(S(0), S(0), q[1]);
     joint_math::turn(m, 0, Vec3::UnitZ());
     joint_math::slide(m, 1, Vec3::UnitZ());
     m.c.setZero();
   }
+
   void coordinates(const Mat3& R, const Vec3& d, double* q) const override {
     q[0] = joint_math::angle_z(R);
     q[1] = d.z();

@@ -18,11 +18,13 @@ class Fixed final : public JointRows<Fixed> {
     return {};
   }
   Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
-  void motion(const double*, const double*, JointMotion& m) const override {
+  template <class S, class Motion>
+  void write_motion(const S*, const S*, Motion& m) const {
     m.R.setIdentity();
     m.d.setZero();
     m.c.setZero();
   }
+
   void coordinates(const Mat3&, const Vec3&, double*) const override {}
   int rows() const override { return 6; }
   template <class View, class Span>

@@ -21,12 +21,15 @@ class Free final : public JointRows<Free> {
     return {f == JointFormat::Urdf ? "floating" : "free"};
   }
   Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
-  void motion(const double* q, const double*, JointMotion& m) const override {
+  template <class S, class Motion>
+  void write_motion(const S* q, const S*, Motion& m) const {
+    using V = Eigen::Matrix<S, 3, 1>;
     m.R = joint_math::quat_rotation(q + 3);
-    m.d = Vec3(q[0], q[1], q[2]);
+    m.d = V(q[0], q[1], q[2]);
     m.S.setIdentity();
     m.c.setZero();
   }
+
   void coordinates(const Mat3& R, const Vec3& d, double* q) const override {
     q[0] = d.x(), q[1] = d.y(), q[2] = d.z();
     joint_math::quat_store(R, q + 3);

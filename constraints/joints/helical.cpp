@@ -41,13 +41,16 @@ class Helical final : public JointRows<Helical> {
       throw std::invalid_argument("the pitch of a helical joint must be finite");
     return std::make_shared<const Helical>(pitch);
   }
-  void motion(const double* q, const double*, JointMotion& m) const override {
-    const double theta = c_ * q[0];
+  template <class S, class Motion>
+  void write_motion(const S* q, const S*, Motion& m) const {
+    using V = Eigen::Matrix<S, 3, 1>;
+    const S theta = c_ * q[0];
     m.R = joint_math::rot_z(theta);
-    m.d = Vec3(0, 0, p_ * theta);
-    m.S.col(0) << 0, 0, c_ * p_, 0, 0, c_;
+    m.d = V(S(0), S(0), p_ * theta);
+    m.S.col(0) << S(0), S(0), S(c_ * p_), S(0), S(0), S(c_);
     m.c.setZero();
   }
+
   void coordinates(const Mat3& R, const Vec3& d, double* q) const override {
     q[0] = turns_near(joint_math::angle_z(R), d.z()) / c_;
   }

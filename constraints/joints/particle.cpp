@@ -13,12 +13,15 @@ class Particle final : public JointRows<Particle> {
   int nu() const override { return 3; }
   JointSyntax syntax() const override { return {true, 0, false}; }
   Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
-  void motion(const double* q, const double*, JointMotion& m) const override {
+  template <class S, class Motion>
+  void write_motion(const S* q, const S*, Motion& m) const {
+    using V = Eigen::Matrix<S, 3, 1>;
     m.R.setIdentity();
-    m.d = Vec3(q[0], q[1], q[2]);
+    m.d = V(q[0], q[1], q[2]);
     for (int k = 0; k < 3; ++k) joint_math::slide(m, k, Vec3::Unit(k));
     m.c.setZero();
   }
+
   void coordinates(const Mat3&, const Vec3& d, double* q) const override {
     q[0] = d.x(), q[1] = d.y(), q[2] = d.z();
   }

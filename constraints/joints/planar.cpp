@@ -18,14 +18,17 @@ class Planar final : public JointRows<Planar> {
     if (f == JointFormat::Urdf) return {"planar"};
     return {};
   }
-  void motion(const double* q, const double*, JointMotion& m) const override {
+  template <class S, class Motion>
+  void write_motion(const S* q, const S*, Motion& m) const {
+    using V = Eigen::Matrix<S, 3, 1>;
     m.R = joint_math::rot_z(q[2]);
-    m.d = Vec3(q[0], q[1], 0.0);
+    m.d = V(q[0], q[1], S(0));
     joint_math::slide(m, 0, Vec3::UnitX());
     joint_math::slide(m, 1, Vec3::UnitY());
     joint_math::turn(m, 2, Vec3::UnitZ());
     m.c.setZero();
   }
+
   void coordinates(const Mat3& R, const Vec3& d, double* q) const override {
     q[0] = d.x();
     q[1] = d.y();

@@ -17,12 +17,15 @@ class Prismatic final : public JointRows<Prismatic> {
   std::vector<std::string> names_in(JointFormat f) const override {
     return {f == JointFormat::Urdf ? "prismatic" : "slide"};
   }
-  void motion(const double* q, const double*, JointMotion& m) const override {
+  template <class S, class Motion>
+  void write_motion(const S* q, const S*, Motion& m) const {
+    using V = Eigen::Matrix<S, 3, 1>;
     m.R.setIdentity();
-    m.d = Vec3(0, 0, q[0]);
+    m.d = V(S(0), S(0), q[0]);
     joint_math::slide(m, 0, Vec3::UnitZ());
     m.c.setZero();
   }
+
   void coordinates(const Mat3&, const Vec3& d, double* q) const override { q[0] = d.z(); }
   int rows() const override { return 5; }
   template <class View, class Span>

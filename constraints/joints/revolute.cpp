@@ -19,12 +19,14 @@ class Revolute final : public JointRows<Revolute> {
     if (f == JointFormat::Urdf) return {"revolute", "continuous"};
     return {"hinge"};
   }
-  void motion(const double* q, const double*, JointMotion& m) const override {
+  template <class S, class Motion>
+  void write_motion(const S* q, const S*, Motion& m) const {
     m.R = joint_math::rot_z(q[0]);
     m.d.setZero();
     joint_math::turn(m, 0, Vec3::UnitZ());
     m.c.setZero();
   }
+
   void coordinates(const Mat3& R, const Vec3&, double* q) const override {
     q[0] = joint_math::angle_z(R);
   }

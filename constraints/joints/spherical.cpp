@@ -21,12 +21,14 @@ class Spherical final : public JointRows<Spherical> {
     return {};
   }
   Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
-  void motion(const double* q, const double*, JointMotion& m) const override {
+  template <class S, class Motion>
+  void write_motion(const S* q, const S*, Motion& m) const {
     m.R = joint_math::quat_rotation(q);
     m.d.setZero();
     for (int k = 0; k < 3; ++k) joint_math::turn(m, k, Vec3::Unit(k));
     m.c.setZero();
   }
+
   void coordinates(const Mat3& R, const Vec3&, double* q) const override {
     joint_math::quat_store(R, q);
   }

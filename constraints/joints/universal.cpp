@@ -38,15 +38,19 @@ class Universal final : public JointRows<Universal> {
     F << E.col(1), E.col(0), -E.col(2);
     return F;
   }
-  void motion(const double* q, const double* u, JointMotion& m) const override {
-    const double c1 = std::cos(q[0]), s1 = std::sin(q[0]);
+  template <class S, class Motion>
+  void write_motion(const S* q, const S* u, Motion& m) const {
+    using V = Eigen::Matrix<S, 3, 1>;
+    using std::cos, std::sin;
+    const S c1 = cos(q[0]), s1 = sin(q[0]);
     m.R = joint_math::rot_x(q[0]) * joint_math::rot_y(q[1]);
     m.d.setZero();
     joint_math::turn(m, 0, Vec3::UnitX());
-    joint_math::turn(m, 1, Vec3(0, c1, s1));
-    m.c.head<3>().setZero();
-    m.c.tail<3>() = Vec3(0, -s1, c1) * (u[0] * u[1]);
+    joint_math::turn(m, 1, V(S(0), c1, s1));
+    m.c.template head<3>().setZero();
+    m.c.template tail<3>() = V(S(0), -s1, c1) * (u[0] * u[1]);
   }
+
   void coordinates(const Mat3& R, const Vec3&, double* q) const override {
     q[0] = std::atan2(R(2, 1), R(1, 1));  // R e_y = rot_x(θ1) e_y
     q[1] = std::atan2(R(0, 2), R(0, 0));  // Rᵀ e_x = rot_y(−θ2) e_x

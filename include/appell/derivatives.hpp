@@ -21,9 +21,9 @@
 // Any other tree (a spherical, free, planar, universal, cylindrical, helical or particle
 // joint anywhere) takes forward-mode automatic differentiation (dual numbers carrying eight
 // directions at a time) through a templated copy of the recursive Newton–Euler passes,
-// whose joint motions R(q), d(q), S(q), Ṡu (J1–J3) are checked against each JointType at
-// the point: O(n · nu) (⌈2 nu / 8⌉ passes), plus the dense M and its Cholesky for the
-// forward derivatives, O(n · nu² + nu³).  Covered on both: gravity, joint armature, and the
+// whose joint motions R(q), d(q), S(q), Ṡu (J1–J3) and their derivatives are each type's
+// own (JointType::motion_tangent): O(n · nu) (⌈2 nu / 8⌉ passes), plus the dense M for the
+// forward derivatives and its Cholesky, O(n · nu² + nu³).  Covered: gravity, armature, the
 // joint-space forces (actuator torques and PD servos whose targets depend on time only,
 // joint springs, joint damping) on joints the tree runs in their own direction.  A model
 // with other forces (body-space springs and dampers, point forces, callables, expressions

@@ -92,6 +92,14 @@ class JointType {
   virtual JointShape shape() const { return JointShape::General; }
   // R(q), d(q), S(q) and Ṡ u (J1–J3).  q, u: this joint's nq, nu entries.
   virtual void motion(const double* q, const double* u, JointMotion& out) const = 0;
+  // motion() and its exact derivative along (dq, du) (dR, dd, dS's first nu columns, dc),
+  // for the derivatives of the dynamics (appell/derivatives.hpp); false when the type gives
+  // none (the default: the derivatives then refuse a model that has it)
+  virtual bool motion_tangent(const double* /*q*/, const double* /*u*/, const double* /*dq*/,
+                              const double* /*du*/, JointMotion& /*m*/,
+                              JointMotion& /*dm*/) const {
+    return false;
+  }
   // the q with R(q) = R, d(q) = d, for R, d this type can reach (the inverse of J1)
   virtual void coordinates(const Mat3& R, const Vec3& d, double* q) const = 0;
   // q̇ = N(q) u (J4); the default is q̇ = u, for nq = nu

@@ -135,64 +135,8 @@ DM3 lift(const Mat3& x) {
   return x.cast<Dual>();
 }
 
-DM3 rot_x(const Dual& t) {
-  const Dual c = cos(t), s = sin(t);
-  DM3 R;
-  R << Dual(1), Dual(0), Dual(0), Dual(0), c, -s, Dual(0), s, c;
-  return R;
-}
-DM3 rot_y(const Dual& t) {
-  const Dual c = cos(t), s = sin(t);
-  DM3 R;
-  R << c, Dual(0), s, Dual(0), Dual(1), Dual(0), -s, Dual(0), c;
-  return R;
-}
-DM3 rot_z(const Dual& t) {
-  const Dual c = cos(t), s = sin(t);
-  DM3 R;
-  R << c, -s, Dual(0), s, c, Dual(0), Dual(0), Dual(0), Dual(1);
-  return R;
-}
-// the rotation of the quaternion [w x y z] (normalised on the fly, as joint_math does)
-DM3 quat_rotation(const Dual* q) {
-  const Dual n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  const Dual w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
-  DM3 R;
-  R << Dual(1) - Dual(2) * (y * y + z * z), Dual(2) * (x * y - w * z), Dual(2) * (x * z + w * y),
-      Dual(2) * (x * y + w * z), Dual(1) - Dual(2) * (x * x + z * z), Dual(2) * (y * z - w * x),
-      Dual(2) * (x * z - w * y), Dual(2) * (y * z + w * x), Dual(1) - Dual(2) * (x * x + y * y);
-  return R;
-}
-
-// The joint types' motions (constraints/joints/*.cpp), in duals
-enum class Kind {
-  Revolute,
-  Prismatic,
-  Spherical,
-  Free,
-  Universal,
-  Cylindrical,
-  Planar,
-  Helical,
-  Fixed,
-  Particle
-};
-
-Kind kind_of(const JointType& t) {
-  const std::string n = t.name();
-  if (n == "revolute") return Kind::Revolute;
-  if (n == "prismatic") return Kind::Prismatic;
-  if (n == "spherical") return Kind::Spherical;
-  if (n == "free") return Kind::Free;
-  if (n == "universal") return Kind::Universal;
-  if (n == "cylindrical") return Kind::Cylindrical;
-  if (n == "planar") return Kind::Planar;
-  if (n == "helical") return Kind::Helical;
-  if (n == "fixed") return Kind::Fixed;
-  if (n == "particle") return Kind::Particle;
-  throw std::invalid_argument("derivatives: joint type '" + n + "' has no differentiated motion");
-}
-
+// The joint motions (J1–J3) in duals: each joint type's own motion() at the point and, along
+// each direction seeded on its coordinates, its derivative (JointType::motion_tangent)
 struct DualMotion {
   DM3 R;
   D3 d;
@@ -200,96 +144,34 @@ struct DualMotion {
   D3 c_lin, c_ang;                 // Ṡ u (F)
 };
 
-void slide(DualMotion& m, int k, const Vec3& e) {
-  m.S_lin[k] = lift(e);
-  m.S_ang[k] = D3::Constant(Dual(0));
-}
-void turn(DualMotion& m, int k, const Vec3& e) {
-  m.S_lin[k] = D3::Constant(Dual(0));
-  m.S_ang[k] = lift(e);
-}
-
-void motion(Kind kind, const JointType& type, const Dual* q, const Dual* u, DualMotion& m) {
-  const D3 zero = D3::Constant(Dual(0));
-  m.R = lift(Mat3(Mat3::Identity()));
-  m.d = zero;
-  m.c_lin = zero;
-  m.c_ang = zero;
-  switch (kind) {
-    case Kind::Revolute:
-      m.R = rot_z(q[0]);
-      turn(m, 0, Vec3::UnitZ());
-      break;
-    case Kind::Prismatic:
-      m.d(2) = q[0];
-      slide(m, 0, Vec3::UnitZ());
-      break;
-    case Kind::Spherical:
-      m.R = quat_rotation(q);
-      for (int k = 0; k < 3; ++k) turn(m, k, Vec3::Unit(k));
-      break;
-    case Kind::Free:
-      m.d = D3(q[0], q[1], q[2]);
-      m.R = quat_rotation(q + 3);
-      for (int k = 0; k < 3; ++k) slide(m, k, Vec3::Unit(k));
-      for (int k = 0; k < 3; ++k) turn(m, 3 + k, Vec3::Unit(k));
-      break;
-    case Kind::Universal: {
-      const Dual c1 = cos(q[0]), s1 = sin(q[0]);
-      m.R = rot_x(q[0]) * rot_y(q[1]);
-      turn(m, 0, Vec3::UnitX());
-      m.S_lin[1] = zero;
-      m.S_ang[1] = D3(Dual(0), c1, s1);
-      m.c_ang = D3(Dual(0), -s1, c1) * (u[0] * u[1]);
-      break;
+void motion(const JointType& type, const Dual* q, const Dual* u, int nq, int nu, DualMotion& m) {
+  double qv[8], uv[8], dq[8], du[8];
+  for (int k = 0; k < nq; ++k) qv[k] = q[k].v;
+  for (int k = 0; k < nu; ++k) uv[k] = u[k].v;
+  JointMotion jm, djm;
+  type.motion(qv, uv, jm);
+  auto set = [&](const JointMotion& x, int dir) {  // dir < 0: the values
+    auto put = [&](Dual& to, double v) { dir < 0 ? void(to = Dual(v)) : void(to.d[dir] = v); };
+    for (int r = 0; r < 3; ++r) {
+      put(m.d(r), x.d(r));
+      put(m.c_lin(r), x.c(r));
+      put(m.c_ang(r), x.c(3 + r));
+      for (int c = 0; c < 3; ++c) put(m.R(r, c), x.R(r, c));
+      for (int k = 0; k < nu; ++k) put(m.S_lin[k](r), x.S(r, k)), put(m.S_ang[k](r), x.S(3 + r, k));
     }
-    case Kind::Cylindrical:
-      m.R = rot_z(q[0]);
-      m.d(2) = q[1];
-      turn(m, 0, Vec3::UnitZ());
-      slide(m, 1, Vec3::UnitZ());
-      break;
-    case Kind::Planar:
-      m.R = rot_z(q[2]);
-      m.d = D3(q[0], q[1], Dual(0));
-      slide(m, 0, Vec3::UnitX());
-      slide(m, 1, Vec3::UnitY());
-      turn(m, 2, Vec3::UnitZ());
-      break;
-    case Kind::Helical: {
-      // S = (0, 0, c p, 0, 0, c): the type's constants read off its own S
-      JointMotion jm;
-      const double q0 = 0.0, u0 = 0.0;
-      type.motion(&q0, &u0, jm);
-      const double c = jm.S(5, 0), cp = jm.S(2, 0);
-      m.R = rot_z(q[0] * Dual(c));
-      m.d(2) = q[0] * Dual(cp);
-      m.S_lin[0] = D3(Dual(0), Dual(0), Dual(cp));
-      m.S_ang[0] = D3(Dual(0), Dual(0), Dual(c));
-      break;
-    }
-    case Kind::Fixed:
-      break;
-    case Kind::Particle:
-      m.d = D3(q[0], q[1], q[2]);
-      for (int k = 0; k < 3; ++k) slide(m, k, Vec3::Unit(k));
-      break;
+  };
+  set(jm, -1);
+  for (int dir = 0; dir < kDir; ++dir) {
+    bool moves = false;
+    for (int k = 0; k < nq; ++k) moves |= (dq[k] = q[k].d[dir]) != 0.0;
+    for (int k = 0; k < nu; ++k) moves |= (du[k] = u[k].d[dir]) != 0.0;
+    if (!moves) continue;
+    if (!type.motion_tangent(qv, uv, dq, du, jm, djm))
+      throw std::invalid_argument(std::string("derivatives: joint type '") + type.name() +
+                                  "' gives no derivatives of its motion "
+                                  "(JointType::motion_tangent)");
+    set(djm, dir);
   }
-}
-
-double value_gap(const DualMotion& m, const JointMotion& jm, int nu) {
-  double g = 0.0;
-  for (int r = 0; r < 3; ++r) {
-    g = std::max(g, std::abs(m.d(r).v - jm.d(r)));
-    g = std::max(g, std::abs(m.c_lin(r).v - jm.c(r)));
-    g = std::max(g, std::abs(m.c_ang(r).v - jm.c(3 + r)));
-    for (int c = 0; c < 3; ++c) g = std::max(g, std::abs(m.R(r, c).v - jm.R(r, c)));
-    for (int k = 0; k < nu; ++k) {
-      g = std::max(g, std::abs(m.S_lin[k](r).v - jm.S(r, k)));
-      g = std::max(g, std::abs(m.S_ang[k](r).v - jm.S(3 + r, k)));
-    }
-  }
-  return g;
 }
 
 D3 mul(const DM3& A, const D3& x) {
@@ -337,9 +219,9 @@ using BodyWrenches =
 
 // One pass of (N1–N5) in duals: τ (tree nu) at q, u seeded with up to kDir directions;
 // `extra` (optional) subtracts its wrenches from what the bodies need.
-void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector<Dual>& q,
-               const std::vector<Dual>& u, const std::vector<Dual>& udot, bool check,
-               std::vector<Dual>& tau, const BodyWrenches& extra = nullptr) {
+void rnea_pass(const Model& m, const std::vector<Dual>& q, const std::vector<Dual>& u,
+               const std::vector<Dual>& udot, std::vector<Dual>& tau,
+               const BodyWrenches& extra = nullptr) {
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(tree.joints.size());
   const D3 zero = D3::Constant(Dual(0));
@@ -354,18 +236,7 @@ void rnea_pass(const Model& m, const std::vector<Kind>& kinds, const std::vector
     const DualBody& P = t.parent_body == kWorld ? rest : body[t.parent_body];
     DualBody& C = body[t.body];
     DualMotion& mo = jm[i];
-    motion(kinds[i], *t.type, q.data() + t.q_offset, u.data() + t.u_offset, mo);
-    if (check) {
-      // the dual motion must be the type's own at the point
-      std::array<double, 8> qv{}, uv{};
-      for (int k = 0; k < t.nq; ++k) qv[k] = q[t.q_offset + k].v;
-      for (int k = 0; k < t.nu; ++k) uv[k] = u[t.u_offset + k].v;
-      JointMotion ref;
-      t.type->motion(qv.data(), uv.data(), ref);
-      if (!(value_gap(mo, ref, t.nu) <= 1e-12 * (1.0 + ref.d.norm() + ref.c.norm())))
-        throw std::logic_error(std::string("derivatives: the motion of joint type '") +
-                               t.type->name() + "' differs from its differentiated copy");
-    }
+    motion(*t.type, q.data() + t.q_offset, u.data() + t.u_offset, t.nq, t.nu, mo);
     const JointFrames& fr = t.frames;
     QE[i] = mul(P.Q, fr.E_P);
     C.Q = mul(mul(QE[i], mo.R), Mat3(fr.E_C.transpose()));  //              (J1)
@@ -573,8 +444,6 @@ void ad_columns(const Model& m, const State& s, const Eigen::VectorXd& udot, int
   using namespace derivative_detail;
   const TreeModel& tree = m.tree();
   const int nu = tree.nu;
-  std::vector<Kind> kinds;
-  for (const TreeJoint& t : tree.joints) kinds.push_back(kind_of(*t.type));
   tau_out.resize(nu);
   if (rows) {
     const int mr = tree.nrows_extra;
@@ -609,7 +478,7 @@ void ad_columns(const Model& m, const State& s, const Eigen::VectorXd& udot, int
       extra = [&](const std::vector<DualBody>& body, std::vector<D3>& f, std::vector<D3>& nO) {
         extra_rows_in_pass(m, s.t, std::min(kDir, j_end - j0), body, rows->lambda, f, nO, rr, pi);
       };
-    rnea_pass(m, kinds, q, u, a, first, tau, extra);
+    rnea_pass(m, q, u, a, tau, extra);
     for (int r = 0; r < nu; ++r) {
       if (first) tau_out(r) = tau[r].v;
       for (int k = 0; k < kDir && j0 + k < j_end; ++k) cols(r, j0 + k) = tau[r].d[k];
