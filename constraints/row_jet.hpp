@@ -14,61 +14,12 @@
 #include <vector>
 
 #include "appell/constraint.hpp"
+#include "bodies/dual_number.hpp"
 
 namespace appell {
 
 // a value and its derivative along one direction
-struct Jet {
-  double v = 0.0, d = 0.0;
-  Jet() = default;
-  Jet(double x) : v(x) {}  // NOLINT: constants enter the kernels as jets
-  Jet(double x, double dx) : v(x), d(dx) {}
-};
-
-inline Jet operator+(const Jet& a, const Jet& b) {
-  return {a.v + b.v, a.d + b.d};
-}
-inline Jet operator-(const Jet& a, const Jet& b) {
-  return {a.v - b.v, a.d - b.d};
-}
-inline Jet operator-(const Jet& a) {
-  return {-a.v, -a.d};
-}
-inline Jet operator*(const Jet& a, const Jet& b) {
-  return {a.v * b.v, a.d * b.v + a.v * b.d};
-}
-inline Jet operator/(const Jet& a, const Jet& b) {
-  const double r = a.v / b.v;
-  return {r, (a.d - r * b.d) / b.v};
-}
-inline Jet& operator+=(Jet& a, const Jet& b) {
-  return a = a + b;
-}
-inline Jet& operator-=(Jet& a, const Jet& b) {
-  return a = a - b;
-}
-inline Jet& operator*=(Jet& a, const Jet& b) {
-  return a = a * b;
-}
-inline Jet& operator/=(Jet& a, const Jet& b) {
-  return a = a / b;
-}
-inline bool operator==(const Jet& a, const Jet& b) {
-  return a.v == b.v && a.d == b.d;
-}
-inline bool operator!=(const Jet& a, const Jet& b) {
-  return !(a == b);
-}
-inline Jet sqrt(const Jet& a) {
-  const double s = std::sqrt(a.v);
-  return {s, 0.5 * a.d / s};
-}
-inline Jet sin(const Jet& a) {
-  return {std::sin(a.v), std::cos(a.v) * a.d};
-}
-inline Jet cos(const Jet& a) {
-  return {std::cos(a.v), -std::sin(a.v) * a.d};
-}
+using Jet = DualNumber<1>;
 
 // the value of a scalar, a vector or a matrix (itself for doubles)
 inline double value(double x) {
@@ -94,39 +45,11 @@ template <int R, int C>
 Eigen::Matrix<double, R, C> slope(const Eigen::Matrix<Jet, R, C>& m) {
   Eigen::Matrix<double, R, C> out;
   for (int i = 0; i < R; ++i)
-    for (int j = 0; j < C; ++j) out(i, j) = m(i, j).d;
+    for (int j = 0; j < C; ++j) out(i, j) = m(i, j).d[0];
   return out;
 }
 
 }  // namespace appell
-
-namespace Eigen {
-template <>
-struct NumTraits<appell::Jet> : GenericNumTraits<appell::Jet> {
-  using Real = appell::Jet;
-  using NonInteger = appell::Jet;
-  using Nested = appell::Jet;
-  using Literal = appell::Jet;
-  enum {
-    IsComplex = 0,
-    IsInteger = 0,
-    IsSigned = 1,
-    RequireInitialization = 1,
-    ReadCost = 2,
-    AddCost = 2,
-    MulCost = 3
-  };
-};
-// jets and doubles mix in products and sums (a constant body vector times a jet rotation)
-template <typename Op>
-struct ScalarBinaryOpTraits<appell::Jet, double, Op> {
-  using ReturnType = appell::Jet;
-};
-template <typename Op>
-struct ScalarBinaryOpTraits<double, appell::Jet, Op> {
-  using ReturnType = appell::Jet;
-};
-}  // namespace Eigen
 
 namespace appell {
 
@@ -156,10 +79,10 @@ struct JetStateView {
     if (b == kWorld) return s;
     const BodyState &a = in->body(b), &da = tangent->body(b);
     for (int i = 0; i < 3; ++i) {
-      s.x(i) = Jet(a.x(i), da.x(i));
-      s.v(i) = Jet(a.v(i), da.v(i));
-      s.w(i) = Jet(a.w(i), da.w(i));
-      for (int j = 0; j < 3; ++j) s.Q(i, j) = Jet(a.Q(i, j), da.Q(i, j));
+      s.x(i) = Jet(a.x(i), {da.x(i)});
+      s.v(i) = Jet(a.v(i), {da.v(i)});
+      s.w(i) = Jet(a.w(i), {da.w(i)});
+      for (int j = 0; j < 3; ++j) s.Q(i, j) = Jet(a.Q(i, j), {da.Q(i, j)});
     }
     return s;
   }
@@ -205,15 +128,15 @@ bool rows_along(const StateView& in, const StateView& tangent, int nrows, const 
       for (int k = 0; k < 3; ++k) {
         out.term(i, j).lin(k) = t.lin(k).v;
         out.term(i, j).ang(k) = t.ang(k).v;
-        dout.term(i, j).lin(k) = t.lin(k).d;
-        dout.term(i, j).ang(k) = t.ang(k).d;
+        dout.term(i, j).lin(k) = t.lin(k).d[0];
+        dout.term(i, j).ang(k) = t.ang(k).d[0];
       }
     }
     out.b[i] = b[i].v;
     out.velocity[i] = velocity[i].v;
     out.position[i] = position[i].v;
-    dout.b[i] = b[i].d;
-    dout.velocity[i] = velocity[i].d;
+    dout.b[i] = b[i].d[0];
+    dout.velocity[i] = velocity[i].d[0];
   }
   return true;
 }

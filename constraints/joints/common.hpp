@@ -34,8 +34,8 @@ class JointRows : public JointType {
   bool motion_tangent(const double* q, const double* u, const double* dq, const double* du,
                       JointMotion& m, JointMotion& dm) const override {
     Jet jq[8], ju[8];
-    for (int k = 0; k < nq(); ++k) jq[k] = Jet(q[k], dq[k]);
-    for (int k = 0; k < nu(); ++k) ju[k] = Jet(u[k], du[k]);
+    for (int k = 0; k < nq(); ++k) jq[k] = Jet(q[k], {dq[k]});
+    for (int k = 0; k < nu(); ++k) ju[k] = Jet(u[k], {du[k]});
     JetMotion jm;
     static_cast<const T*>(this)->write_motion(jq, ju, jm);
     m.R = value(jm.R), m.d = value(jm.d), m.S = value(jm.S), m.c = value(jm.c);

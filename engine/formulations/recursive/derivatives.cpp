@@ -19,6 +19,7 @@
 #include "appell/joint_forces.hpp"
 #include "appell/model.hpp"
 #include "appell/tree.hpp"
+#include "bodies/dual_number.hpp"
 #include "engine/formulations/recursive/derivatives_paths.hpp"
 #include "engine/formulations/recursive/rnea_derivatives.hpp"
 
@@ -26,97 +27,10 @@ namespace appell {
 namespace derivative_detail {
 
 constexpr int kDir = 8;  // directions carried by one pass
-
-// a + Σ_k b_k ε_k with ε_j ε_k = 0
-struct Dual {
-  double v = 0.0;
-  std::array<double, kDir> d{};
-  Dual() = default;
-  Dual(double x) : v(x) {}  // NOLINT: constants enter the passes as duals
-};
-
-inline Dual operator+(const Dual& a, const Dual& b) {
-  Dual r(a.v + b.v);
-  for (int k = 0; k < kDir; ++k) r.d[k] = a.d[k] + b.d[k];
-  return r;
-}
-inline Dual operator-(const Dual& a, const Dual& b) {
-  Dual r(a.v - b.v);
-  for (int k = 0; k < kDir; ++k) r.d[k] = a.d[k] - b.d[k];
-  return r;
-}
-inline Dual operator-(const Dual& a) {
-  Dual r(-a.v);
-  for (int k = 0; k < kDir; ++k) r.d[k] = -a.d[k];
-  return r;
-}
-inline Dual operator*(const Dual& a, const Dual& b) {
-  Dual r(a.v * b.v);
-  for (int k = 0; k < kDir; ++k) r.d[k] = a.d[k] * b.v + a.v * b.d[k];
-  return r;
-}
-inline Dual operator/(const Dual& a, const Dual& b) {
-  const double inv = 1.0 / b.v;
-  Dual r(a.v * inv);
-  for (int k = 0; k < kDir; ++k) r.d[k] = (a.d[k] - r.v * b.d[k]) * inv;
-  return r;
-}
-inline Dual& operator+=(Dual& a, const Dual& b) {
-  return a = a + b;
-}
-inline Dual& operator-=(Dual& a, const Dual& b) {
-  return a = a - b;
-}
-inline Dual& operator*=(Dual& a, const Dual& b) {
-  return a = a * b;
-}
-inline Dual& operator/=(Dual& a, const Dual& b) {
-  return a = a / b;
-}
-inline bool operator==(const Dual& a, const Dual& b) {
-  return a.v == b.v && a.d == b.d;
-}
-inline bool operator!=(const Dual& a, const Dual& b) {
-  return !(a == b);
-}
-inline Dual chain(const Dual& a, double value, double slope) {
-  Dual r(value);
-  for (int k = 0; k < kDir; ++k) r.d[k] = slope * a.d[k];
-  return r;
-}
-inline Dual sin(const Dual& a) {
-  return chain(a, std::sin(a.v), std::cos(a.v));
-}
-inline Dual cos(const Dual& a) {
-  return chain(a, std::cos(a.v), -std::sin(a.v));
-}
-inline Dual sqrt(const Dual& a) {
-  const double s = std::sqrt(a.v);
-  return chain(a, s, 0.5 / s);
-}
+using Dual = DualNumber<kDir>;
 
 }  // namespace derivative_detail
 }  // namespace appell
-
-namespace Eigen {
-template <>
-struct NumTraits<appell::derivative_detail::Dual>
-    : GenericNumTraits<appell::derivative_detail::Dual> {
-  using Real = appell::derivative_detail::Dual;
-  using NonInteger = appell::derivative_detail::Dual;
-  using Nested = appell::derivative_detail::Dual;
-  using Literal = appell::derivative_detail::Dual;
-  enum {
-    IsComplex = 0,
-    IsInteger = 0,
-    IsSigned = 1,
-    RequireInitialization = 1,
-    ReadCost = appell::derivative_detail::kDir + 1,
-    AddCost = appell::derivative_detail::kDir + 1,
-    MulCost = 2 * appell::derivative_detail::kDir + 1
-  };
-};
-}  // namespace Eigen
 
 namespace appell {
 namespace derivative_detail {
