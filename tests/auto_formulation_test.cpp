@@ -9,6 +9,7 @@
 
 #include "bench/chain_scenes.hpp"
 #include "engine/model/tree.hpp"
+#include "printers.hpp"
 
 namespace {
 

@@ -14,13 +14,9 @@
 #include <string>
 
 #include "engine/assembly/stages.hpp"
+#include "printers.hpp"
 
 namespace appell {
-
-// gtest shows a parameter through the PrintTo next to its type: the name, not its bytes
-static void PrintTo(Formulation f, std::ostream* os) {
-  *os << formulation_name(f);
-}
 
 namespace {
 

@@ -19,6 +19,7 @@
 #include "engine/formulations/dense.hpp"
 #include "engine/formulations/projection.hpp"
 #include "engine/run/tree_state_space.hpp"
+#include "printers.hpp"
 
 using appell_test::AllocationScope;
 

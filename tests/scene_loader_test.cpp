@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/assembly/stages.hpp"
+#include "printers.hpp"
 
 namespace appell {
 namespace {
