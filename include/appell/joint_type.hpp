@@ -96,8 +96,7 @@ class JointType {
   // for the derivatives of the dynamics (appell/derivatives.hpp); false when the type gives
   // none (the default: the derivatives then refuse a model that has it)
   virtual bool motion_tangent(const double* /*q*/, const double* /*u*/, const double* /*dq*/,
-                              const double* /*du*/, JointMotion& /*m*/,
-                              JointMotion& /*dm*/) const {
+                              const double* /*du*/, JointMotion& /*m*/, JointMotion& /*dm*/) const {
     return false;
   }
   // the q with R(q) = R, d(q) = d, for R, d this type can reach (the inverse of J1)
