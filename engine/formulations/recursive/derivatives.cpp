@@ -211,17 +211,25 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, const std::vector<Du
                         std::vector<Dual>& r, std::vector<Dual>& pi) {
   const TreeModel& tree = m.tree();
   const int nb = m.nbody();
-  std::vector<BodyState> value(nb), tangent(nb);
+  // the bodies' values and, once per direction for every constraint, their tangents
+  const int nd = std::max(ndir, 1);
+  std::vector<BodyState> value(nb);
+  std::vector<std::vector<BodyState>> tangent(nd, std::vector<BodyState>(nb));
   for (int b = 0; b < nb; ++b)
     for (int i = 0; i < 3; ++i) {
       value[b].x(i) = body[b].x(i).v;
       value[b].v(i) = body[b].v(i).v;
       value[b].w(i) = body[b].w(i).v;
       for (int j = 0; j < 3; ++j) value[b].Q(i, j) = body[b].Q(i, j).v;
+      for (int k = 0; k < nd; ++k) {
+        tangent[k][b].x(i) = body[b].x(i).d[k];
+        tangent[k][b].v(i) = body[b].v(i).d[k];
+        tangent[k][b].w(i) = body[b].w(i).d[k];
+        for (int j = 0; j < 3; ++j) tangent[k][b].Q(i, j) = body[b].Q(i, j).d[k];
+      }
     }
   StateView in, dir;
   in.bodies = value.data();
-  dir.bodies = tangent.data();
   in.t = dir.t = t;
   r.assign(tree.nrows_extra, Dual(0));
   pi.assign(tree.nrows_extra, Dual(0));
@@ -236,14 +244,8 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, const std::vector<Du
     const RowSpan dout{dterms.data(), db.data(), dvel.data(), dpos.data(), ns};
     std::vector<D3> lin(nr * ns, zero), ang(nr * ns, zero);
     std::vector<Dual> bd(nr), vd(nr);
-    for (int k = 0; k < std::max(ndir, 1); ++k) {
-      for (int bi = 0; bi < nb; ++bi)
-        for (int i = 0; i < 3; ++i) {
-          tangent[bi].x(i) = body[bi].x(i).d[k];
-          tangent[bi].v(i) = body[bi].v(i).d[k];
-          tangent[bi].w(i) = body[bi].w(i).d[k];
-          for (int j = 0; j < 3; ++j) tangent[bi].Q(i, j) = body[bi].Q(i, j).d[k];
-        }
+    for (int k = 0; k < nd; ++k) {
+      dir.bodies = tangent[k].data();
       std::fill(terms.begin(), terms.end(), RowTerm{});
       std::fill(dterms.begin(), dterms.end(), RowTerm{});
       if (!con.evaluate_tangent(in, dir, out, dout))
