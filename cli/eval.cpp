@@ -59,10 +59,9 @@ int run_eval(const EvalOptions& o) {
   for (int i = 0; i < m.nbody(); ++i) {
     const Body& b = m.bodies()[i];
     ojson e;
-    Vec3 a, alpha;
-    body_acceleration(m, d, i, a, alpha);
-    e["linear_acceleration"] = vec(a);
-    if (b.rigid()) e["angular_acceleration"] = vec(alpha);
+    const SpatialMotion a = body_acceleration(m, d, i);
+    e["linear_acceleration"] = vec(a.linear);
+    if (b.rigid()) e["angular_acceleration"] = vec(a.angular);
     bodies[b.name] = e;
   }
   out["bodies"] = bodies;

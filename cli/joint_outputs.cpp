@@ -50,9 +50,8 @@ ojson joints_json(const Model& m, const Data& d, JointFrame frame) {
     // u̇_k from the bodies' accelerations (joint_state.hpp G2)
     auto acc = [&](int b, const RowTerm& r) {
       if (b == kWorld) return 0.0;
-      Vec3 a, alpha;
-      body_acceleration(m, d, b, a, alpha);
-      return r.lin.dot(a) + (m.bodies()[b].rigid() ? r.ang.dot(alpha) : 0.0);
+      const SpatialMotion a = body_acceleration(m, d, b);
+      return r.force.dot(a.linear) + (m.bodies()[b].rigid() ? r.moment.dot(a.angular) : 0.0);
     };
     for (int k = 0; k < t.nu(); ++k) {
       const JointRateRow row = joint_rate_row(*j, s, k);

@@ -55,15 +55,15 @@ void ExpressionConstraint::evaluate(const StateView& in, const RowSpan& out) con
         break;
       case ExprVariable::Kind::Position:
         if (position)
-          out.term(0, var_slot_[k]).lin(v.axis) += grad[k];  // ∂g/∂x̄        (X2)
+          out.term(0, var_slot_[k]).force(v.axis) += grad[k];  // ∂g/∂x̄        (X2)
         else
           rate += grad[k] * in.body(v.body).v(v.axis);
         break;
       case ExprVariable::Kind::Velocity:
-        out.term(0, var_slot_[k]).lin(v.axis) += grad[k];
+        out.term(0, var_slot_[k]).force(v.axis) += grad[k];
         break;
       case ExprVariable::Kind::AngularVelocity:
-        out.term(0, var_slot_[k]).ang(v.axis) += grad[k];
+        out.term(0, var_slot_[k]).moment(v.axis) += grad[k];
         break;
       default:  // rejected by the constructor
         break;

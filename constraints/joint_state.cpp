@@ -59,15 +59,9 @@ void apply_joint_force(const Joint& j, const StateView& s, const double* tau, Wr
   // (f; n) = S τ in F, then in the world (G1)
   Vec6 w = Vec6::Zero();
   for (int k = 0; k < t.nu(); ++k) w += jm.S.col(k) * tau[k];
-  const Vec3 f = fs.F * w.head<3>(), n = fs.F * w.tail<3>();
-  if (j.child() != kWorld) {
-    out[j.child()].force += f;
-    out[j.child()].moment += fs.r_C.cross(f) + n;
-  }
-  if (j.parent() != kWorld) {
-    out[j.parent()].force -= f;
-    out[j.parent()].moment -= fs.r_P.cross(f) + n;
-  }
+  const SpatialForce at_anchor(fs.F * w.head<3>(), fs.F * w.tail<3>());
+  if (j.child() != kWorld) out[j.child()] += at_anchor.shifted(fs.r_C);  // (X2)
+  if (j.parent() != kWorld) out[j.parent()] -= at_anchor.shifted(fs.r_P);
 }
 
 JointRateRow joint_rate_row(const Joint& j, const StateView& s, int k) {
@@ -85,10 +79,10 @@ JointRateRow joint_rate_row(const Joint& j, const StateView& s, int k) {
   const Vec3 a_l = fs.F * jm.S.col(k).head<3>(), a_a = fs.F * jm.S.col(k).tail<3>();
   // the coefficients of the accelerations (G2), as canonical rows (C2)
   JointRateRow row;
-  row.child.lin = a_l;
-  row.child.ang = fs.r_C.cross(a_l) + a_a;
-  row.parent.lin = -a_l;
-  row.parent.ang = -(fs.r_P.cross(a_l) + a_a);
+  row.child.force = a_l;
+  row.child.moment = fs.r_C.cross(a_l) + a_a;
+  row.parent.force = -a_l;
+  row.parent.moment = -(fs.r_P.cross(a_l) + a_a);
   // the velocity products (G2)
   const Vec3 dv = fs.F * fs.V_J.head<3>(), dw = C.w - P.w;
   const Vec3 vA = C.v + C.w.cross(fs.r_C);

@@ -37,15 +37,15 @@ template <class Span, class Body, class V>
 auto add_point_term(const Span& out, int row, const End& e, const Body& s, const V& r, const V& c) {
   if (e.slot >= 0) {
     auto& t = out.term(row, e.slot);
-    t.lin += c;
-    t.ang += r.cross(c);
+    t.force += c;
+    t.moment += r.cross(c);
   }
   return c.dot(s.w.cross(s.w.cross(r)));  // (K0)
 }
 
 template <class Span, class V>
 void add_ang_term(const Span& out, int row, const End& e, const V& k) {
-  if (e.slot >= 0) out.term(row, e.slot).ang += k;
+  if (e.slot >= 0) out.term(row, e.slot).moment += k;
 }
 
 template <class View, class Span>

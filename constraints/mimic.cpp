@@ -38,8 +38,8 @@ Rates<ScalarOf<View>> add_joint(const Joint& j, double s, const View& in, const 
     r.position = s * std::atan2(R(1, 0), R(0, 0));
     r.velocity = s * e.dot(dw);
     r.kappa = s * sp.w.cross(e).dot(dw);  // d/dt e = ω_P × e
-    if (C.slot >= 0) out.term(0, C.slot).ang += s * e;
-    if (P.slot >= 0) out.term(0, P.slot).ang -= s * e;
+    if (C.slot >= 0) out.term(0, C.slot).moment += s * e;
+    if (P.slot >= 0) out.term(0, P.slot).moment -= s * e;
     return r;
   }
   // the slide: the plane row (K2) of the child's anchor along e
@@ -50,7 +50,7 @@ Rates<ScalarOf<View>> add_joint(const Joint& j, double s, const View& in, const 
   r.kappa =
       add_point_term(out, 0, C, sc, rc, V(s * e)) + add_point_term(out, 0, P, sp, rp, V(-s * e));
   r.kappa += s * (2.0 * dv.dot(we) + d.dot(sp.w.cross(we)));
-  if (P.slot >= 0) out.term(0, P.slot).ang += s * e.cross(d);
+  if (P.slot >= 0) out.term(0, P.slot).moment += s * e.cross(d);
   r.position = s * d.dot(e);
   r.velocity = s * (dv.dot(e) + d.dot(we));
   return r;

@@ -79,8 +79,8 @@ void PrescribedPointConstraint::evaluate(const StateView& in, const RowSpan& out
   for (int i = 0; i < 3; ++i) {
     // the row of the point's i-th world coordinate (C2 with f = e_i, h = 0)
     const Vec3 e = Vec3::Unit(i);
-    out.term(i, 0).lin = e;
-    out.term(i, 0).ang = r.cross(e);
+    out.term(i, 0).force = e;
+    out.term(i, 0).moment = r.cross(e);
     const Expression::Jet p = p_[i].evaluate(in, nullptr, true);
     out.position[i] = x(i) - p.value;
     out.velocity[i] = v(i) - p.d1;

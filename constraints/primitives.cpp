@@ -96,7 +96,7 @@ void linear_row(const View& in, const Span& out, End e_body, const Vec3& X, cons
   const V r = s.offset(X);
   const V vA = s.v + s.w.cross(r);
   auto kappa = add_point_term(out, 0, e_body, s, r, f);
-  if (e_body.slot >= 0) out.term(0, e_body.slot).ang += h;
+  if (e_body.slot >= 0) out.term(0, e_body.slot).moment += h;
   if (body_frame) kappa += s.w.cross(f).dot(vA);
   out.b[0] = -kappa;
   out.velocity[0] = f.dot(vA) + h.dot(s.w) + e;

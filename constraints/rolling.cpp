@@ -63,8 +63,8 @@ void RollingConstraint::write_rows(const View& in, const Span& out) const {
   const Vec3* E[3] = {&n_, &t1_, &t2_};
   for (int k = 0; k < 3; ++k) {  // (R2)
     auto& t = out.term(k, body_.slot);
-    t.lin = *E[k];
-    t.ang = rc.cross(V(*E[k]));
+    t.force = *E[k];
+    t.moment = rc.cross(V(*E[k]));
     out.b[k] = -w_rc_dot.dot(*E[k]);
     out.velocity[k] = vc.dot(*E[k]);
     out.position[k] = 0.0;

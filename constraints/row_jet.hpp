@@ -96,20 +96,9 @@ struct JetMotion {
   Eigen::Matrix<Jet, 6, 1> c = Eigen::Matrix<Jet, 6, 1>::Zero();
 };
 
-struct JetRowTerm {
-  Vec3J lin = Vec3J::Zero();
-  Vec3J ang = Vec3J::Zero();
-};
-
-// RowSpan in jets
-struct JetRowSpan {
-  JetRowTerm* terms = nullptr;
-  Jet* b = nullptr;
-  Jet* velocity = nullptr;
-  Jet* position = nullptr;
-  int nbodies = 0;
-  JetRowTerm& term(int i, int j) const { return terms[i * nbodies + j]; }
-};
+// RowTerm and RowSpan in jets: the same spatial vocabulary over Jet
+using JetRowTerm = SpatialForceT<Jet>;
+using JetRowSpan = RowSpanT<Jet>;
 
 // Runs rows(view, span) — a generic callable the constraint evaluates its rows with — on
 // jets along `tangent`: the rows into `out` (as evaluate() writes them) and their
@@ -126,10 +115,10 @@ bool rows_along(const StateView& in, const StateView& tangent, int nrows, const 
     for (int j = 0; j < out.nbodies; ++j) {
       const JetRowTerm& t = span.term(i, j);
       for (int k = 0; k < 3; ++k) {
-        out.term(i, j).lin(k) = t.lin(k).v;
-        out.term(i, j).ang(k) = t.ang(k).v;
-        dout.term(i, j).lin(k) = t.lin(k).d[0];
-        dout.term(i, j).ang(k) = t.ang(k).d[0];
+        out.term(i, j).force(k) = t.force(k).v;
+        out.term(i, j).moment(k) = t.moment(k).v;
+        dout.term(i, j).force(k) = t.force(k).d[0];
+        dout.term(i, j).moment(k) = t.moment(k).d[0];
       }
     }
     out.b[i] = b[i].v;

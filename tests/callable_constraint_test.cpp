@@ -34,8 +34,8 @@ TEST(CallableConstraint, EqualsTheDistanceRowItWrites) {
         const BodyState& p = s.body(0);
         const double r = p.x.norm();
         const Vec3 e = p.x / r;
-        out.term(0, 0).lin = e;
-        out.term(0, 0).ang.setZero();
+        out.term(0, 0).force = e;
+        out.term(0, 0).moment.setZero();
         out.position[0] = r - L;
         out.velocity[0] = e.dot(p.v);
         out.b[0] = -(p.v.squaredNorm() - e.dot(p.v) * e.dot(p.v)) / r;

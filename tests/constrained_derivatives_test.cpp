@@ -88,7 +88,8 @@ Eigen::VectorXd rows_of(const Constraint& c, const std::vector<BodyState>& bodie
   c.evaluate(in, RowSpan{terms.data(), b.data(), v.data(), p.data(), ns});
   Eigen::VectorXd out(nr * ns * 6 + 2 * nr);
   int k = 0;
-  for (const RowTerm& t : terms) out.segment<3>(k) = t.lin, out.segment<3>(k + 3) = t.ang, k += 6;
+  for (const RowTerm& t : terms)
+    out.segment<3>(k) = t.force, out.segment<3>(k + 3) = t.moment, k += 6;
   for (int i = 0; i < nr; ++i) out(k++) = b[i];
   for (int i = 0; i < nr; ++i) out(k++) = v[i];
   return out;
@@ -111,8 +112,8 @@ bool tangent_of(const Constraint& c, const std::vector<BodyState>& bodies,
   slope.resize(value.size());
   int k = 0;
   for (int e = 0; e < nr * ns; ++e, k += 6) {
-    value.segment<3>(k) = terms[e].lin, value.segment<3>(k + 3) = terms[e].ang;
-    slope.segment<3>(k) = dterms[e].lin, slope.segment<3>(k + 3) = dterms[e].ang;
+    value.segment<3>(k) = terms[e].force, value.segment<3>(k + 3) = terms[e].moment;
+    slope.segment<3>(k) = dterms[e].force, slope.segment<3>(k + 3) = dterms[e].moment;
   }
   for (int i = 0; i < nr; ++i, ++k) value(k) = b[i], slope(k) = db[i];
   for (int i = 0; i < nr; ++i, ++k) value(k) = v[i], slope(k) = dv[i];

@@ -104,9 +104,9 @@ TEST(Expression, PositionLevelRowsAreExact) {
   const double gx = 2 * x * y + t * std::cos(x * t), gy = x * x, gt = x * std::cos(x * t);
   const double gxx = 2 * y - t * t * std::sin(x * t), gxy = 2 * x,
                gxt = std::cos(x * t) - x * t * std::sin(x * t), gtt = -x * x * std::sin(x * t);
-  EXPECT_NEAR(term.lin.x(), gx, 1e-14);
-  EXPECT_NEAR(term.lin.y(), gy, 1e-14);
-  EXPECT_EQ(term.lin.z(), 0.0);
+  EXPECT_NEAR(term.force.x(), gx, 1e-14);
+  EXPECT_NEAR(term.force.y(), gy, 1e-14);
+  EXPECT_EQ(term.force.z(), 0.0);
   EXPECT_NEAR(vel, gx * vx + gy * vy + gt, 1e-14);
   EXPECT_NEAR(pos, x * x * y + std::sin(x * t), 1e-14);
   EXPECT_NEAR(bb, -(gxx * vx * vx + 2 * gxy * vx * vy + 2 * gxt * vx + gtt), 1e-13);
@@ -163,10 +163,10 @@ TEST(Expression, VelocityLevelRowsAreExact) {
   double bb, vel, pos;
   c.evaluate(appell::StateView{s, 2.0}, appell::RowSpan{&term, &bb, &vel, &pos, 1});
   ASSERT_EQ(c.bodies().size(), 1u);
-  EXPECT_NEAR(term.lin.x(), 0.81, 1e-15);
-  EXPECT_NEAR(term.lin.y(), 1.5, 1e-15);
-  EXPECT_NEAR(term.ang.z(), 2 * 0.4 * -0.9, 1e-15);
-  EXPECT_NEAR(term.ang.x(), 2.0, 1e-15);
+  EXPECT_NEAR(term.force.x(), 0.81, 1e-15);
+  EXPECT_NEAR(term.force.y(), 1.5, 1e-15);
+  EXPECT_NEAR(term.moment.z(), 2 * 0.4 * -0.9, 1e-15);
+  EXPECT_NEAR(term.moment.x(), 2.0, 1e-15);
   EXPECT_NEAR(bb, -(0.4 * -0.6 + 0.3), 1e-15);  // −(∂φ/∂x·ẋ + ∂φ/∂t)
   EXPECT_NEAR(vel, 0.4 * 0.81 + 1.5 * -0.6 + 0.3 * 2.0, 1e-15);
   EXPECT_FALSE(c.holonomic(0));

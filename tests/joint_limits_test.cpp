@@ -145,7 +145,7 @@ TEST(TreeDelassus, FreeBodyMatchesJMinvJt) {
   Minv.bottomRightCorner<3, 3>() = (Q * B.inertia * Q.transpose()).inverse();
   Eigen::MatrixXd J(3, 6);
   for (int k = 0; k < 3; ++k)
-    J.row(k) << rows[k].term[1].lin.transpose(), rows[k].term[1].ang.transpose();
+    J.row(k) << rows[k].term[1].force.transpose(), rows[k].term[1].moment.transpose();
   const Eigen::MatrixXd JM = J * Minv;
   const Eigen::MatrixXd want = JM * J.transpose();
   EXPECT_LT((G - want).cwiseAbs().maxCoeff(), 1e-12);

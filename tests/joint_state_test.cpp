@@ -52,8 +52,8 @@ TEST(JointState, CoordinatesRatesAndAccelerationsMatchTheTree) {
         const JointRateRow row = joint_rate_row(*j, d.view(), k);
         auto acc = [&](int b, const RowTerm& r) {
           return b == kWorld ? 0.0
-                             : r.lin.dot(d.udot.segment<3>(m.u_offset(b))) +
-                                   r.ang.dot(d.udot.segment<3>(m.u_offset(b) + 3));
+                             : r.force.dot(d.udot.segment<3>(m.u_offset(b))) +
+                                   r.moment.dot(d.udot.segment<3>(m.u_offset(b) + 3));
         };
         const double rate = acc(j->child(), row.child) + acc(j->parent(), row.parent) + row.bias;
         EXPECT_NEAR(rate, udot(t.u_offset + k), 1e-9 * (1 + udot.norm()))

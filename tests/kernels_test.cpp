@@ -194,7 +194,7 @@ struct Rows {
     double s = 0.0;
     for (int j = 0; j < nb; ++j) {
       const int body = c.bodies()[j];
-      s += terms[row * nb + j].lin.dot(x[body]) + terms[row * nb + j].ang.dot(y[body]);
+      s += terms[row * nb + j].force.dot(x[body]) + terms[row * nb + j].moment.dot(y[body]);
     }
     return s;
   }

@@ -80,8 +80,8 @@ class Helical final : public JointRows<Helical> {
     out.position[row] -= p_ * theta;
     out.velocity[row] -= p_ * k.dot(dw);
     out.b[row] += p_ * kdot.dot(dw);
-    if (C.slot >= 0) out.term(row, C.slot).ang -= p_ * k;
-    if (P.slot >= 0) out.term(row, P.slot).ang += p_ * k;
+    if (C.slot >= 0) out.term(row, C.slot).moment -= p_ * k;
+    if (P.slot >= 0) out.term(row, P.slot).moment += p_ * k;
   }
   // the child's terms are: angle rows k₁, k₂; plane rows (n_x; r_C × n_x), (n_y; r_C × n_y);
   // the screw row (n_z; r_C × n_z − p n_z).  So λ₃ = n_x·f, λ₄ = n_y·f, λ₅ = n_z·f, and

@@ -19,8 +19,8 @@ namespace {
 void extra_rows_in_tree(const Model& m, Data& d, const State& s, ConstrainedInverse& out) {
   const TreeModel& tree = m.tree();
   constraint_rows(m, d);  // no stabilization: the exact A u̇ = b
-  std::vector<Vec3> a0, alpha0;
-  tree_body_accelerations(m, d, s, Eigen::VectorXd::Zero(tree.nu), a0, alpha0);
+  std::vector<SpatialMotion> a0;
+  tree_body_accelerations(m, d, s, Eigen::VectorXd::Zero(tree.nu), a0);
   out.A.setZero(tree.nrows_extra, tree.nu);
   out.b.setZero(tree.nrows_extra);
   std::vector<Wrench> w(m.nbody());
@@ -31,11 +31,11 @@ void extra_rows_in_tree(const Model& m, Data& d, const State& s, ConstrainedInve
       for (Wrench& x : w) x = Wrench{};
       double bias = 0.0;  // the row's A J̇ u
       for_row_terms(m, d, c, i, [&](int b, const RowTerm& t, bool rigid) {
-        w[b].force += t.lin;
-        bias += t.lin.dot(a0[b]);
+        w[b].force += t.force;  // [HO21 eq. 15] with λ = 1
+        bias += t.force.dot(a0[b].linear);
         if (rigid) {
-          w[b].moment += t.ang;  // [HO21 eq. 15] with λ = 1
-          bias += t.ang.dot(alpha0[b]);
+          w[b].moment += t.moment;
+          bias += t.moment.dot(a0[b].angular);
         }
       });
       tree_generalized_forces(m, d, s.q, w, col);

@@ -79,31 +79,23 @@ void applied_forces(const Model& m, Data& d, const std::vector<char>* skip) {
   const int nf = static_cast<int>(m.forces().size());
   for (int k = 0; k < nf; ++k)
     if (!skip || !(*skip)[k]) m.forces()[k]->apply(view, d.applied.data());
+  // the gyroscopic moment −ω × J ω of a rigid body or composite [HO21 eq. 7] (a particle's
+  // J is zero)
+  const auto gyroscopic = [](const BodyState& s, const Mat3& J) {
+    return SpatialForce(Vec3::Zero(), -s.w.cross(J * s.w));
+  };
   if (!m.merged()) {
-    for (int i = 0; i < m.nbody(); ++i) {
-      const int iu = m.u_offset(i);
-      d.F.segment<3>(iu) = d.applied[i].force;
-      if (m.bodies()[i].rigid()) {
-        const BodyState& s = d.body[i];
-        d.F.segment<3>(iu + 3) = d.applied[i].moment - s.w.cross(d.J[i] * s.w);  // [HO21 eq. 7]
-      }
-    }
+    for (int i = 0; i < m.nbody(); ++i)
+      m.block(i).set(d.F, d.applied[i] + gyroscopic(d.body[i], d.J[i]));
     return;
   }
   // each body's wrench onto its composite (W1), then the composite's −ω × J ω
   d.F.setZero();
   for (int i = 0; i < m.nbody(); ++i) {
-    const int k = m.composite(i), iu = m.u_offset(k);
-    const Wrench& a = d.applied[i];
-    d.F.segment<3>(iu) += a.force;
-    if (m.composites()[k].rigid())
-      d.F.segment<3>(iu + 3) += a.moment + (d.body[i].x - d.composite[k].x).cross(a.force);
+    const int k = m.composite(i);
+    m.block(k).add(d.F, d.applied[i].shifted(d.body[i].x - d.composite[k].x));
   }
-  for (int k = 0; k < m.ncomposite(); ++k)
-    if (m.composites()[k].rigid()) {
-      const BodyState& s = d.composite[k];
-      d.F.segment<3>(m.u_offset(k) + 3) -= s.w.cross(d.Jc[k] * s.w);  // [HO21 eq. 7]
-    }
+  for (int k = 0; k < m.ncomposite(); ++k) m.block(k).add(d.F, gyroscopic(d.composite[k], d.Jc[k]));
 }
 
 }  // namespace
@@ -141,9 +133,9 @@ void fold_rows_of(const Model& m, Data& d, bool right_side, int c) {
         f = t;
         continue;
       }
-      f.lin = t.lin;
-      f.ang = t.ang + r.cross(t.lin);
-      if (right_side) d.b(r0 + i) -= t.lin.dot(wwr);
+      f.force = t.force;
+      f.moment = t.moment + r.cross(t.force);
+      if (right_side) d.b(r0 + i) -= t.force.dot(wwr);
     }
   }
 }
@@ -206,15 +198,13 @@ void dense_rows(const Model& m, Data& d) {
     const Constraint& con = *m.constraints()[c];
     const int nb = static_cast<int>(con.bodies().size());
     for (int j = 0; j < nb; ++j) {
-      const int body = con.bodies()[j], k = m.composite(body), iu = m.u_offset(k);
-      const bool rigid = m.composites()[k].rigid();
+      const int body = con.bodies()[j], k = m.composite(body);
+      const BodyBlock block = m.block(k);
       // the terms onto the composite (W1), from d.terms: valid whether or not fold_rows ran
       const Vec3 r = merged ? Vec3(d.body[body].x - d.composite[k].x) : Vec3::Zero();
       for (int i = 0; i < con.rows(); ++i) {
-        const int row = m.row_offset(c) + i;
         const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
-        d.A.block<1, 3>(row, iu) += t.lin.transpose();
-        if (rigid) d.A.block<1, 3>(row, iu + 3) += (t.ang + r.cross(t.lin)).transpose();
+        block.add(d.A.row(m.row_offset(c) + i), t.shifted(r));
       }
     }
   }
@@ -231,8 +221,8 @@ void reactions_of(const Model& m, Data& d, int c) {
     for (int i = 0; i < con.rows(); ++i) {
       const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
       const double lam = d.lambda(m.row_offset(c) + i);
-      w.force += lam * t.lin;
-      if (m.bodies()[con.bodies()[j]].rigid()) w.moment += lam * t.ang;
+      w.force += lam * t.force;
+      if (m.bodies()[con.bodies()[j]].rigid()) w.moment += lam * t.moment;
     }
     d.reaction[m.slot_offset(c) + j] = w;
   }
@@ -255,12 +245,12 @@ void weld_reactions(const Model& m, Data& d) {
   for (int b = 0; b < m.nbody(); ++b) {
     const Body& body = m.bodies()[b];
     const BodyState& s = d.body[b];
-    Vec3 a, alpha;
-    body_acceleration(m, d, b, a, alpha);
+    const SpatialMotion a = body_acceleration(m, d, b);
     Wrench& w = d.subtree[b];
-    w.force = body.mass * a - d.applied[b].force;
-    w.moment = body.rigid() ? Vec3(d.J[b] * alpha + s.w.cross(d.J[b] * s.w) - d.applied[b].moment)
-                            : Vec3::Zero();
+    w.force = body.mass * a.linear - d.applied[b].force;
+    w.moment = body.rigid()
+                   ? Vec3(d.J[b] * a.angular + s.w.cross(d.J[b] * s.w) - d.applied[b].moment)
+                   : Vec3::Zero();
   }
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     if (m.internal(c)) continue;

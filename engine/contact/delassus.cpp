@@ -14,8 +14,8 @@ TwistRow point_row(const Data& d, int body_a, int body_b, const Vec3& p, const V
   for (int s = 0; s < 2; ++s) {
     r.body[s] = bodies[s];
     if (bodies[s] == kWorld) continue;
-    r.term[s].lin = sign[s] * dir;
-    r.term[s].ang = sign[s] * (p - d.body[bodies[s]].x).cross(dir);
+    r.term[s].force = sign[s] * dir;
+    r.term[s].moment = sign[s] * (p - d.body[bodies[s]].x).cross(dir);
   }
   return r;
 }
@@ -27,14 +27,14 @@ TwistRow joint_row(const Model& m, Data& d, int tree_joint) {
   const Vec6 w = S / S.squaredNorm();
   TwistRow r;
   r.body[1] = t.body;
-  r.term[1].lin = w.head<3>();
-  r.term[1].ang = w.tail<3>();
+  r.term[1].force = w.head<3>();
+  r.term[1].moment = w.tail<3>();
   r.body[0] = t.parent_body;
   if (t.parent_body != kWorld) {
     // the opposite force at the child's centre, as a wrench about the parent's
     const Vec3 rr = d.body[t.body].x - d.body[t.parent_body].x;
-    r.term[0].lin = -w.head<3>();
-    r.term[0].ang = -w.tail<3>() - rr.cross(Vec3(w.head<3>()));
+    r.term[0].force = -w.head<3>();
+    r.term[0].moment = -w.tail<3>() - rr.cross(Vec3(w.head<3>()));
   }
   return r;
 }
@@ -46,19 +46,19 @@ void add_row(const Model& m, const TwistRow& r, double lam, RecursiveWorkspace& 
     const int b = r.body[s];
     if (b == kWorld) continue;
     SpatialForce& f = ws.w[m.tree().tree_index[b]].f;
-    f.vec.head<3>() += lam * r.term[s].lin;
-    if (m.bodies()[b].rigid()) f.vec.tail<3>() += lam * r.term[s].ang;
+    f.force += lam * r.term[s].force;
+    if (m.bodies()[b].rigid()) f.moment += lam * r.term[s].moment;
   }
 }
 
-double row_dot(const Model& m, const TwistRow& r, const std::vector<Vec6>& V) {
+double row_dot(const Model& m, const TwistRow& r, const std::vector<SpatialMotion>& V) {
   double s = 0.0;
   for (int k = 0; k < 2; ++k) {
     const int b = r.body[k];
     if (b == kWorld) continue;
-    const Vec6& v = V[m.tree().tree_index[b]];
-    s += r.term[k].lin.dot(v.head<3>());
-    if (m.bodies()[b].rigid()) s += r.term[k].ang.dot(v.tail<3>());
+    const SpatialMotion& v = V[m.tree().tree_index[b]];
+    s += r.term[k].force.dot(v.linear);
+    if (m.bodies()[b].rigid()) s += r.term[k].moment.dot(v.angular);
   }
   return s;
 }
@@ -110,7 +110,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       next = i;
     }
   Eigen::VectorXd e(nb), y(nb);
-  std::vector<Vec6> a(ws.w.size(), Vec6::Zero());
+  std::vector<SpatialMotion> a(ws.w.size());
   for (int k = 0; k < n; ++k) {
     int ranges[2][2] = {{0, nj}, {0, 0}};
     if (local) {
@@ -149,7 +149,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         support->dofs[k][2 * s] = b;
         support->dofs[k][2 * s + 1] = e;
         support->values.insert(support->values.end(), ws.udot.data() + b, ws.udot.data() + e);
-        for (int i = ranges[s][0]; i < ranges[s][1]; ++i) a[i] = ws.w[i].a.vec;
+        for (int i = ranges[s][0]; i < ranges[s][1]; ++i) a[i] = ws.w[i].a;
       }
     } else if (local) {
       response.col(k).setZero();
@@ -157,11 +157,11 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         for (int i = r[0]; i < r[1]; ++i) {
           const TreeJoint& t = tree.joints[i];
           response.col(k).segment(t.u_offset, t.nu) = ws.udot.segment(t.u_offset, t.nu);
-          a[i] = ws.w[i].a.vec;
+          a[i] = ws.w[i].a;
         }
     } else {
       response.col(k) = ws.udot;
-      for (size_t i = 0; i < ws.w.size(); ++i) a[i] = ws.w[i].a.vec;
+      for (size_t i = 0; i < ws.w.size(); ++i) a[i] = ws.w[i].a;
     }
     // within the island: rows from its first to the next island's first
     const int j0 = first ? (*first)[k] : 0;
@@ -215,17 +215,14 @@ void row_velocities(const Model& m, Data& d, const std::vector<TwistRow>& rows,
                     const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::VectorXd& out) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
-  std::vector<Vec6> V(ws.w.size());
+  std::vector<SpatialMotion> V(ws.w.size());
   for (size_t i = 0; i < ws.w.size(); ++i) {
     const TreeJoint& t = tree.joints[i];
-    if (t.parent >= 0) {
-      SpatialMotion p;
-      p.vec = V[t.parent];
-      V[i] = p.shifted(ws.w[i].r).vec;
-    } else {
+    if (t.parent >= 0)
+      V[i] = V[t.parent].shifted(ws.w[i].r);
+    else
       V[i].setZero();
-    }
-    for (int k = 0; k < t.nu; ++k) V[i] += ws.S[t.u_offset + k] * u(t.u_offset + k);
+    for (int k = 0; k < t.nu; ++k) V[i].add(ws.S[t.u_offset + k] * u(t.u_offset + k));
   }
   out.resize(static_cast<int>(rows.size()));
   for (size_t k = 0; k < rows.size(); ++k) out(static_cast<int>(k)) = row_dot(m, rows[k], V);

@@ -27,8 +27,8 @@ MoreauStepper::Key key_of(const ContactRecord& r) {
 
 TwistRow negated(TwistRow r) {
   for (auto& t : r.term) {
-    t.lin = -t.lin;
-    t.ang = -t.ang;
+    t.force = -t.force;
+    t.moment = -t.moment;
   }
   return r;
 }

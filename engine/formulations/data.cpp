@@ -79,14 +79,14 @@ void check(const Model& m, const Data& d, const char* caller) {
                                 " and nu = " + std::to_string(m.nu()));
 }
 
-void body_acceleration(const Model& m, const Data& d, int b, Vec3& linear, Vec3& angular) {
-  const int k = m.composite(b), iu = m.u_offset(k);
-  linear = d.udot.segment<3>(iu);
-  angular = m.composites()[k].rigid() ? Vec3(d.udot.segment<3>(iu + 3)) : Vec3::Zero();
-  if (m.weld(b).identity) return;
+SpatialMotion body_acceleration(const Model& m, const Data& d, int b) {
+  const int k = m.composite(b);
+  SpatialMotion a = m.block(k).motion(d.udot);
+  if (m.weld(b).identity) return a;
   const BodyState& K = d.composite[k];
   const Vec3 r = d.body[b].x - K.x;
-  linear += angular.cross(r) + K.w.cross(K.w.cross(r));
+  a.linear += a.angular.cross(r) + K.w.cross(K.w.cross(r));
+  return a;
 }
 
 void set_state(const Model& m, Data& d, const State& s) {

@@ -38,7 +38,7 @@ bool not_finite(Data& d, const char* what) {
 
 bool terms_finite(const RowTerm* t, size_t n) {
   bool ok = true;
-  for (size_t k = 0; k < n; ++k) ok = ok && t[k].lin.allFinite() && t[k].ang.allFinite();
+  for (size_t k = 0; k < n; ++k) ok = ok && t[k].force.allFinite() && t[k].moment.allFinite();
   return ok;
 }
 

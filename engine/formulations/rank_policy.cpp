@@ -42,9 +42,9 @@ void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho,
     const int r0 = m.row_offset(c), nr = m.constraints()[c]->rows();
     rho.segment(r0, nr).setZero();
     for_terms_of(m, d, c, [&](int row, int body, const RowTerm& t) {
-      rho(row) += t.lin.squaredNorm() / m.composites()[body].mass;  // (P1)
+      rho(row) += t.force.squaredNorm() / m.composites()[body].mass;  // (P1)
       if (m.composites()[body].rigid())
-        rho(row) += t.ang.dot(composite_inertia(m, d, body).ldlt().solve(t.ang));
+        rho(row) += t.moment.dot(composite_inertia(m, d, body).ldlt().solve(t.moment));
     });
     rho.segment(r0, nr) = rho.segment(r0, nr).cwiseSqrt();
   });
@@ -182,11 +182,11 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
       for (int j = 0; j < nb; ++j) {
         const int body = m.composite(m.constraints()[c]->bodies()[j]), iu = m.u_offset(body);
         const RowTerm& t = terms[m.term_offset(c) + i * nb + j];
-        r += t.lin.dot(d.udot.segment<3>(iu));
-        size += t.lin.cwiseProduct(d.udot.segment<3>(iu)).cwiseAbs().sum();
+        r += t.force.dot(d.udot.segment<3>(iu));
+        size += t.force.cwiseProduct(d.udot.segment<3>(iu)).cwiseAbs().sum();
         if (m.composites()[body].rigid()) {
-          r += t.ang.dot(d.udot.segment<3>(iu + 3));
-          size += t.ang.cwiseProduct(d.udot.segment<3>(iu + 3)).cwiseAbs().sum();
+          r += t.moment.dot(d.udot.segment<3>(iu + 3));
+          size += t.moment.cwiseProduct(d.udot.segment<3>(iu + 3)).cwiseAbs().sum();
         }
       }
       r2 += r * r;

@@ -23,18 +23,13 @@ void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
   ws.e = d.b;
   const RowTerm* terms = composite_terms(m, d);
   for (int t = 0; t < m.nterms(); ++t) {
-    const int b = ws.term_body[t], o = m.u_offset(b), row = ws.term_row[t];
+    const int b = ws.term_body[t], row = ws.term_row[t];
     const RowTerm& term = terms[t];
-    RowTerm& w = ws.w[t];
-    w.lin = term.lin / m.composites()[b].mass;
-    double r2 = term.lin.dot(w.lin), At = term.lin.dot(ws.a.segment<3>(o));
-    if (m.composites()[b].rigid()) {
-      w.ang = ws.Jinv[b] * term.ang;
-      r2 += term.ang.dot(w.ang);
-      At += term.ang.dot(ws.a.segment<3>(o + 3));
-    }
-    ws.rho(row) += r2;
-    ws.e(row) -= At;
+    RowTerm& w = ws.w[t];  // M⁻¹ of the term (a particle's moment stays zero)
+    w.force = term.force / m.composites()[b].mass;
+    if (m.composites()[b].rigid()) w.moment = ws.Jinv[b] * term.moment;
+    ws.rho(row) += term.force.dot(w.force) + term.moment.dot(w.moment);
+    ws.e(row) -= m.block(b).dot(term, ws.a);
   }
   ws.rho = ws.rho.cwiseSqrt();
 }
@@ -53,8 +48,8 @@ void assemble_gram(const Model& m, SparseWorkspace& ws, const Data& d) {
       const RowTerm& tx = terms[ws.body_terms[p]];
       for (int q = p; q < p1; ++q, ++slot) {
         const RowTerm& wy = ws.w[ws.body_terms[q]];
-        double g = tx.lin.dot(wy.lin);
-        if (rigid) g += tx.ang.dot(wy.ang);
+        double g = tx.force.dot(wy.force);
+        if (rigid) g += tx.moment.dot(wy.moment);
         if (*slot >= 0) {
           Gx[*slot] += g;
         } else {
@@ -87,12 +82,8 @@ void solve_sparse(const Model& m, Data& d) {
 
   // ü = a + M⁻¹ Aᵀ λ, term by term
   d.udot = ws.a;
-  for (int t = 0; t < m.nterms(); ++t) {
-    const int b = ws.term_body[t], o = m.u_offset(b);
-    const double l = d.lambda(ws.term_row[t]);
-    d.udot.segment<3>(o) += l * ws.w[t].lin;
-    if (m.composites()[b].rigid()) d.udot.segment<3>(o + 3) += l * ws.w[t].ang;
-  }
+  for (int t = 0; t < m.nterms(); ++t)
+    m.block(ws.term_body[t]).add(d.udot, d.lambda(ws.term_row[t]) * ws.w[t]);
   d.diagnostics.rank = ws.ldlt.rank();
   d.diagnostics.rank_tolerance = tau;
   check_consistency(m, d, ws.rho, tau);

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "appell/rotation.hpp"
+#include "appell/spatial.hpp"
 
 namespace appell {
 

@@ -10,6 +10,9 @@
 //
 //     lin = ∂π/∂v̄ = f,      ang = ∂π/∂ω = r_A × f + h.                            (C2)
 //
+// (lin, ang) is held as a SpatialForce (RowTerm below): lin in its `force`, ang in its
+// `moment`.
+//
 // Differentiating once more (twice for a holonomic g(x̄, Q, t) = 0, whose time derivative
 // is π) gives the acceleration-level row of A u̇ = b [UK96 eq. 3]:
 //
@@ -33,22 +36,24 @@
 
 namespace appell {
 
-// ∂π/∂v̄ and ∂π/∂ω of one row for one body (world frame).  (C2)
-struct RowTerm {
-  Vec3 lin = Vec3::Zero();
-  Vec3 ang = Vec3::Zero();
-};
+// ∂π/∂v̄ and ∂π/∂ω of one row for one body (world frame), (C2): `force` = lin, `moment` =
+// ang.  It is the spatial force type (appell/spatial.hpp) because that is what it is: the
+// force at the centre of mass and the moment about it that the row applies per unit λ.
+using RowTerm = SpatialForce;
 
 // Where a constraint writes its rows: a window into the model-wide row arrays.
 // Row i's term for the constraint's j-th body is term(i, j); terms arrive zeroed.
-struct RowSpan {
-  RowTerm* terms = nullptr;    // rows × nbodies, row-major
-  double* b = nullptr;         // acceleration-level right side (C3)
-  double* velocity = nullptr;  // π: velocity-level residual
-  double* position = nullptr;  // g: position-level residual (holonomic rows, else 0)
+// (RowSpanT<Jet>: the same rows in jets, for their derivatives, constraints/row_jet.hpp.)
+template <class S>
+struct RowSpanT {
+  SpatialForceT<S>* terms = nullptr;  // rows × nbodies, row-major
+  S* b = nullptr;                     // acceleration-level right side (C3)
+  S* velocity = nullptr;              // π: velocity-level residual
+  S* position = nullptr;              // g: position-level residual (holonomic rows, else 0)
   int nbodies = 0;
-  RowTerm& term(int i, int j) const { return terms[i * nbodies + j]; }
+  SpatialForceT<S>& term(int i, int j) const { return terms[i * nbodies + j]; }
 };
+using RowSpan = RowSpanT<double>;
 
 // One end of a two-body row: the body (kWorld for the ground) and its slot in the
 // constraint's body list (−1 for the world).

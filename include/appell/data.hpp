@@ -110,7 +110,13 @@ void check(const Model& m, const Data& d, const char* caller);
 // Body b's centre-of-mass and angular accelerations (world frame) from d.udot, which holds
 // its composite's (appell/model.hpp "Composites"): a = a_k + α × r + ω × (ω × r) with
 // r = x̄_b − x̄_k.  Valid after forward().  O(1).
-void body_acceleration(const Model& m, const Data& d, int b, Vec3& linear, Vec3& angular);
+SpatialMotion body_acceleration(const Model& m, const Data& d, int b);
+// the same into two vectors (the older spelling)
+inline void body_acceleration(const Model& m, const Data& d, int b, Vec3& linear, Vec3& angular) {
+  const SpatialMotion a = body_acceleration(m, d, b);
+  linear = a.linear;
+  angular = a.angular;
+}
 
 // d.t, d.body, d.J and the maximal d.q, d.u of the joint-space State s (tree kinematics).
 // Throws std::invalid_argument when s does not have the model's sizes.  O(n).

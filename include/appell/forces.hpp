@@ -14,15 +14,9 @@
 
 namespace appell {
 
-// Resultant force and moment about the centre of mass, world frame.
-struct Wrench {
-  Vec3 force = Vec3::Zero();
-  Vec3 moment = Vec3::Zero();
-  void add_at(const Vec3& r, const Vec3& f) {  // [HO21 eq. 11]
-    force += f;
-    moment += r.cross(f);
-  }
-};
+// Resultant force and moment about the centre of mass, world frame: the one spatial force
+// type (appell/spatial.hpp), with `add_at(r, f)` for a force at a material point.
+using Wrench = SpatialForce;
 
 class Joint;
 

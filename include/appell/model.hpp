@@ -132,6 +132,9 @@ class Model {
   // maximal offsets of composite k (= body k when nothing is welded)
   int q_offset(int k) const { return q_offset_[k]; }
   int u_offset(int k) const { return u_offset_[k]; }
+  // composite k's block of a maximal velocity, acceleration or force vector (u_offset and
+  // whether it has an angular part): read and write it as a SpatialMotion / SpatialForce
+  BodyBlock block(int k) const { return {u_offset_[k], composites_[k].rigid()}; }
 
   // the composite rigid bodies that carry the maximal coordinates (see "Composites")
   const std::vector<Body>& composites() const { return composites_; }

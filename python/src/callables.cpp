@@ -105,8 +105,8 @@ void python_rows(const py::function& fn, int n, int rows, const StateView& s, co
   for (int i = 0; i < rows; ++i) {
     for (int j = 0; j < k; ++j)
       for (int c = 0; c < 3; ++c) {
-        out.term(i, j).lin(c) = lin(i, j, c);
-        out.term(i, j).ang(c) = ang(i, j, c);
+        out.term(i, j).force(c) = lin(i, j, c);
+        out.term(i, j).moment(c) = ang(i, j, c);
       }
     out.b[i] = b(i);
     out.velocity[i] = vel(i);

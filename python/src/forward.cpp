@@ -51,10 +51,9 @@ py::dict result_of(const Model& m, const Data& d, SolveStatus status, Formulatio
   py::dict acc, mult, forces;
   for (int i = 0; i < m.nbody(); ++i) {
     py::dict e;
-    Vec3 a, alpha;
-    body_acceleration(m, d, i, a, alpha);
-    e["linear"] = a;
-    if (m.bodies()[i].rigid()) e["angular"] = alpha;
+    const SpatialMotion a = body_acceleration(m, d, i);
+    e["linear"] = a.linear;
+    if (m.bodies()[i].rigid()) e["angular"] = a.angular;
     acc[py::str(m.bodies()[i].name)] = e;
   }
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {

@@ -10,9 +10,12 @@ template <int K>
 inline void project_acceleration(const TreeModel& tree, RecursiveWorkspace& ws, int i) {
   JointBlocks<K> j = blocks<K>(tree, ws, i);
   TreeBodyWork& w = ws.w[i];
-  const Eigen::Matrix<double, K, 1> ud = j.Dinv * (j.uu - j.U.transpose() * w.a.vec);
+  const Eigen::Matrix<double, K, 1> ud =
+      j.Dinv * (j.uu - j.U.template topRows<3>().transpose() * w.a.linear -
+                j.U.template bottomRows<3>().transpose() * w.a.angular);
   j.udot = ud;
-  w.a.vec.noalias() += j.S * ud;
+  w.a.linear.noalias() += j.S.template topRows<3>() * ud;
+  w.a.angular.noalias() += j.S.template bottomRows<3>() * ud;
 }
 
 }  // namespace

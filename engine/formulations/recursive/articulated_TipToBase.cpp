@@ -56,11 +56,13 @@ inline SpatialForce project_bias(const TreeModel& tree, RecursiveWorkspace& ws, 
                                  bool with_tau) {
   JointBlocks<K> j = blocks<K>(tree, ws, i);
   const TreeBodyWork& w = ws.w[i];
-  Eigen::Matrix<double, K, 1> uu = -j.S.transpose() * w.pA.vec;
+  Eigen::Matrix<double, K, 1> uu = -(j.S.template topRows<3>().transpose() * w.pA.force +
+                                     j.S.template bottomRows<3>().transpose() * w.pA.moment);
   if (with_tau && ws.joint_tau[i])
     uu += Eigen::Map<const Eigen::Matrix<double, K, 1>>(ws.tau.data() + tree.joints[i].u_offset);
   j.uu = uu;
-  SpatialForce pa(w.pA.vec + j.U * (j.Dinv * uu));
+  const Vec6 x = j.U * (j.Dinv * uu);
+  SpatialForce pa(w.pA.force + x.head<3>(), w.pA.moment + x.tail<3>());
   if (with_c) pa += w.Iac;
   return pa;
 }

@@ -242,7 +242,7 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, const std::vector<Du
     std::vector<double> b(nr), vel(nr), pos(nr), db(nr), dvel(nr), dpos(nr);
     const RowSpan out{terms.data(), b.data(), vel.data(), pos.data(), ns};
     const RowSpan dout{dterms.data(), db.data(), dvel.data(), dpos.data(), ns};
-    std::vector<D3> lin(nr * ns, zero), ang(nr * ns, zero);
+    std::vector<SpatialForceT<Dual>> dual_terms(nr * ns, {zero, zero});
     std::vector<Dual> bd(nr), vd(nr);
     for (int k = 0; k < nd; ++k) {
       dir.bodies = tangent[k].data();
@@ -254,8 +254,9 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, const std::vector<Du
                                     "(Constraint::evaluate_tangent)");
       for (int e = 0; e < nr * ns; ++e)
         for (int i = 0; i < 3; ++i) {
-          lin[e](i).v = terms[e].lin(i), lin[e](i).d[k] = dterms[e].lin(i);
-          ang[e](i).v = terms[e].ang(i), ang[e](i).d[k] = dterms[e].ang(i);
+          SpatialForceT<Dual>& t = dual_terms[e];
+          t.force(i).v = terms[e].force(i), t.force(i).d[k] = dterms[e].force(i);
+          t.moment(i).v = terms[e].moment(i), t.moment(i).d[k] = dterms[e].moment(i);
         }
       for (int i = 0; i < nr; ++i) {
         bd[i].v = b[i], bd[i].d[k] = db[i];
@@ -268,8 +269,8 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, const std::vector<Du
       for (int j = 0; j < ns; ++j) {
         const int bj = con.bodies()[j];
         const bool rigid = m.bodies()[bj].rigid();
-        const D3& l = lin[i * ns + j];
-        const D3 a = rigid ? ang[i * ns + j] : zero;
+        const D3& l = dual_terms[i * ns + j].force;
+        const D3 a = rigid ? dual_terms[i * ns + j].moment : zero;
         // the row's force λ lin at the centre and moment λ ang [HO21 eq. 15]
         f[bj] -= l * lam;
         nO[bj] -= (a + cross(body[bj].x, l)) * lam;

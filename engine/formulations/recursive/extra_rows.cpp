@@ -24,8 +24,8 @@ void add_row_force(const Model& m, const TreeModel& tree, const Data& d, int c, 
                    RecursiveWorkspace& ws) {
   for_row_terms(m, d, c, i, [&](int b, const RowTerm& t, bool rigid) {
     SpatialForce& f = ws.w[tree.tree_index[b]].f;
-    f.vec.head<3>() += lam * t.lin;
-    if (rigid) f.vec.tail<3>() += lam * t.ang;  // [HO21 eq. 15]
+    f.force += lam * t.force;
+    if (rigid) f.moment += lam * t.moment;  // [HO21 eq. 15]
   });
 }
 
@@ -35,8 +35,8 @@ double row_times_a(const Model& m, const TreeModel& tree, const Data& d,
   double s = 0.0;
   for_row_terms(m, d, c, i, [&](int b, const RowTerm& t, bool rigid) {
     const SpatialMotion& a = ws.w[tree.tree_index[b]].a;
-    s += t.lin.dot(a.linear());
-    if (rigid) s += t.ang.dot(a.angular());
+    s += t.force.dot(a.linear);
+    if (rigid) s += t.moment.dot(a.angular);
   });
   return s;
 }

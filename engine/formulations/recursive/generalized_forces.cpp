@@ -54,18 +54,17 @@ void generalized_forces(const Model& m, const Data& d, const Eigen::Ref<const Ei
   }
 }
 
-void tau_wrench_at_anchor(const TreeModel& tree, const RecursiveWorkspace& ws, int i,
-                          const Vec3& x_A, const Vec3& x_C, Vec3& f, Vec3& n) {
+SpatialForce tau_wrench_at_anchor(const TreeModel& tree, const RecursiveWorkspace& ws, int i,
+                                  const Vec3& x_A, const Vec3& x_C) {
   const TreeJoint& t = tree.joints[i];
-  f.setZero();
-  n.setZero();
+  SpatialForce F;
   for (int k = 0; k < t.nu; ++k) {
-    const Vec6& S = ws.S[t.u_offset + k];
+    const SpatialMotion S = SpatialMotion::from_vec(ws.S[t.u_offset + k]);
     const double tau = ws.tau(t.u_offset + k);
-    const Vec3 s = S.tail<3>();
-    f += (S.head<3>() + s.cross(x_A - x_C)) * tau;
-    n += s * tau;
+    F.force += (S.linear + S.angular.cross(x_A - x_C)) * tau;
+    F.moment += S.angular * tau;
   }
+  return F;
 }
 
 void add_tau_wrenches(const Model& m, Data& d, const RecursiveWorkspace& ws) {
@@ -75,22 +74,17 @@ void add_tau_wrenches(const Model& m, Data& d, const RecursiveWorkspace& ws) {
     const TreeJoint& t = tree.joints[i];
     const BodyState& C = d.body[t.body];
     const Vec3 x_A = C.x + C.Q * t.frames.X_C;
-    Vec3 f, n;
-    tau_wrench_at_anchor(tree, ws, i, x_A, C.x, f, n);
+    const SpatialForce F = tau_wrench_at_anchor(tree, ws, i, x_A, C.x);  // about x_A
     // on the child, then its opposite on the parent, about each centre
     for (int side = 0; side < 2; ++side) {
       const int b = side == 0 ? t.body : t.parent_body;
       if (b == kWorld) continue;
-      const double sign = side == 0 ? 1.0 : -1.0;
-      const Vec3 fb = sign * f, nb = sign * (n + (x_A - d.body[b].x).cross(f));
-      d.applied[b].force += fb;
-      d.applied[b].moment += nb;
+      const SpatialForce Fb =
+          side == 0 ? F.shifted(x_A - d.body[b].x) : -F.shifted(x_A - d.body[b].x);
+      d.applied[b] += Fb;
       // d.F is per composite: the wrench moves to its centre (W1)
-      const int k = m.composite(b), iu = m.u_offset(k);
-      d.F.segment<3>(iu) += fb;
-      if (m.composites()[k].rigid())
-        d.F.segment<3>(iu + 3) +=
-            m.merged() ? Vec3(nb + (d.body[b].x - d.composite[k].x).cross(fb)) : nb;
+      const int k = m.composite(b);
+      m.block(k).add(d.F, m.merged() ? Fb.shifted(d.body[b].x - d.composite[k].x) : Fb);
     }
   }
 }

@@ -34,15 +34,14 @@ void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, Recursive
     const TreeBodyWork& w = ws.w[i];
     const SpatialForce R = w.IA * w.a + w.pA;         // on T, at its centre (R15)
     const Vec3 x_B = C.x + C.Q * joint.frames().X_C;  // the child's anchor point
-    Vec3 f = R.force();
-    Vec3 mo = R.moment() - (x_B - T.x).cross(f);  // about x_B
+    Vec3 f = R.force;
+    Vec3 mo = R.moment - (x_B - T.x).cross(f);  // about x_B
     if (ws.joint_tau[i]) {
       // R_i carries the joint-space forces' τ_i too (generalized_forces.cpp); the rows
       // carry the rest (never reversed: such joints apply their forces as wrenches)
-      Vec3 fa, na;
-      tau_wrench_at_anchor(tree, ws, i, x_B, T.x, fa, na);
-      f -= fa;
-      mo -= na;
+      const SpatialForce tau = tau_wrench_at_anchor(tree, ws, i, x_B, T.x);
+      f -= tau.force;
+      mo -= tau.moment;
     }
     if (t.reversed) f = -f, mo = -mo;  // from P onto C
     const int r0 = m.row_offset(t.constraint);

@@ -84,9 +84,7 @@ void joint_velocities_of(const Model& m, Data& d, const Eigen::Ref<const Eigen::
   kinematics_BaseToTip(m, tree, q, Eigen::VectorXd::Zero(tree.nu), d, ws);
   for (size_t i = 0; i < ws.w.size(); ++i) {
     const BodyState& b = bodies[tree.joints[i].body];
-    Vec6 V;
-    V << b.v, b.w;
-    ws.w[i].f = SpatialForce(ws.w[i].IA * V);
+    ws.w[i].f = ws.w[i].IA * SpatialMotion(b.v, b.w);
   }
   // u = H⁻¹ Jᵀ (M V): the tree's response to those forces, without velocity products
   inertia_bias_TipToBase(tree, ws);

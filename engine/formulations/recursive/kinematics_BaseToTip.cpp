@@ -37,9 +37,9 @@ void general_step(const TreeJoint& t, const BodyState& P, const double* q, const
   const Vec3 w_rel = C.w - P.w;
   const Vec3 t_W = QE * V_J.head<3>();  // the anchor's slide velocity
   const Vec3 c_w = P.w.cross(w_rel) + QE * jm.c.tail<3>();
-  w.c.vec.tail<3>() = c_w;
-  w.c.vec.head<3>() = P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA)) +
-                      P.w.cross(t_W) + QE * jm.c.head<3>();
+  w.c.angular = c_w;
+  w.c.linear = P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA)) +
+               P.w.cross(t_W) + QE * jm.c.head<3>();
 }
 
 // a turn θ about the axis z through the anchor: R = rot_z(θ), d = 0, S = (0; e_z), Ṡu = 0
@@ -63,8 +63,8 @@ void turn_step(const TreeJoint& t, const BodyState& P, double theta, double u, B
   S.head<3>() = axis.cross(r_CA);  //                                               (R2)
   S.tail<3>() = axis;
   const Vec3 c_w = P.w.cross(w_rel);  //                                            (R3)
-  w.c.vec.tail<3>() = c_w;
-  w.c.vec.head<3>() = P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA));
+  w.c.angular = c_w;
+  w.c.linear = P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA));
 }
 
 // a slide s along the axis z: R = I, d = s e_z, S = (e_z; 0), Ṡu = 0
@@ -80,8 +80,8 @@ void slide_step(const TreeJoint& t, const BodyState& P, double s, double u, Body
   C.v = P.v + P.w.cross(C.x - P.x) + t_W;
   S.head<3>() = axis;  //                                                           (R2)
   S.tail<3>().setZero();
-  w.c.vec.tail<3>().setZero();  //                                                  (R3)
-  w.c.vec.head<3>() = P.w.cross(C.v - P.v) + P.w.cross(t_W);
+  w.c.angular.setZero();  //                                                  (R3)
+  w.c.linear = P.w.cross(C.v - P.v) + P.w.cross(t_W);
 }
 
 }  // namespace
@@ -126,12 +126,12 @@ void body_forces(const Model& m, const TreeModel& tree, const Data& d, Recursive
   for (int i = 0; i < n; ++i) {
     const int b = tree.joints[i].body;
     SpatialForce& f = ws.w[i].f;
-    f.vec.head<3>() = d.applied[b].force;
+    f.force = d.applied[b].force;
     if (m.bodies()[b].rigid()) {
       const BodyState& s = d.body[b];
-      f.vec.tail<3>() = d.applied[b].moment - s.w.cross(d.J[b] * s.w);
+      f.moment = d.applied[b].moment - s.w.cross(d.J[b] * s.w);
     } else {
-      f.vec.tail<3>().setZero();
+      f.moment.setZero();
     }
   }
 }

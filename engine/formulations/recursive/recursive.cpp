@@ -64,24 +64,20 @@ namespace {
 // composite's from its carrier's (stages.hpp, W0)
 void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
   if (!m.merged()) {
-    for (int i = 0; i < static_cast<int>(ws.w.size()); ++i) {
-      const int b = m.tree().joints[i].body;
-      const int iu = m.u_offset(b);
-      d.udot.segment<3>(iu) = ws.w[i].a.linear();
-      if (m.bodies()[b].rigid()) d.udot.segment<3>(iu + 3) = ws.w[i].a.angular();
-    }
+    for (int i = 0; i < static_cast<int>(ws.w.size()); ++i)
+      m.block(m.tree().joints[i].body).set(d.udot, ws.w[i].a);
     return;
   }
   for (int k = 0; k < m.ncomposite(); ++k) {
     const int c = m.carrier(k), iu = m.u_offset(k);
     const SpatialMotion& a = ws.w[m.tree().tree_index[c]].a;
     if (!m.composites()[k].rigid()) {
-      d.udot.segment<3>(iu) = a.linear();
+      d.udot.segment<3>(iu) = a.linear;
       continue;
     }
     const BodyState& K = d.composite[k];
-    const Vec3 r = K.x - d.body[c].x, alpha = a.angular();
-    d.udot.segment<3>(iu) = a.linear() + alpha.cross(r) + K.w.cross(K.w.cross(r));
+    const Vec3 r = K.x - d.body[c].x, alpha = a.angular;
+    d.udot.segment<3>(iu) = a.linear + alpha.cross(r) + K.w.cross(K.w.cross(r));
     d.udot.segment<3>(iu + 3) = alpha;
   }
 }

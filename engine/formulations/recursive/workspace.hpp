@@ -61,8 +61,8 @@ void generalized_forces(const Model& m, const Data& d, const Eigen::Ref<const Ei
                         const Eigen::Ref<const Eigen::VectorXd>& u, RecursiveWorkspace& ws);
 // joint i's tau as the wrench (force f; moment n about the anchor x_A) on its child, whose
 // centre is x_C
-void tau_wrench_at_anchor(const TreeModel& tree, const RecursiveWorkspace& ws, int i,
-                          const Vec3& x_A, const Vec3& x_C, Vec3& f, Vec3& n);
+SpatialForce tau_wrench_at_anchor(const TreeModel& tree, const RecursiveWorkspace& ws, int i,
+                                  const Vec3& x_A, const Vec3& x_C);
 // tau as body wrenches added into d.applied and d.F, for what reads them after a solve
 void add_tau_wrenches(const Model& m, Data& d, const RecursiveWorkspace& ws);
 
