@@ -152,14 +152,9 @@ struct BodyBlock {
   bool rigid = true;
   int size() const { return rigid ? 6 : 3; }
 
-  // the block as a motion or a force (a particle's angular part zero)
+  // the block as a motion (a particle's angular part zero)
   template <class V>
   SpatialMotion motion(const V& x) const {
-    return {x.template segment<3>(offset),
-            rigid ? Vec3(x.template segment<3>(offset + 3)) : Vec3::Zero()};
-  }
-  template <class V>
-  SpatialForce force(const V& x) const {
     return {x.template segment<3>(offset),
             rigid ? Vec3(x.template segment<3>(offset + 3)) : Vec3::Zero()};
   }
