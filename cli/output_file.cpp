@@ -128,14 +128,24 @@ void OutputFile::discard() {
   temp_.clear();
 }
 
-bool check_output_paths(const std::string& scene,
+std::string input_clash(const std::string& path, const std::string& scene,
+                        const std::vector<std::string>& inputs) {
+  struct stat st;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return "";  // a new file is no input
+  const std::string id = identity(path);
+  if (identity(scene) == id) return "'" + path + "' is the scene file; it is not overwritten";
+  for (const std::string& input : inputs)
+    if (identity(input) == id)
+      return "'" + path + "' is '" + input + "', a file the scene reads; it is not overwritten";
+  return "";
+}
+
+bool check_output_paths(const std::string& scene, const std::vector<std::string>& inputs,
                         const std::vector<std::pair<std::string, std::string>>& outputs) {
-  const std::string scene_id = identity(scene);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const auto& [option, path] = outputs[i];
     if (path.empty()) continue;
-    std::string why;
-    if (identity(path) == scene_id) why = "'" + path + "' is the scene file; it is not overwritten";
+    std::string why = input_clash(path, scene, inputs);
     for (size_t j = 0; j < i && why.empty(); ++j)
       if (!outputs[j].second.empty() && identity(path) == identity(outputs[j].second))
         why = "'" + path + "' is also the file of " + outputs[j].first;

@@ -73,10 +73,18 @@ class Csv : public OutputFile {
   CsvRowBuffer buffer_;
 };
 
-// The output paths (option, path; empty paths are not written) are distinct from the
-// scene and from each other, and none is a directory; else prints a usage error and
-// returns false.
-bool check_output_paths(const std::string& scene,
+// Why the run may not write `path`: it is one of the files the run reads (the same file
+// under any spelling of its path, symbolic links followed: device and inode) — the scene
+// file ("'P' is the scene file; it is not overwritten") or a file the scene was built
+// from, `inputs` (Scene::source_files: an included URDF or MJCF, an MJCF's includes, a
+// mesh: "'P' is 'F', a file the scene reads; it is not overwritten"); "" when it may.
+std::string input_clash(const std::string& path, const std::string& scene,
+                        const std::vector<std::string>& inputs);
+
+// The output paths (option, path; empty paths are not written) are none of the run's
+// inputs (input_clash()), distinct from each other, and none is a directory; else prints
+// a usage error naming the option and returns false.
+bool check_output_paths(const std::string& scene, const std::vector<std::string>& inputs,
                         const std::vector<std::pair<std::string, std::string>>& outputs);
 
 std::string traj_header(const Model& m);

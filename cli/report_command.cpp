@@ -135,6 +135,12 @@ int run_report(const ReportOptions& o) {
   }
   Scene scene;
   if (!load_or_report(o.scene, scene)) return 2;
+  // nor any file the scene was built from (an included URDF or MJCF, a mesh)
+  const std::string why = input_clash(o.out, o.scene, scene.source_files);
+  if (!why.empty()) {
+    std::cerr << "error: -o: " << why << "\n";
+    return 2;
+  }
   const Model m = compile(scene);
   ReportMeta meta;
   meta.scene_file = o.scene;

@@ -111,11 +111,12 @@ int run_simulate(const SimulateOptions& o) {
   }
 
   // every output path is checked and opened (as a temporary) before anything is written
-  if (!check_output_paths(o.scene, {{"--out", o.out},
-                                    {"--forces", o.forces},
-                                    {"--contacts", o.contacts},
-                                    {"--summary", o.summary},
-                                    {"--report", o.report}}))
+  if (!check_output_paths(o.scene, scene.source_files,
+                          {{"--out", o.out},
+                           {"--forces", o.forces},
+                           {"--contacts", o.contacts},
+                           {"--summary", o.summary},
+                           {"--report", o.report}}))
     return 2;
   Csv traj, forces, contacts;
   OutputFile summary_file;

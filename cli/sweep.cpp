@@ -9,7 +9,8 @@
 // and compiled by the worker that takes it, so memory does not grow with the number of
 // runs.  A bad pointer or value is reported (exit 2, with its pointer) and nothing is
 // written: the rows go to a temporary beside --out, renamed onto it when complete (a
-// device or a pipe is written in place); --out may not be the scene.  Every write and the
+// device or a pipe is written in place); --out may be none of the files a run reads (the
+// scene, its includes and meshes: cli/outputs.hpp input_clash()).  Every write and the
 // close are checked (exit 2 with the reason).  Rows, one per run, in run order:
 //
 //   run, one column per --set (its pointer; the value as JSON), status, t, steps,
@@ -32,7 +33,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "appell/overrides.hpp"
 #include "appell/scene_rules.hpp"
@@ -118,13 +121,14 @@ bool threads_or_report(const std::string& text, int& threads) {
   return false;
 }
 
-// --out must not be the scene (the same device and inode)
-bool out_is_not_scene(const std::string& out, const std::string& scene) {
-  struct stat a, b;
-  if (out.empty() || ::stat(out.c_str(), &a) != 0 || ::stat(scene.c_str(), &b) != 0 ||
-      a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-    return true;
-  std::cerr << "error: --out: '" << out << "' is the scene file; it is not overwritten\n";
+// --out must be none of the files the runs read (the scene, its includes and meshes: the
+// same device and inode; cli/outputs.hpp input_clash())
+bool out_is_no_input(const std::string& out, const std::string& scene,
+                     const std::set<std::string>& inputs) {
+  const std::string why =
+      input_clash(out, scene, std::vector<std::string>(inputs.begin(), inputs.end()));
+  if (why.empty()) return true;
+  std::cerr << "error: --out: " << why << "\n";
   return false;
 }
 
@@ -210,8 +214,16 @@ int run_sweep(const SweepOptions& o) {
   size_t count = 0;
   std::string text;
   std::shared_ptr<const Model> first;
+  // the files the runs' scenes were built from (a run's overrides may name other includes
+  // or meshes): --out may be none of them
+  std::mutex inputs_mutex;
+  std::set<std::string> inputs;
   const auto make_run = [&](size_t i) {
     const Scene scene = load_scene_with_overrides(text, o.scene, overrides_of(axes, i));
+    {
+      const std::lock_guard<std::mutex> lock(inputs_mutex);
+      inputs.insert(scene.source_files.begin(), scene.source_files.end());
+    }
     SimulationOptions so = SimulationOptions::from_settings(scene.settings);
     if (f != Formulation::Auto) so.formulation = f;
     return SweepRun{std::make_shared<const Model>(compile(scene)), std::nullopt, so};
@@ -232,7 +244,7 @@ int run_sweep(const SweepOptions& o) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
-  if (!out_is_not_scene(o.out, o.scene)) return 2;
+  if (!out_is_no_input(o.out, o.scene, inputs)) return 2;
   Rows out(o.out.empty());
   if (!o.out.empty() && !out.open(o.out)) {
     std::cerr << "error: --out: " << out.error() << "\n";
@@ -263,6 +275,7 @@ int run_sweep(const SweepOptions& o) {
   if (bar) std::fprintf(stderr, "\r\033[K");
 
   // the rows, then what failed
+  if (!out_is_no_input(o.out, o.scene, inputs)) return 2;  // what every run read
   out.put(header(axes, *first));
   for (size_t i = 0; i < outcomes.size(); ++i)
     out.put(row(i, overrides_of(axes, i), outcomes[i], first->nbody()));

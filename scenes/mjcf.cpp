@@ -607,6 +607,7 @@ class Converter {
     std::vector<Vec3> v;
     std::vector<std::array<int, 3>> t;
     std::string error;
+    out_.files.push_back(m.path);
     if (!read_mesh_triangles(m.path, m.scale, v, t, error))
       fail(e, "cannot read the mesh '" + m.path + "': " + error);
     char resolved[PATH_MAX];
@@ -1098,6 +1099,7 @@ class Converter {
       if (!r || std::string(r->Name()) != "mujoco")
         fail(*e, "the included file '" + p + "' is not an MJCF (root element <mujoco>)");
       doc_file_[doc.get()] = p;
+      out_.files.push_back(p);
       included_.push_back(std::move(doc));
       chain.push_back(p);
       expand(*r, chain);
@@ -1667,6 +1669,7 @@ UrdfScene include_mjcf(const Node& include) {
     if (e.message().rfind(kNoKey, 0) == 0) include["keyframe"].fail(e.message() + " in " + path);
     throw;
   }
+  u.files.insert(u.files.begin(), path);
   include_joint_values(include, u);
   follow_mimics(u);
   return u;

@@ -419,16 +419,26 @@ void check_composites(const ModelBuilder& m, const std::vector<SceneBody>& bodie
   }
 }
 
+// a file read for the scene, once (Scene::source_files)
+void add_source(Scene& scene, const std::string& path) {
+  for (const std::string& f : scene.source_files)
+    if (f == path) return;
+  scene.source_files.push_back(path);
+}
+
 // The collision shapes of the bodies, then those of the world (each part's top-level
-// "shapes": the scene's, and a URDF's links welded to a fixed base).
-void add_shapes(ModelBuilder& m, const std::vector<Node>& parts,
+// "shapes": the scene's, and a URDF's links welded to a fixed base); their mesh files go
+// to scene.source_files.
+void add_shapes(Scene& scene, const std::vector<Node>& parts,
                 const std::vector<SceneBody>& bodies) {
+  ModelBuilder& m = scene.model;
   std::set<std::string> names;
   const auto add = [&](const Node& list, int body, const std::string& name, const Vec3& com) {
     check_count(list, SceneLimits::kMaxBodies, "shapes");
     for (size_t i = 0; i < list.size(); ++i) {
       const Node n = list.at(i);
       const Shape s = parse_shape(n, body, name, com, i);
+      if (s.type == ShapeType::ConvexMesh) add_source(scene, mesh_path(n["file"]));
       if (!names.insert(s.name).second)
         (n.has("name") ? n["name"] : n).fail("duplicate shape name '" + s.name + "'");
       m.add_shape(s);
@@ -448,6 +458,8 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   ModelBuilder& m = scene.model;
   m.name = top.has("name") ? top["name"].string() : urdf ? urdf->name : top.file();
   if (urdf) scene.robot = urdf->base;
+  if (urdf)
+    for (const std::string& f : urdf->files) add_source(scene, f);
   if (urdf && !urdf->missing_meshes.empty())
     scene.warnings.push_back(
         urdf->file + ": " + std::to_string(urdf->missing_meshes.size()) +
@@ -480,7 +492,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
     (top.has("bodies") ? top["bodies"] : top).fail("a scene needs at least one body");
   const Placements placements = place_bodies(lists, bodies, aliases);
   for (const SceneBody& b : bodies) m.add_body(b.body);
-  add_shapes(m, parts, bodies);
+  add_shapes(scene, parts, bodies);
   SceneContext ctx{m, top.file(), &placements, &aliases, urdf ? &urdf->properties : nullptr};
   std::vector<Node> constraint_nodes;
   for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);
@@ -597,7 +609,9 @@ Model load_model(const std::string& path) {
 }
 
 Scene load_scene(const std::string& path) {
-  return load_scene_from_string(read_scene_text(path), path);
+  Scene scene = load_scene_from_string(read_scene_text(path), path);
+  scene.source_files.insert(scene.source_files.begin(), path);
+  return scene;
 }
 
 }  // namespace appell

@@ -26,7 +26,8 @@ std::uint32_t bits(const Node& n) {
   return static_cast<std::uint32_t>(v);
 }
 
-// the mesh file's path: relative to the scene's folder unless absolute
+}  // namespace
+
 std::string mesh_path(const Node& n) {
   std::string path = n.string();
   if (path.empty()) n.fail("expected a file name");
@@ -35,8 +36,6 @@ std::string mesh_path(const Node& n) {
   if (path[0] != '/' && slash != std::string::npos) path = scene.substr(0, slash + 1) + path;
   return path;
 }
-
-}  // namespace
 
 Shape parse_shape(const Node& n, int body, const std::string& body_name, const Vec3& com,
                   size_t index) {

@@ -17,6 +17,9 @@ namespace appell {
 Shape parse_shape(const Node& n, int body, const std::string& body_name, const Vec3& com,
                   size_t index);
 
+// A mesh shape's file (its "file" at n): relative to the scene's folder unless absolute.
+std::string mesh_path(const Node& n);
+
 // A body orientation {quaternion | axis_angle | matrix} (also used by bodies).
 Quat parse_orientation(const Node& n);
 

@@ -574,7 +574,9 @@ UrdfScene urdf_scene_from_string(const std::string& xml, const std::string& file
 }
 
 UrdfScene urdf_scene(const std::string& path, bool floating_base) {
-  return urdf_scene_from_string(read_scene_text(path), path, floating_base);
+  UrdfScene u = urdf_scene_from_string(read_scene_text(path), path, floating_base);
+  u.files.insert(u.files.begin(), path);
+  return u;
 }
 
 std::string urdf_element(const UrdfScene& u, const std::string& pointer) {
@@ -681,6 +683,7 @@ UrdfScene include_urdf(const Node& include) {
     floating = base == "floating";
   }
   UrdfScene u = urdf_scene_from_string(text, path, floating);
+  u.files.insert(u.files.begin(), path);
   u.base.chosen = include.has("base");
   include_joint_values(include, u);
   follow_mimics(u);

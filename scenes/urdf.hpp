@@ -36,6 +36,9 @@ struct UrdfScene {
   std::vector<std::string> warnings;
   nlohmann::json settings = nlohmann::json::object();
   std::map<std::string, std::pair<std::string, std::string>> located;
+  // the files read for it (Scene::source_files): the URDF or MJCF when read from its
+  // file, an MJCF's <include>d files, the meshes of MJCF mesh assets
+  std::vector<std::string> files;
 };
 
 // Reads a URDF; a floating base when `floating_base` (a free joint "root_joint" from the

@@ -45,6 +45,12 @@ struct Scene {
   // what the loader left out and the user should know (a URDF's <collision> meshes that
   // were not found), one line each, located; the program prints them as warnings
   std::vector<std::string> warnings;
+  // Every file the loader read to build it, each once, in the order first read: the scene
+  // file (load_scene), the URDF or MJCF it includes, an MJCF's <include>d files, and the
+  // mesh files of shapes and of MJCF mesh assets; paths as the loader opened them
+  // (relative to the working directory unless absolute).  A program that writes files
+  // keeps its outputs off these (`appell simulate --out` never replaces an input).
+  std::vector<std::string> source_files;
 };
 
 // Parses a scene from text (JSON, or URDF when it is XML); `file` names it in errors.
