@@ -184,8 +184,11 @@ def _model_body(self, name):
     raise KeyError(f"no body '{name}'; bodies: {', '.join(self.bodies)}")
 
 
-def _rebuild_model(text, file, overrides):
-    return _appell._load_model_text(text, file, list(overrides))
+def _rebuild_model(text, file, overrides, label=""):
+    """A pickled Model: its scene text, loaded from the scene's absolute path `file` (so
+    that its includes and meshes are found from any working directory) under the name it
+    was first loaded with (`label`)."""
+    return _appell._load_model_text(text, file, list(overrides), label)
 
 
 def _reduce_model(self):

@@ -200,7 +200,10 @@ class Result:
 
     def contact_force(self, body):
         """(samples, 3) the total contact force (normal and friction) on `body` at each
-        sample, world frame, N; zero where it touches nothing."""
+        sample, world frame, N; zero where it touches nothing.  KeyError for a name that
+        is no body of the run's model ("world" is the ground)."""
+        if self.bodies and body not in self.bodies and body != "world":
+            raise KeyError(f"no body '{body}'; bodies: {', '.join(self.bodies)} (and world)")
         c = self.contacts
         total = np.zeros((len(self), 3))
         if not c or len(c["sample"]) == 0:

@@ -155,11 +155,11 @@ def _models_for(model, runs):
     if model.source is None:
         raise ValueError("sweep(): grid/runs override scene values, but this model was built "
                          "in code; load it from a scene (appell.load_model)")
-    text, file, base = model.source
-    return [_appell._load_model_text(text, file, base + _override_list(r)) for r in runs]
+    text, file, base, label = model.source
+    return [_appell._load_model_text(text, file, base + _override_list(r), label) for r in runs]
 
 
-def _run_chunk(text, file, base, overrides, states, options, record, forces):
+def _run_chunk(text, file, base, overrides, states, options, record, forces, label=""):
     """One Dask task: rebuild the models from the scene text (C++ objects do not pickle)
     and run its runs one after the other on the worker."""
     built = {}
@@ -167,7 +167,7 @@ def _run_chunk(text, file, base, overrides, states, options, record, forces):
     for ov in overrides:
         key = tuple(ov)
         if key not in built:
-            built[key] = _appell._load_model_text(text, file, base + list(ov))
+            built[key] = _appell._load_model_text(text, file, base + list(ov), label)
         models.append(built[key])
     states = [None if s is None else _appell.State(*s) for s in states]
     return _appell.sweep(models, states, [options] * len(models), 1, record, forces)
@@ -178,7 +178,7 @@ def _on_dask(client, model, runs, states, options, record, forces, chunk, bar):
     if model.source is None or model.has_callables:
         raise ValueError("sweep(client=...): the workers rebuild the model from its scene; "
                          "load it from a scene (appell.load_model), without Python callables")
-    text, file, base = model.source
+    text, file, base, label = model.source
     overrides = [_override_list(r) for r in runs]
     packed = [None if s is None else (s.t, np.asarray(s.q), np.asarray(s.u)) for s in states]
     n = len(runs)
@@ -187,7 +187,8 @@ def _on_dask(client, model, runs, states, options, record, forces, chunk, bar):
         chunk = max(1, math.ceil(n / (4 * workers)))
     starts = list(range(0, n, chunk))
     futures = [client.submit(_run_chunk, text, file, base, overrides[i:i + chunk],
-                             packed[i:i + chunk], options, record, forces, pure=False)
+                             packed[i:i + chunk], options, record, forces, label,
+                             pure=False)
                for i in starts]
     from distributed import as_completed
     done = 0

@@ -11,8 +11,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "appell/appell.hpp"
@@ -29,9 +32,65 @@ struct PyModel {
   std::shared_ptr<const Model> model;
   Settings settings;
   std::string text, file;           // the scene it came from; empty when built in code
+  std::string origin;               // `file` made absolute when loaded: what a pickle names
   std::vector<Override> overrides;  // applied to that scene
   bool callables = false;           // holds Python callables (cannot go to Dask)
 };
+
+// One Python object's methods one at a time, for objects whose methods change them with
+// the GIL released (a Simulator's steps) or while Python forces of the model run (they
+// give the GIL up, so other Python threads run meanwhile): without it two Python threads
+// could step one Simulator at once and corrupt it.  hold() waits for the lock without the
+// GIL (its holder may need the GIL back, for a Python force), then takes the GIL again; a
+// call that would wait for its own thread (a Python force of the run calling back into the
+// object that runs it) raises RuntimeError instead of deadlocking.  Call it with the GIL.
+class ObjectLock {
+ public:
+  class Held {
+   public:
+    explicit Held(ObjectLock* l) : l_(l) {}
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    ~Held() {
+      l_->owner_.store(std::thread::id());
+      l_->mutex_.unlock();
+    }
+
+   private:
+    ObjectLock* l_;
+  };
+  // the lock until the returned Held goes; `what` names the method in the RuntimeError
+  Held hold(const char* what) {
+    if (owner_.load() == std::this_thread::get_id())
+      throw std::runtime_error(std::string(what) +
+                               ": called from inside this object's own run (a Python force or "
+                               "constraint of the model calling back into it)");
+    if (!mutex_.try_lock()) {
+      py::gil_scoped_release release;
+      mutex_.lock();
+    }
+    owner_.store(std::this_thread::get_id());
+    return Held(this);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::atomic<std::thread::id> owner_{};
+};
+
+// `value` as float64 numbers: a Python or numpy real number (any integer or floating dtype;
+// a 0-d array is one number) or a 1-D array or sequence of them.  Complex values raise
+// TypeError (their imaginary part would be lost), as do booleans, strings and objects;
+// `what` names the argument ("set_input(): value").  More than one dimension: ValueError.
+Eigen::VectorXd real_vector(const py::handle& value, const std::string& what);
+
+// "'a', 'b', 'c'" for an error that lists what a name could have been (the first 40, then
+// how many in all); "none" when there are none
+std::string name_list(const std::vector<std::string>& names);
+// the names of the model's bodies; of its spanning tree's joints (a floating body's free
+// joint by the body's name, as describe() and linearize() name it)
+std::vector<std::string> body_names(const Model& m);
+std::vector<std::string> tree_joint_names(const Model& m);
 
 // One per file: model.cpp, callables.cpp, forward.cpp, simulate.cpp, sweep.cpp.
 void bind_model(py::module_& m);

@@ -83,12 +83,16 @@ py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<St
   const Model& m = model_of(pm);
   State s = state ? *state : m.initial_state();
   check_state(m, s, "linearize()");
-  if (!state) {  // the model's initial state as a run starts from it (velocities projected)
-    Data d0(m);
-    InitialConditions start;
-    initial_conditions(m, d0, s, SolverOptions{}, &start);
-    if (start.projected) s = start.state;
-  }
+  // The constraint manifold, as `appell linearize` checks it (cli/linearize.cpp): the
+  // holonomic rows must hold at s (initial_conditions(), tolerance 1e-6), else ValueError
+  // with its message.  The model's own initial state is taken as a run starts from it
+  // (velocities projected); a given state's velocities are linearize()'s to check.
+  Data d0(m);
+  InitialConditions start;
+  if (initial_conditions(m, d0, s, SolverOptions{}, &start) == SolveStatus::Inconsistent &&
+      !start.projected)
+    throw std::invalid_argument("linearize(): " + d0.diagnostics.message);
+  if (!state && start.projected) s = start.state;
   const TreeModel& tree = m.tree();
   std::vector<std::string> names(tree.nu);
   for (const TreeJoint& t : tree.joints)
@@ -103,7 +107,8 @@ py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<St
       for (size_t j = 0; j < tree.joints.size(); ++j)
         if (tree_joint_name(m, tree.joints[j]) == name) found = static_cast<int>(j);
       if (found < 0)
-        throw std::invalid_argument("linearize(): no joint of the tree named '" + name + "'");
+        throw std::invalid_argument("linearize(): no joint of the tree named '" + name +
+                                    "'; joints: " + name_list(tree_joint_names(m)));
       const TreeJoint& t = tree.joints[found];
       for (int k = 0; k < t.nu; ++k) {
         columns.push_back(t.u_offset + k);

@@ -40,7 +40,8 @@ int body_of(const Model& m, const py::object& ref) {
   const std::string name = ref.cast<std::string>();
   for (int i = 0; i < m.nbody(); ++i)
     if (m.bodies()[i].name == name) return i;
-  throw std::invalid_argument("jacobian(): no body named '" + name + "'");
+  throw std::invalid_argument("jacobian(): no body named '" + name +
+                              "'; bodies: " + name_list(body_names(m)));
 }
 
 Eigen::MatrixXd mass(const std::shared_ptr<PyModel>& pm, const State& s) {
@@ -84,7 +85,7 @@ py::dict inverse_constrained(const std::shared_ptr<PyModel>& pm, const State& s,
       }
       if (found < 0)
         throw std::invalid_argument("inverse_dynamics_constrained(): no joint of the tree named '" +
-                                    name + "'");
+                                    name + "'; joints: " + name_list(tree_joint_names(m)));
       idx.push_back(found);
     }
   Data d(m);

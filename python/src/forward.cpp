@@ -14,10 +14,12 @@ namespace appell::python {
 
 namespace {
 
-// a Data with its model kept alive
+// a Data with its model kept alive; its methods take `lock` (forward() runs the model's
+// Python forces, which give the GIL up to other threads while they run)
 struct PyData {
   std::shared_ptr<PyModel> model;
   Data data;
+  ObjectLock lock;
   explicit PyData(std::shared_ptr<PyModel> m) : model(std::move(m)), data(*model->model) {}
 };
 
@@ -92,6 +94,7 @@ void bind_data(py::module_& m) {
           "forward",
           [](PyData& pd, const State& s, const std::optional<std::string>& formulation) {
             const SolverOptions o = solver_of(*pd.model, formulation);
+            const auto held = pd.lock.hold("Data.forward()");
             return status_name(forward(*pd.model->model, pd.data, s, o));
           },
           py::arg("state"), py::arg("formulation") = py::none(),
@@ -99,21 +102,38 @@ void bind_data(py::module_& m) {
           "Evaluates the equations of motion on a State; returns 'ok', 'inconsistent' or "
           "'not finite'.  Then read udot, multipliers, reactions, positions.")
       .def_property_readonly(
-          "t", [](const PyData& pd) { return pd.data.t; }, "t: float, the time evaluated")
+          "t",
+          [](PyData& pd) {
+            const auto held = pd.lock.hold("Data.t");
+            return pd.data.t;
+          },
+          "t: float, the time evaluated")
       .def_property_readonly(
-          "udot", [](const PyData& pd) { return pd.data.udot; },
+          "udot",
+          [](PyData& pd) {
+            const auto held = pd.lock.hold("Data.udot");
+            return Eigen::VectorXd(pd.data.udot);
+          },
           "udot: ndarray, the maximal accelerations per composite body: (dv, dw) (rigid) or dv; "
           "appell.forward_dynamics gives them in joint coordinates")
       .def_property_readonly(
-          "multipliers", [](const PyData& pd) { return pd.data.lambda; },
+          "multipliers",
+          [](PyData& pd) {
+            const auto held = pd.lock.hold("Data.multipliers");
+            return Eigen::VectorXd(pd.data.lambda);
+          },
           "multipliers: ndarray (nrows,), the minimum-norm Lagrange multipliers")
       .def_property_readonly(
           "positions",
-          [](const PyData& pd) { return body_positions(pd.data.body.data(), pd.data.nbody); },
+          [](PyData& pd) {
+            const auto held = pd.lock.hold("Data.positions");
+            return body_positions(pd.data.body.data(), pd.data.nbody);
+          },
           "positions: ndarray (nbody, 3), the centres of mass, world frame")
       .def_property_readonly(
           "reactions",
-          [](const PyData& pd) {
+          [](PyData& pd) {
+            const auto held = pd.lock.hold("Data.reactions");
             const int n = static_cast<int>(pd.data.reaction.size());
             py::array_t<double> a({n, 6});
             auto r = a.mutable_unchecked<2>();
@@ -128,7 +148,8 @@ void bind_data(py::module_& m) {
           "model order")
       .def(
           "result",
-          [](const PyData& pd) {
+          [](PyData& pd) {
+            const auto held = pd.lock.hold("Data.result()");
             return result_of(*pd.model->model, pd.data, pd.data.diagnostics.status,
                              pd.model->settings.solver.formulation);
           },

@@ -6,6 +6,7 @@
 //   b.add_distance("world", "bob", (0, 0, 0), (0, 0, -1)); model = b.compile()
 //   s = model.initial_state(); s.u = 2 * s.u
 #include <Eigen/Geometry>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -33,6 +34,54 @@ const std::string& checked_name(const std::string& name, const char* function, c
   const std::string why = name_problem(name, what);
   if (!why.empty()) throw std::invalid_argument(std::string(function) + ": " + why);
   return name;
+}
+
+Eigen::VectorXd real_vector(const py::handle& value, const std::string& what) {
+  const auto complex_error = [&] {
+    return py::type_error(what +
+                          ": complex numbers are not accepted (the imaginary part would be "
+                          "lost); pass real numbers");
+  };
+  if (PyComplex_Check(value.ptr())) throw complex_error();
+  const py::array a = py::array::ensure(value);  // numpy.asarray(value)
+  if (!a) {
+    PyErr_Clear();
+    throw py::type_error(what + ": expected a number or an array of numbers, got " +
+                         std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  }
+  const char kind = a.dtype().kind();
+  if (kind == 'c') throw complex_error();
+  if (kind != 'f' && kind != 'i' && kind != 'u')
+    throw py::type_error(what + ": expected real numbers, got an array of dtype " +
+                         std::string(py::str(a.dtype())));
+  if (a.ndim() > 1)
+    throw std::invalid_argument(what + ": expected a number or a 1-D array, got " +
+                                std::to_string(a.ndim()) + " dimensions");
+  const auto d = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(a);
+  if (!d) throw py::error_already_set();
+  return Eigen::Map<const Eigen::VectorXd>(d.data(), d.size());
+}
+
+std::string name_list(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < 40; ++i) out += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > 40) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  return out;
+}
+
+std::vector<std::string> body_names(const Model& m) {
+  std::vector<std::string> out;
+  for (const Body& b : m.bodies()) out.push_back(b.name);
+  return out;
+}
+
+std::vector<std::string> tree_joint_names(const Model& m) {
+  std::vector<std::string> out;
+  for (const TreeJoint& j : m.tree().joints)
+    out.push_back(j.constraint >= 0 ? m.constraints()[j.constraint]->name()
+                                    : m.bodies()[j.body].name);
+  return out;
 }
 
 const Model& model_of(const std::shared_ptr<PyModel>& pm) {
@@ -110,8 +159,23 @@ std::shared_ptr<PyModel> compile_builder(const ModelBuilder& b) {
   return pm;
 }
 
+// `file` made absolute against the working directory (a scene given as text, "<scene>",
+// becomes "<cwd>/<scene>": its includes and meshes resolve in the folder they resolved in)
+std::string absolute_path(const std::string& file) {
+  if (file.empty() || file[0] == '/') return file;
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::absolute(file, ec);
+  return ec ? file : p.lexically_normal().string();
+}
+
+// A model from scene text.  `file` names the scene: includes and meshes resolve next to
+// it, errors name it, and so does the model when the scene has no "name".  `label`, when
+// not empty, is the name the scene was first loaded under: a pickled Model is rebuilt
+// from its absolute path (`origin`, so that it loads in any working directory) and
+// keeps the name and file it had.
 std::shared_ptr<PyModel> from_text(const std::string& text, const std::string& file,
-                                   const std::vector<std::pair<std::string, std::string>>& ov) {
+                                   const std::vector<std::pair<std::string, std::string>>& ov,
+                                   const std::string& label) {
   auto pm = std::make_shared<PyModel>();
   for (const auto& [pointer, value] : ov) pm->overrides.push_back({pointer, value});
   // A URDF or an MJCF (XML) loads as `appell` loads it.  Overrides are JSON Pointers into
@@ -122,7 +186,7 @@ std::shared_ptr<PyModel> from_text(const std::string& text, const std::string& f
   const bool mjcf = is_mjcf_text(text);
   if (!ov.empty() && (mjcf || is_urdf_text(text, file))) {
     const std::string name = file.substr(file.find_last_of('/') + 1);
-    if (name.empty() || file == "<scene>")
+    if (name.empty() || name == "<scene>")
       throw SceneError(file, "",
                        "overrides of an XML model need its file (appell.load_model(path, "
                        "overrides)): the scene that includes it names the file");
@@ -130,12 +194,21 @@ std::shared_ptr<PyModel> from_text(const std::string& text, const std::string& f
     include[mjcf ? "mjcf" : "urdf"] = name;
     scene_text = nlohmann::json{{"include", include}}.dump();
   }
-  Scene scene = ov.empty() ? load_scene_from_string(scene_text, file)
-                           : load_scene_with_overrides(scene_text, file, pm->overrides);
+  Scene scene;
+  try {
+    scene = ov.empty() ? load_scene_from_string(scene_text, file)
+                       : load_scene_with_overrides(scene_text, file, pm->overrides);
+  } catch (const SceneError& e) {
+    // a rebuild's error (a sweep's bad override) names the scene as the user named it
+    if (label.empty() || e.file() != file) throw;
+    throw SceneError(label, e.pointer(), e.message());
+  }
+  if (!label.empty() && scene.model.name == file) scene.model.name = label;
   pm->model = std::make_shared<const Model>(compile(scene));
   pm->settings = scene.settings;
   pm->text = scene_text;
-  pm->file = file;
+  pm->file = label.empty() ? file : label;
+  pm->origin = absolute_path(file);
   return pm;
 }
 
@@ -275,8 +348,8 @@ void bind_state(py::module_& m) {
                     "A state in the joint coordinates of a model's spanning tree: t, q (nq), "
                     "u (nu), as numpy arrays.  Reading q or u gives a read-only copy (it never "
                     "changes or dangles when the State changes); assign whole arrays.")
-      .def(py::init([](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u) {
-             return State{t, q, u};
+      .def(py::init([](double t, const py::object& q, const py::object& u) {
+             return State{t, real_vector(q, "State: q"), real_vector(u, "State: u")};
            }),
            py::arg("t"), py::arg("q"), py::arg("u"),
            "State(t: float, q: array (nq,), u: array (nu,)): copies q and u")
@@ -284,11 +357,11 @@ void bind_state(py::module_& m) {
       // copies, read-only so that s.q[0] = 1 (which would change only the copy) raises
       .def_property(
           "q", [](const State& s) { return read_only(s.q); },
-          [](State& s, const Eigen::VectorXd& q) { s.q = q; },
+          [](State& s, const py::object& q) { s.q = real_vector(q, "State.q"); },
           "q: ndarray (nq,), the joint coordinates (a read-only copy; assign a whole array)")
       .def_property(
           "u", [](const State& s) { return read_only(s.u); },
-          [](State& s, const Eigen::VectorXd& u) { s.u = u; },
+          [](State& s, const py::object& u) { s.u = real_vector(u, "State.u"); },
           "u: ndarray (nu,), the joint quasi-velocities (a read-only copy; assign a whole "
           "array)")
       .def(
@@ -297,12 +370,6 @@ void bind_state(py::module_& m) {
         return "<appell.State t=" + std::to_string(s.t) + " nq=" + std::to_string(s.q.size()) +
                " nu=" + std::to_string(s.u.size()) + ">";
       });
-}
-
-std::vector<std::string> names_of_bodies(const Model& m) {
-  std::vector<std::string> out;
-  for (const Body& b : m.bodies()) out.push_back(b.name);
-  return out;
 }
 
 std::vector<std::string> names_of_constraints(const Model& m) {
@@ -328,7 +395,7 @@ void bind_model_class(py::module_& m) {
           "nrows", [](const PyModel& p) { return p.model->nrows(); },
           "nrows: int, the constraint rows (all constraints, joints included)")
       .def_property_readonly(
-          "bodies", [](const PyModel& p) { return names_of_bodies(*p.model); },
+          "bodies", [](const PyModel& p) { return body_names(*p.model); },
           "bodies: list[str], the body names in model order")
       .def_property_readonly(
           "constraints", [](const PyModel& p) { return names_of_constraints(*p.model); },
@@ -350,10 +417,11 @@ void bind_model_class(py::module_& m) {
             if (p.text.empty()) return py::none();
             std::vector<std::pair<std::string, std::string>> ov;
             for (const Override& o : p.overrides) ov.emplace_back(o.pointer, o.value);
-            return py::make_tuple(p.text, p.file, ov);
+            return py::make_tuple(p.text, p.origin, ov, p.file);
           },
-          "(scene text, file name, [(pointer, JSON value)]) when the model came from a "
-          "scene, else None: what a Dask worker rebuilds it from")
+          "(scene text, absolute file path, [(pointer, JSON value)], file name as given) "
+          "when the model came from a scene, else None: what a pickle and a Dask worker "
+          "rebuild it from, in any working directory")
       .def_property_readonly(
           "has_callables", [](const PyModel& p) { return p.callables; },
           "has_callables: bool, True when it holds Python forces or constraints")
@@ -373,9 +441,11 @@ void bind_model(py::module_& m) {
         "_compile(builder: ModelBuilder) -> Model (appell.compile() wraps it)");
   m.def("_load_model_text", &from_text, py::arg("text"), py::arg("file"),
         py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},
-        "_load_model_text(text: str, file: str, overrides: list[tuple[str, str]] = []) -> "
-        "Model\n\nA model from scene text with overrides [(JSON Pointer, JSON value text)]; raises "
-        "SceneError");
+        py::arg("label") = std::string(),
+        "_load_model_text(text: str, file: str, overrides: list[tuple[str, str]] = [], label: "
+        "str = '') -> Model\n\nA model from scene text with overrides [(JSON Pointer, JSON "
+        "value text)]; label: the file name it goes by when `file` is the absolute path of a "
+        "Model's source (a pickle); raises SceneError");
   m.def("_read_scene_text", &read_scene_text, py::arg("path"),
         "_read_scene_text(path: str) -> str: a scene file's text; raises SceneError");
 }

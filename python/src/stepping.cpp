@@ -9,7 +9,9 @@
 //
 // A Simulator is appell::Simulation's start()/step(): stepping it in any number of calls
 // makes the same steps, bit for bit, as one whole run (appell.simulate()).
+#include <cmath>
 #include <map>
+#include <mutex>
 
 #include "appell/joint_forces.hpp"
 #include "appell/state_space.hpp"
@@ -98,7 +100,13 @@ Inputs make_inputs(const std::shared_ptr<PyModel>& pm, const std::vector<std::st
     std::shared_ptr<const Joint> j;
     for (const ConstraintPtr& c : m.constraints())
       if (c->name() == name) j = std::dynamic_pointer_cast<const Joint>(c);
-    if (!j) throw std::invalid_argument("Simulator(): actuated: no joint named '" + name + "'");
+    if (!j) {
+      std::vector<std::string> joints;
+      for (const ConstraintPtr& c : m.constraints())
+        if (std::dynamic_pointer_cast<const Joint>(c)) joints.push_back(c->name());
+      throw std::invalid_argument("Simulator(): actuated: no joint named '" + name +
+                                  "'; joints: " + name_list(joints));
+    }
     if (in.values.count(name))
       throw std::invalid_argument(
           "Simulator(): actuated: joint '" + name +
@@ -137,8 +145,113 @@ class Simulator {
     if (state) check_state(*inputs_.model, *state, "Simulator()");
   }
 
+  // Every method takes the Simulator's lock (ObjectLock, bindings.hpp): step() runs with
+  // the GIL released, and the run's Python forces give it up while they run, so two Python
+  // threads could otherwise step or read one Simulator at once.
+
+  // n accepted steps (fewer when the run finishes or fails); true while it can go on
+  bool step(long n) {
+    if (n < 0) throw std::invalid_argument("step(): n must be >= 0, got " + std::to_string(n));
+    const auto held = lock_.hold("Simulator.step()");
+    start();
+    py::gil_scoped_release release;
+    for (long k = 0; k < n && sim_.running(); ++k) sim_.step(observer());
+    return sim_.running();
+  }
+
+  // steps until the time reaches t (or the run ends)
+  bool advance_to(double t) {
+    if (!std::isfinite(t))
+      throw std::invalid_argument("advance_to(): t must be a finite time, got " +
+                                  std::string(std::isnan(t) ? "nan"
+                                              : t > 0       ? "inf"
+                                                            : "-inf"));
+    const auto held = lock_.hold("Simulator.advance_to()");
+    start();
+    py::gil_scoped_release release;
+    while (sim_.running() && sim_.time() < t) sim_.step(observer());
+    return sim_.running();
+  }
+
+  double time() {
+    const auto held = lock_.hold("Simulator.t");
+    start();
+    return sim_.time();
+  }
+  bool running() {
+    const auto held = lock_.hold("Simulator.running");
+    start();
+    return sim_.running();
+  }
+
+  // the joint coordinates of the state reached (a copy)
+  State state() {
+    const auto held = lock_.hold("Simulator.state");
+    start();
+    space_->to_maximal(sim_.state(), sim_.time(), data_);
+    State s = state_from_bodies(*inputs_.model, data_.body);
+    s.t = sim_.time();
+    return s;
+  }
+
+  py::dict info() {
+    const auto held = lock_.hold("Simulator.info");
+    return info_locked();
+  }
+
+  py::tuple samples() {
+    const auto held = lock_.hold("Simulator.samples()");
+    return py::make_tuple(traj_.columns(), as_array(traj_.values(), traj_.rows(), traj_.cols()),
+                          info_locked());
+  }
+
+  const std::shared_ptr<PyModel>& model() const { return pm_; }
+
+  // the inputs by joint name: the value given, or None while the scene's force acts
+  py::dict inputs() {
+    const auto held = lock_.hold("Simulator.inputs");
+    py::dict d;
+    for (const std::string& name : inputs_.names) {
+      const InputValue& v = *inputs_.values.at(name);
+      d[py::str(name)] = v.given ? py::cast(Eigen::VectorXd(v.value)) : py::none();
+    }
+    return d;
+  }
+
+  // the input of joint `name` from the next evaluation on (the next step's first stage was
+  // evaluated before, at the instant reached): its nu values (a number for nu = 1), or None
+  // to give the joint back to the scene's force
+  void set_input(const std::string& name, const py::object& value) {
+    const auto held = lock_.hold("Simulator.set_input()");
+    const auto it = inputs_.values.find(name);
+    if (it == inputs_.values.end()) {
+      std::string known;
+      for (const std::string& n : inputs_.names) known += (known.empty() ? "'" : ", '") + n + "'";
+      throw std::invalid_argument("set_input(): no input '" + name +
+                                  "'; the inputs are the joints with a joint_torque "
+                                  "in the scene and those named in Simulator(..., actuated=[...])" +
+                                  (known.empty() ? std::string(" (none here)") : ": " + known));
+    }
+    InputValue& v = *it->second;
+    if (value.is_none()) {
+      v.given = false;
+      return;
+    }
+    const Eigen::VectorXd x = real_vector(value, "set_input(): value");
+    if (x.size() != v.value.size())
+      throw std::invalid_argument("set_input(): joint '" + name + "' takes " +
+                                  std::to_string(v.value.size()) + " values, got " +
+                                  std::to_string(x.size()));
+    if (!x.allFinite())
+      throw std::invalid_argument("set_input(): the input of joint '" + name + "' is not finite");
+    v.value = x;
+    v.given = true;
+  }
+
+ private:
   // The run starts (initial conditions, the t = 0 sample) when it is first stepped or
-  // read, so that inputs set before that act from t = 0 on, as a scene's would.
+  // read, so that inputs set before that act from t = 0 on, as a scene's would.  The lock
+  // is held.
   void start() {
     if (started_) return;
     started_ = true;
@@ -149,42 +262,7 @@ class Simulator {
       sim_.start(observer());
   }
 
-  // n accepted steps (fewer when the run finishes or fails); true while it can go on
-  bool step(long n) {
-    if (n < 0) throw std::invalid_argument("step(): n must be >= 0, got " + std::to_string(n));
-    start();
-    py::gil_scoped_release release;
-    for (long k = 0; k < n && sim_.running(); ++k) sim_.step(observer());
-    return sim_.running();
-  }
-
-  // steps until the time reaches t (or the run ends)
-  bool advance_to(double t) {
-    start();
-    py::gil_scoped_release release;
-    while (sim_.running() && sim_.time() < t) sim_.step(observer());
-    return sim_.running();
-  }
-
-  double time() {
-    start();
-    return sim_.time();
-  }
-  bool running() {
-    start();
-    return sim_.running();
-  }
-
-  // the joint coordinates of the state reached (a copy)
-  State state() {
-    start();
-    space_->to_maximal(sim_.state(), sim_.time(), data_);
-    State s = state_from_bodies(*inputs_.model, data_.body);
-    s.t = sim_.time();
-    return s;
-  }
-
-  py::dict info() {
+  py::dict info_locked() {
     start();
     const SimulationResult& r = sim_.result();
     py::dict i;
@@ -212,55 +290,6 @@ class Simulator {
     return i;
   }
 
-  py::tuple samples() {
-    return py::make_tuple(traj_.columns(), as_array(traj_.values(), traj_.rows(), traj_.cols()),
-                          info());
-  }
-
-  const std::shared_ptr<PyModel>& model() const { return pm_; }
-
-  // the inputs by joint name: the value given, or None while the scene's force acts
-  py::dict inputs() const {
-    py::dict d;
-    for (const std::string& name : inputs_.names) {
-      const InputValue& v = *inputs_.values.at(name);
-      d[py::str(name)] = v.given ? py::cast(Eigen::VectorXd(v.value)) : py::none();
-    }
-    return d;
-  }
-
-  // the input of joint `name` from the next evaluation on (the next step's first stage was
-  // evaluated before, at the instant reached): its nu values (a number for nu = 1), or None
-  // to give the joint back to the scene's force
-  void set_input(const std::string& name, const py::object& value) {
-    const auto it = inputs_.values.find(name);
-    if (it == inputs_.values.end()) {
-      std::string known;
-      for (const std::string& n : inputs_.names) known += (known.empty() ? "'" : ", '") + n + "'";
-      throw std::invalid_argument("set_input(): no input '" + name +
-                                  "'; the inputs are the joints with a joint_torque "
-                                  "in the scene and those named in Simulator(..., actuated=[...])" +
-                                  (known.empty() ? std::string(" (none here)") : ": " + known));
-    }
-    InputValue& v = *it->second;
-    if (value.is_none()) {
-      v.given = false;
-      return;
-    }
-    const Eigen::VectorXd x = py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value)
-                                  ? Eigen::VectorXd::Constant(1, value.cast<double>())
-                                  : value.cast<Eigen::VectorXd>();
-    if (x.size() != v.value.size())
-      throw std::invalid_argument("set_input(): joint '" + name + "' takes " +
-                                  std::to_string(v.value.size()) + " values, got " +
-                                  std::to_string(x.size()));
-    if (!x.allFinite())
-      throw std::invalid_argument("set_input(): the input of joint '" + name + "' is not finite");
-    v.value = x;
-    v.given = true;
-  }
-
- private:
   static SolverOptions solver_of(const Simulation& sim) {
     SolverOptions o;
     o.formulation = sim.state_space().formulation();
@@ -284,6 +313,7 @@ class Simulator {
   Data data_;
   std::optional<State> initial_;
   bool started_ = false;
+  ObjectLock lock_;
 };
 
 py::array_t<double> matrix(const Mat3& m) {
