@@ -10,8 +10,8 @@
 //                actuated joints' columns (cli/joint_outputs.hpp).
 //
 // Outputs are safe (docs/scene-format.md, "Outputs"): every path is checked before the run
-// (writable, not the scene, not another output); a regular file is written to a temporary
-// beside it and renamed onto its path only when complete (or, after a numerical failure,
+// (writable, none of the files the run reads, not another output); a regular file is written to a
+// temporary beside it and renamed onto its path only when complete (or, after a numerical failure,
 // holding the rows computed until then), so an existing file is never left truncated;
 // every write and the close are checked.  Devices and pipes (/dev/stdout, /dev/full) are
 // written in place.
