@@ -86,13 +86,16 @@ py::dict linear_model(const std::shared_ptr<PyModel>& pm, const std::optional<St
   // The constraint manifold, as `appell linearize` checks it (cli/linearize.cpp): the
   // holonomic rows must hold at s (initial_conditions(), tolerance 1e-6), else ValueError
   // with its message.  The model's own initial state is taken as a run starts from it
-  // (velocities projected); a given state's velocities are linearize()'s to check.
-  Data d0(m);
-  InitialConditions start;
-  if (initial_conditions(m, d0, s, SolverOptions{}, &start) == SolveStatus::Inconsistent &&
-      !start.projected)
-    throw std::invalid_argument("linearize(): " + d0.diagnostics.message);
-  if (!state && start.projected) s = start.state;
+  // (velocities projected); a given state's velocities are linearize()'s to check.  A
+  // model where nothing moves (nu = 0) has neither.
+  if (m.tree().nu > 0) {
+    Data d0(m);
+    InitialConditions start;
+    if (initial_conditions(m, d0, s, SolverOptions{}, &start) == SolveStatus::Inconsistent &&
+        !start.projected)
+      throw std::invalid_argument("linearize(): " + d0.diagnostics.message);
+    if (!state && start.projected) s = start.state;
+  }
   const TreeModel& tree = m.tree();
   std::vector<std::string> names(tree.nu);
   for (const TreeJoint& t : tree.joints)

@@ -157,3 +157,14 @@ def test_a_pickled_model_loads_in_another_working_directory(scene, overrides, tm
     # and a sweep that rebuilds it with overrides, from here
     sr = appell.sweep(model, runs=[{"/gravity": [0, 0, -3.0]}], duration=0.001, progress=False)
     assert sr[0]["status"] == "completed", sr[0]["message"]
+
+
+def test_linearize_where_nothing_moves_has_no_manifold_to_check():
+    b = appell.ModelBuilder()
+    b.gravity = (0, 0, -9.81)
+    b.add_body("a", mass=1.0, position=(0, 0, -1))
+    b.add_joint("fixed", "world", "a", name="weld")
+    still = appell.compile(b)
+    assert still.nu == 0
+    for lin in (appell.linearize(still, still.initial_state()), appell.linearize(still)):
+        assert lin["A"].shape == (0, 0) and lin["coordinates"] == []
