@@ -36,6 +36,9 @@ struct UrdfScene {
   std::vector<std::string> warnings;
   nlohmann::json settings = nlohmann::json::object();
   std::map<std::string, std::pair<std::string, std::string>> located;
+  // what an MJCF's forces and constraints are to MuJoCo's <flag> switches (a scene's
+  // "disable"): "/forces/3" → "passive" or "actuation", "/constraints/7" → "equality"
+  std::map<std::string, std::string> kinds;
 };
 
 // Reads a URDF; a floating base when `floating_base` (a free joint "root_joint" from the
