@@ -1183,9 +1183,9 @@ class Converter {
   }
 
   // ---- sizes --------------------------------------------------------------------------
-  // The bodies and joints of <worldbody> counted before any is built (a walk of the
-  // elements, O(n)): past the scene's limits (SceneLimits), the first one past is the
-  // error, before the work of converting 50,000 bodies that would be refused after it
+  // The bodies, joints and each body's geoms of <worldbody> counted before any is built (a
+  // walk of the elements, O(n)): past the scene's limits (SceneLimits), the first one past
+  // is the error, before the work of converting 50,000 bodies that would be refused after it
   void count_tree() const {
     size_t bodies = 0, joints = 0;
     std::vector<const XMLElement*> stack;
@@ -1194,8 +1194,12 @@ class Converter {
     while (!stack.empty()) {
       const XMLElement* at = stack.back();
       stack.pop_back();
+      size_t geoms = 0;  // of this body: its shapes (a scene's list of one body's shapes)
       for (const XMLElement* c = at->FirstChildElement(); c; c = c->NextSiblingElement()) {
         const std::string n = c->Name();
+        if (n == "geom" && ++geoms > SceneLimits::kMaxBodies)
+          fail(*c, "more than the limit of " + std::to_string(SceneLimits::kMaxBodies) +
+                       " geoms in one body");
         if (n == "body") {
           if (++bodies > SceneLimits::kMaxBodies)
             fail(*c,

@@ -69,6 +69,16 @@ TEST(XmlLimits, BodiesAreCountedFirst) {
             "model.xml:10002: /mujoco/worldbody/body[10001]: more than the limit of 10000 bodies");
 }
 
+// 12,000 geoms in one body: refused at the 10,001st (a body's shapes are one list)
+TEST(XmlLimits, GeomsOfOneBodyAreCountedFirst) {
+  std::string xml = "<mujoco><worldbody><body name='b'><joint/>\n";
+  for (int i = 0; i < 12000; ++i) xml += "<geom size='0.1'/>\n";
+  xml += "</body></worldbody></mujoco>";
+  EXPECT_EQ(error_of(xml),
+            "model.xml:10002: /mujoco/worldbody/body/geom[10001]: more than the "
+            "limit of 10000 geoms in one body");
+}
+
 // 2,000 default classes under a main class of 50,000 attributes, used by 5,000 geoms: a
 // class holds only what its own <default> says (copying the main's into each class took
 // some 10 GB); every geom still reads the main's density through its class
