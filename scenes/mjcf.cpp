@@ -30,6 +30,24 @@ namespace {
 constexpr int kMaxMjcfDepth = 96;
 constexpr double kPi = 3.14159265358979323846;
 constexpr const char kNoKey[] = "no <keyframe><key name=\"";
+// warnings kept (the others counted in one more line): a file of 100,000 unread elements
+// prints 101 lines, not 100,000
+constexpr size_t kMaxWarnings = 100;
+
+// The bounds of the XML outline's scan for an MJCF (scenes/xml_outline.hpp)
+XmlLimits mjcf_limits() {
+  XmlLimits l;
+  l.max_depth = kMaxMjcfDepth;
+  return l;
+}
+// the scan's first element past a limit, as an error at FILE:LINE
+void located_outline_defect(const XmlOutline& o, const XmlLimits& limits, const std::string& file) {
+  const std::string defect = outline_defect(o, limits);
+  if (defect.empty()) return;
+  const int line = o.too_deep_line > 0 ? o.too_deep_line : o.too_many_line;
+  const std::string prefix = "line " + std::to_string(line) + ": ";
+  throw SceneError(file + ":" + std::to_string(line), "", defect.substr(prefix.size()));
+}
 
 json to_json(const Vec3& v) {
   return json::array({v.x(), v.y(), v.z()});
@@ -125,12 +143,13 @@ struct JointInfo {
   size_t constraint = 0;  // its index in the scene's "constraints"
   bool limited = false;
   double lower = 0, upper = 0;  // radians or metres
+  double ref = 0;               // qpos0 (a hinge's or slide's `ref`), radians or metres
 };
 
 class Converter {
  public:
-  Converter(const std::string& file, UrdfScene& out, const std::string& keyframe)
-      : file_(file), keyframe_(keyframe), out_(out) {
+  Converter(const std::string& file, UrdfScene& out, const std::string& keyframe, size_t elements)
+      : file_(file), keyframe_(keyframe), out_(out), elements_(elements) {
     out_.doc = {{"bodies", json::array()}, {"constraints", json::array()}};
   }
 
@@ -147,6 +166,7 @@ class Converter {
     // the top-level elements, each <include> replaced by its file's (MuJoCo's rule)
     std::vector<std::string> chain = {file_};
     expand(root, chain);
+    count_tree();
     const auto each = [&](const char* name, const auto& f) {
       for (const XMLElement* e : top_)
         if (std::string(e->Name()) == name) f(*e);
@@ -158,6 +178,7 @@ class Converter {
     // the bodies and joints before what names them (actuators, equalities), in any order
     each("asset", [&](const XMLElement& e) { assets(e); });
     each("worldbody", [&](const XMLElement& e) { worldbody(e); });
+    name_sites();
     // the tendons before the actuators that name them; the selected keyframe's controls
     each("tendon", [&](const XMLElement& e) { tendons(e); });
     find_keyframe();
@@ -185,34 +206,49 @@ class Converter {
     }
     if (key_) apply_keyframe(*key_);
     for (const auto& w : attribute_warnings_) {
+      if (out_.warnings.size() >= kMaxWarnings) {
+        ++dropped_warnings_;
+        continue;
+      }
       std::string text = w.second.first;
       if (w.second.second > 1)
         text += " (and " + std::to_string(w.second.second - 1) + " more like it)";
       out_.warnings.push_back(text);
     }
+    if (dropped_warnings_ > 0)
+      out_.warnings.push_back(file_ + ": " + std::to_string(dropped_warnings_) +
+                              " more warnings not shown (the first " +
+                              std::to_string(kMaxWarnings) + " are)");
   }
 
  private:
   // ---- locations --------------------------------------------------------------------
-  // "/mujoco/worldbody/body[2]": an index among siblings of the same name when there are several
-  static std::string path(const XMLElement& e) {
-    std::vector<std::string> parts;
-    for (const XMLElement* at = &e; at; at = at->Parent() ? at->Parent()->ToElement() : nullptr) {
-      std::string part = at->Name();
-      const XMLElement* parent = at->Parent() ? at->Parent()->ToElement() : nullptr;
-      if (parent) {
-        int index = 0, count = 0;
-        for (const XMLElement* s = parent->FirstChildElement(at->Name()); s;
-             s = s->NextSiblingElement(at->Name())) {
-          ++count;
-          if (s == at) index = count;
-        }
-        if (count > 1) part += "[" + std::to_string(index) + "]";
+  // "/mujoco/worldbody/body[2]": an index among siblings of the same name when there are
+  // several.  O(depth) a call: a parent's children are indexed once, at the first path
+  // through it, and the paths of parents are kept (so that a warning or a location for
+  // each of 100,000 siblings costs 100,000 steps, not 100,000²)
+  std::string path(const XMLElement& e) const {
+    const auto known = paths_.find(&e);
+    if (known != paths_.end()) return known->second;
+    const XMLElement* parent = e.Parent() ? e.Parent()->ToElement() : nullptr;
+    std::string part = e.Name();
+    if (parent) {
+      auto kids = children_.find(parent);
+      if (kids == children_.end()) {
+        // each child's index among its parent's children of its name, and their count
+        Siblings table;
+        std::map<std::string, int> count;
+        for (const XMLElement* c = parent->FirstChildElement(); c; c = c->NextSiblingElement())
+          table.index[c] = ++count[c->Name()];
+        table.count = std::move(count);
+        kids = children_.emplace(parent, std::move(table)).first;
       }
-      parts.push_back(part);
+      if (kids->second.count.at(e.Name()) > 1)
+        part += "[" + std::to_string(kids->second.index.at(&e)) + "]";
     }
-    std::string p;
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) p += "/" + *it;
+    std::string p = (parent ? path(*parent) : std::string()) + "/" + part;
+    // the paths of elements with children (bodies, defaults): each is a prefix again
+    if (e.FirstChildElement()) paths_.emplace(&e, p);
     return p;
   }
   std::string where(const XMLElement& e) const {
@@ -222,7 +258,12 @@ class Converter {
   [[noreturn]] void fail(const XMLElement& e, const std::string& what) const {
     throw SceneError(where(e), path(e), what);
   }
+  // a warning, kept when fewer than kMaxWarnings are (the others are counted)
   void warn(const XMLElement& e, const std::string& what) {
+    if (out_.warnings.size() >= kMaxWarnings) {
+      ++dropped_warnings_;
+      return;
+    }
     out_.warnings.push_back(where(e) + ": " + path(e) + ": " + what);
   }
   void check_attributes(const XMLElement& e) {
@@ -241,18 +282,25 @@ class Converter {
 
   // ---- attributes, with default classes ---------------------------------------------
   using Attrs = std::map<std::string, std::string>;  // attribute → value
-  using Class = std::map<std::string, Attrs>;        // element name → its defaults
+  // A default class: the attributes its own <default> gives each element kind, and the
+  // class it is nested in.  A class holds only its own (a look-up walks up the chain, at
+  // most as deep as the XML nests): nothing is copied per class or per use, so the memory
+  // is the size of the <default> elements, however many classes and uses there are.
+  struct Class {
+    const Class* parent = nullptr;
+    std::map<std::string, Attrs> own;  // element name → the attributes this class sets
+  };
   // the value of `name` on e, else from e's class (its own "class", else the enclosing
-  // body's childclass, else "main"); null when neither says it
+  // body's childclass, else "main") or the classes it is nested in; null when none says it
   std::optional<std::string> attr(const XMLElement& e, const char* name) {
     if (const char* v = e.Attribute(name)) return std::string(v);
-    const Class* c = class_of(e);
-    if (!c) return std::nullopt;
-    const auto el = c->find(e.Name());
-    if (el == c->end()) return std::nullopt;
-    const auto a = el->second.find(name);
-    if (a == el->second.end()) return std::nullopt;
-    return a->second;
+    for (const Class* c = class_of(e); c; c = c->parent) {
+      const auto el = c->own.find(e.Name());
+      if (el == c->own.end()) continue;
+      const auto a = el->second.find(name);
+      if (a != el->second.end()) return a->second;
+    }
+    return std::nullopt;
   }
   const Class* class_of(const XMLElement& e) {
     std::string cls = "main";
@@ -335,8 +383,43 @@ class Converter {
       if (!(dt > 0)) fail(e, "attribute 'timestep': expected a number > 0");
       out_.settings["integrator"] = {{"dt", dt}};
     }
-    for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement())
-      warn(*c, "not supported, ignored");
+    for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement()) {
+      if (std::string(c->Name()) == "flag")
+        flags(*c);
+      else
+        warn(*c, "not supported, ignored");
+    }
+  }
+  // <flag NAME="disable">: the switches a scene's "disable" has (contact, limit,
+  // frictionloss, passive, actuation, equality; constraint is the first four and equality);
+  // gravity="disable" is zero gravity; the others are warned about
+  void flags(const XMLElement& e) {
+    static const std::set<std::string> scene = {"contact", "limit",     "frictionloss",
+                                                "passive", "actuation", "equality"};
+    std::set<std::string> off;
+    if (out_.settings.contains("disable"))
+      for (const auto& n : out_.settings["disable"]) off.insert(n.get<std::string>());
+    for (const tinyxml2::XMLAttribute* a = e.FirstAttribute(); a; a = a->Next()) {
+      const std::string name = a->Name(), value = a->Value();
+      if (value != "enable" && value != "disable")
+        fail(e, "attribute '" + name + "': expected enable or disable, got '" + value + "'");
+      const bool disable = value == "disable";
+      if (scene.count(name) || name == "constraint" || name == "gravity") {
+        if (!disable) continue;  // on by default
+        if (name == "gravity")
+          out_.settings["gravity"] = to_json(Vec3::Zero());
+        else if (name == "constraint")
+          off.insert({"contact", "limit", "frictionloss", "equality"});
+        else
+          off.insert(name);
+        continue;
+      }
+      auto& w = attribute_warnings_["flag@" + name];
+      if (w.second++ == 0)
+        w.first = where(e) + ": " + path(e) + ": flag '" + name + "' not supported, ignored";
+    }
+    if (!off.empty())
+      out_.settings["disable"] = json(std::vector<std::string>(off.begin(), off.end()));
   }
   static Vec3 vec(const std::vector<double>& v) { return Vec3(v[0], v[1], v[2]); }
 
@@ -348,7 +431,8 @@ class Converter {
     else if (parent)
       fail(e, "a nested <default> needs a class name");
     if (classes_.count(name)) fail(e, "default class '" + name + "' is defined twice");
-    Class cls = parent ? *parent : Class{};
+    Class cls;
+    cls.parent = parent;
     ActuatorSpec act = parent ? actuator_defaults_.at(parent_name) : ActuatorSpec{};
     for (const XMLElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement()) {
       const std::string n = c->Name();
@@ -364,11 +448,10 @@ class Converter {
       }
       check_attributes(*c);
       for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a; a = a->Next())
-        cls[n][a->Name()] = a->Value();
+        cls.own[n][a->Name()] = a->Value();
     }
-    classes_[name] = cls;
+    const Class& stored = classes_[name] = std::move(cls);  // a map: its address stays
     actuator_defaults_[name] = act;
-    const Class& stored = classes_[name];
     for (const XMLElement* c = e.FirstChildElement("default"); c;
          c = c->NextSiblingElement("default"))
       defaults(*c, &stored, name);
@@ -512,7 +595,8 @@ class Converter {
     if (g.type == "mesh") {
       // the mesh's own frame at the geom's pose (MuJoCo moves its vertices to their centre
       // of mass and the geom by as much: the same place)
-      if (has(e, "fromto")) fail(e, "attribute 'fromto' applies to a capsule, cylinder or box");
+      if (has(e, "fromto"))
+        fail(e, "attribute 'fromto' applies to a capsule, cylinder, box or ellipsoid");
       const std::string name = text(e, "mesh", "");
       if (name.empty()) fail(e, "a mesh geom needs attribute 'mesh'");
       const auto it = meshes_.find(name);
@@ -521,8 +605,8 @@ class Converter {
       return true;
     }
     if (has(e, "fromto")) {
-      if (g.type != "capsule" && g.type != "cylinder" && g.type != "box")
-        fail(e, "attribute 'fromto' applies to a capsule, cylinder or box");
+      if (g.type != "capsule" && g.type != "cylinder" && g.type != "box" && g.type != "ellipsoid")
+        fail(e, "attribute 'fromto' applies to a capsule, cylinder, box or ellipsoid");
       if (e.Attribute("pos") || e.Attribute("quat") || e.Attribute("euler") ||
           e.Attribute("axisangle") || e.Attribute("xyaxes") || e.Attribute("zaxis"))
         fail(e, "attribute 'fromto' and a pos or orientation together");
@@ -532,9 +616,11 @@ class Converter {
       g.f.p = (a + b) / 2;
       g.f.R = Quat::FromTwoVectors(Vec3::UnitZ(), (b - a).normalized()).toRotationMatrix();
       const double half = (b - a).norm() / 2;
-      if (g.type == "box") {
-        need(2);
-        g.half = Vec3(size[0], size[1], half);
+      if (g.type == "box" || g.type == "ellipsoid") {
+        // MuJoCo's: size[0] is the half-width across the segment, both ways (a second
+        // size is not read)
+        need(1);
+        g.half = Vec3(size[0], size[0], half);
       } else {
         need(1);
         g.r = size[0];
@@ -719,7 +805,8 @@ class Converter {
   struct Frame {
     std::string body;  // a scene body, or "world"
     Pose f;
-    Pose w;  // the same frame in the world at the reference pose (qpos0)
+    Pose w;               // the same frame in the world at the reference pose (qpos0)
+    bool moving = false;  // a joint moves it (MuJoCo's body that is not static)
   };
 
   void worldbody(const XMLElement& w) {
@@ -764,6 +851,11 @@ class Converter {
       if (n == "geom") {
         Geom g;
         if (geom(*c, g, true)) {
+          // a plane bounds a half-space of the world: MuJoCo refuses one that would move
+          if (g.type == "plane" && at.moving)
+            fail(*c,
+                 "a plane is allowed only on the world or a body welded to it (MuJoCo's "
+                 "static bodies); this body moves");
           if (g.type == "ellipsoid") {
             auto& w = attribute_warnings_["geom/ellipsoid"];
             if (w.second++ == 0)
@@ -811,10 +903,24 @@ class Converter {
     }
     const std::string defect = name_defect(name);
     if (!defect.empty()) fail(e, "the name " + defect);
-    if (!sites_.emplace(name, &e).second || names_.count(name) || std::string(name) == "world")
-      fail(e, "the site name '" + std::string(name) + "' is taken");
+    // MuJoCo's names are per kind of element: two sites may not share one, a site and a
+    // body may (the site then names no frame, below)
+    if (!sites_.emplace(name, &e).second)
+      fail(e, "a second site named '" + std::string(name) + "'");
     const Pose f = pose(e);
-    out_.aliases[name] = Alias{at.body, at.f.p + at.f.R * f.p, at.f.R * f.R};
+    site_aliases_.push_back({name, Alias{at.body, at.f.p + at.f.R * f.p, at.f.R * f.R}, &e});
+  }
+  // the sites' names as names of their bodies, once every body is named: a site named like
+  // a body (or "world") keeps the name for the body, with a warning
+  void name_sites() {
+    for (const SiteAlias& a : site_aliases_) {
+      if (names_.count(a.name) || a.name == "world") {
+        warn(*a.element, "the site '" + a.name + "' has the name of a body; the name means the " +
+                             "body, the site names no frame");
+        continue;
+      }
+      out_.aliases[a.name] = a.alias;
+    }
   }
 
   void add_shape(const Frame& at, const json& s) {
@@ -839,13 +945,14 @@ class Converter {
     const std::string defect = name_defect(name);
     if (!defect.empty()) fail(e, "the name " + defect);
     if (name == "world") fail(e, "the name 'world' is the ground's");
-    if (!names_.insert(name).second || sites_.count(name))
-      fail(e, "duplicate body name '" + name + "'");
+    if (!names_.insert(name).second) fail(e, "duplicate body name '" + name + "'");
     const Pose local = pose(e);
     const Pose W{parent.w.p + parent.w.R * local.p, parent.w.R * local.R};
     body_world_[name] = W;
     element_name_[&e] = name;
-    const Frame here{parent.body, Pose{parent.f.p + parent.f.R * local.p, parent.f.R * local.R}, W};
+    body_element_[name] = &e;
+    const Frame here{parent.body, Pose{parent.f.p + parent.f.R * local.p, parent.f.R * local.R}, W,
+                     parent.moving};
 
     // joints
     std::vector<const XMLElement*> joints;
@@ -918,10 +1025,8 @@ class Converter {
       const std::string tk = text(jk, "type", "hinge");
       if (tk == "free") fail(jk, "a free joint must be the body's only joint");
       const Vec3 ok = vec(get(jk, "pos", 3, 3, {0, 0, 0}));
-      std::string frame =
-          name + "/" +
-          (jk.Attribute("name") ? jk.Attribute("name") : "joint" + std::to_string(k + 1));
-      while (names_.count(frame) || sites_.count(frame)) frame += "'";
+      std::string frame = name + "/" + joint_name(jk);
+      while (names_.count(frame)) frame += "'";
       const std::string frame_defect = name_defect(frame);
       if (!frame_defect.empty()) fail(jk, "the name " + frame_defect);
       names_.insert(frame);
@@ -935,7 +1040,7 @@ class Converter {
       out_.doc["bodies"].push_back(fb);
       body_index_[frame] = out_.doc["bodies"].size() - 1;
       add_joint(e, &jk, tk, frame, at, ok - at_offset);
-      at = Frame{frame, Pose{Vec3::Zero(), Mat3::Identity()}, W};
+      at = Frame{frame, Pose{Vec3::Zero(), Mat3::Identity()}, W, true};
       at_offset = ok;
     }
 
@@ -959,18 +1064,24 @@ class Converter {
     out_.located[body_pointer] = {where(e), path(e)};
     out_.doc["bodies"].push_back(b);
     body_index_[name] = out_.doc["bodies"].size() - 1;
-    const Frame link{name, Pose{-offset, Mat3::Identity()}, W};
+    const Frame link{name, Pose{-offset, Mat3::Identity()}, W, here.moving || j != nullptr};
     add_joint(e, j, type, name, at, offset - at_offset);
     contents(e, link, false);
     return link;
   }
 
+  // an MJCF joint's name: its own, else "joint<N>" with N MuJoCo's id of the joint + 1
+  // (joints counted in MuJoCo's order, the welds of bodies without joints not)
+  std::string joint_name(const XMLElement& j) const {
+    const char* n = j.Attribute("name");
+    return n && *n ? std::string(n) : "joint" + std::to_string(joint_count_ + 1);
+  }
+
   void add_joint(const XMLElement& body, const XMLElement* j, const std::string& type,
                  const std::string& child, const Frame& at, const Vec3& offset) {
-    ++joint_count_;
     const XMLElement& e = j ? *j : body;
-    std::string name = j && j->Attribute("name") ? j->Attribute("name") : "";
-    if (name.empty()) name = j ? "joint" + std::to_string(joint_count_) : child + "_weld";
+    const std::string name = j ? joint_name(*j) : child + "_weld";
+    if (j) ++joint_count_;
     const std::string defect = name_defect(name);
     if (!defect.empty()) fail(e, "the name " + defect);
     const JointType* t =
@@ -992,15 +1103,28 @@ class Converter {
       joint["origin"] = {{"xyz", to_json(p)}, {"rpy", to_json(rpy_of(at.f.R))}};
     }
     JointProperties props;
+    double ref = 0;
     if (j) {
+      Vec3 axis = Vec3::UnitZ();
       if (t->syntax().axes == 1) {
-        const Vec3 axis = vec(get(*j, "axis", 3, 3, {0, 0, 1}));
+        axis = vec(get(*j, "axis", 3, 3, {0, 0, 1}));
         if (!(axis.norm() > 1e-12)) fail(*j, "attribute 'axis': a zero direction");
-        joint["axis"] = to_json(axis.normalized());
+        axis.normalize();
+        joint["axis"] = to_json(axis);
       }
       const double scale = type == "hinge" ? angle(1) : 1.0;
-      if (get1(*j, "ref", 0) != 0)
-        warn(*j, "attribute 'ref' (a nonzero reference) not supported, ignored");
+      // MuJoCo's coordinate of a hinge or slide is qpos, the body as written at qpos0 =
+      // ref: appell's q = 0 (the reference pose) is the body turned or slid by −ref, so that
+      // q is qpos, and the limits, spring rest and keyframes need no shift
+      if (type == "hinge" || type == "slide") ref = get1(*j, "ref", 0) * scale;
+      if (ref != 0) {
+        if (type == "hinge")
+          joint["origin"]["rpy"] =
+              to_json(rpy_of(at.f.R * Eigen::AngleAxisd(-ref, axis).toRotationMatrix()));
+        else
+          joint["origin"]["xyz"] = to_json(p - at.f.R * axis * ref);
+        joint["q"] = ref;
+      }
       props.armature = get1(*j, "armature", 0);
       if (!(props.armature >= 0)) fail(*j, "attribute 'armature': expected a number >= 0");
       props.damping = get1(*j, "damping", 0);
@@ -1034,18 +1158,20 @@ class Converter {
     }
     const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
     if (j) {
-      joints_[name] =
-          JointInfo{type, out_.doc["constraints"].size(), props.limited, props.lower, props.upper};
+      joints_[name] = JointInfo{
+          type, out_.doc["constraints"].size(), props.limited, props.lower, props.upper, ref};
       joint_order_.push_back(name);
       const double k = get1(*j, "stiffness", 0);
       if (!(k >= 0)) fail(*j, "attribute 'stiffness': expected a number >= 0");
       if (k > 0) {
         if (type == "hinge" || type == "slide") {
           const double scale = type == "hinge" ? angle(1) : 1.0;
-          add_force(*j, {{"type", "joint_spring"},
-                         {"joint", name},
-                         {"stiffness", k},
-                         {"rest", get1(*j, "springref", 0) * scale}});
+          add_force(*j,
+                    {{"type", "joint_spring"},
+                     {"joint", name},
+                     {"stiffness", k},
+                     {"rest", get1(*j, "springref", 0) * scale}},
+                    "passive");
         } else {
           warn(*j, "stiffness of a " + type + " joint not supported, ignored");
         }
@@ -1055,6 +1181,38 @@ class Converter {
     out_.located[pointer] = {where(e), path(e)};
     out_.properties[out_.file + "#" + pointer] = props;
     out_.doc["constraints"].push_back(joint);
+  }
+
+  // ---- sizes --------------------------------------------------------------------------
+  // The bodies, joints and each body's geoms of <worldbody> counted before any is built (a
+  // walk of the elements, O(n)): past the scene's limits (SceneLimits), the first one past
+  // is the error, before the work of converting 50,000 bodies that would be refused after it
+  void count_tree() const {
+    size_t bodies = 0, joints = 0;
+    std::vector<const XMLElement*> stack;
+    for (const XMLElement* e : top_)
+      if (std::string(e->Name()) == "worldbody") stack.push_back(e);
+    while (!stack.empty()) {
+      const XMLElement* at = stack.back();
+      stack.pop_back();
+      size_t geoms = 0;  // of this body: its shapes (a scene's list of one body's shapes)
+      for (const XMLElement* c = at->FirstChildElement(); c; c = c->NextSiblingElement()) {
+        const std::string n = c->Name();
+        if (n == "geom" && ++geoms > SceneLimits::kMaxBodies)
+          fail(*c, "more than the limit of " + std::to_string(SceneLimits::kMaxBodies) +
+                       " geoms in one body");
+        if (n == "body") {
+          if (++bodies > SceneLimits::kMaxBodies)
+            fail(*c,
+                 "more than the limit of " + std::to_string(SceneLimits::kMaxBodies) + " bodies");
+          stack.push_back(c);
+        } else if (n == "joint" || n == "freejoint") {
+          if (++joints > SceneLimits::kMaxConstraints)
+            fail(*c, "more than the limit of " + std::to_string(SceneLimits::kMaxConstraints) +
+                         " joints");
+        }
+      }
+    }
   }
 
   // ---- includes -----------------------------------------------------------------------
@@ -1085,11 +1243,12 @@ class Converter {
       } catch (const SceneError& x) {
         fail(*e, "cannot read the included file '" + p + "': " + x.message());
       }
-      const XmlOutline outline = xml_outline(text, kMaxMjcfDepth);
-      if (outline.too_deep_line > 0)
-        throw SceneError(p + ":" + std::to_string(outline.too_deep_line), "",
-                         "element nested deeper than the limit of " +
-                             std::to_string(kMaxMjcfDepth) + " XML elements");
+      // the limits hold for the main file and its includes together (the elements' count)
+      XmlLimits limits = mjcf_limits();
+      limits.max_elements = limits.max_elements - std::min(elements_, limits.max_elements);
+      const XmlOutline outline = xml_outline(text, limits);
+      located_outline_defect(outline, limits, p);
+      elements_ += outline.elements;
       auto doc = std::make_unique<tinyxml2::XMLDocument>();
       if (doc->Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS)
         throw SceneError(p + ":" + std::to_string(doc->ErrorLineNum()), "",
@@ -1181,9 +1340,12 @@ class Converter {
   }
 
   // ---- forces: actuators, tendons, springs ------------------------------------------
-  void add_force(const XMLElement& e, const json& f) {
+  // (kind: "passive" or "actuation", for MuJoCo's <flag> switches)
+  void add_force(const XMLElement& e, const json& f, const char* kind) {
     if (!out_.doc.contains("forces")) out_.doc["forces"] = json::array();
-    out_.located["/forces/" + std::to_string(out_.doc["forces"].size())] = {where(e), path(e)};
+    const std::string pointer = "/forces/" + std::to_string(out_.doc["forces"].size());
+    out_.located[pointer] = {where(e), path(e)};
+    out_.kinds[pointer] = kind;
     out_.doc["forces"].push_back(f);
   }
   static bool is_identifier(const std::string& s) {
@@ -1199,7 +1361,7 @@ class Converter {
   // expression of q(joint) and qd(joint).  (A hinge's angle is read in (−π, π] by both,
   // MuJoCo's is not wrapped: they agree within one turn.)
   void joint_law(const XMLElement& e, const std::string& joint, double tau0, double dq, double du,
-                 bool clamped, double lo, double hi) {
+                 bool clamped, double lo, double hi, const char* kind) {
     const double kp = -dq, kd = -du;
     const double target = kp > 0 ? tau0 / kp : 0.0;
     json f;
@@ -1227,13 +1389,13 @@ class Converter {
                   "': this force needs an expression of the joint's coordinate, and the name is "
                   "not an identifier (letters, digits, _)");
     }
-    add_force(e, f);
+    add_force(e, f, kind);
   }
 
   // A fixed tendon's force F = clamp(f0 + fl L + fv L̇, lo, hi), L = Σ coef q: on each
   // of its joints τ = coef F (joint_torque expressions)
   void tendon_law(const XMLElement& e, const std::string& tendon, double f0, double fl, double fv,
-                  bool clamped, double lo, double hi) {
+                  bool clamped, double lo, double hi, const char* kind) {
     const auto& terms = tendons_.at(tendon);
     std::string L, Ld;
     json p = {{"f0", f0}, {"fl", fl}, {"fv", fv}};
@@ -1254,10 +1416,12 @@ class Converter {
       p["hi"] = hi;
     }
     for (size_t k = 0; k < terms.size(); ++k)
-      add_force(e, {{"type", "joint_torque"},
-                    {"joint", terms[k].first},
-                    {"value", "c" + std::to_string(k) + "*(" + F + ")"},
-                    {"parameters", p}});
+      add_force(e,
+                {{"type", "joint_torque"},
+                 {"joint", terms[k].first},
+                 {"value", "c" + std::to_string(k) + "*(" + F + ")"},
+                 {"parameters", p}},
+                kind);
   }
 
   // <tendon><fixed name stiffness damping springlength> of <joint joint coef>: a length
@@ -1294,16 +1458,18 @@ class Converter {
       const std::string key = name ? name : "";
       if (!key.empty() && !tendons_.emplace(key, terms).second)
         fail(*e, "a second tendon named '" + key + "'");
-      // MuJoCo's spring rests at springlength, or where the tendon is at qpos0 (L = 0)
+      // MuJoCo's spring rests at springlength, or where the tendon is at qpos0 (L = Σ coef ref)
       const double k = get1(*e, "stiffness", 0), b = get1(*e, "damping", 0);
       if (!(k >= 0) || !(b >= 0)) fail(*e, "stiffness and damping must be >= 0");
       const auto rest = get(*e, "springlength", 1, 2, {-1});
       if (rest.size() == 2 && rest[0] != rest[1])
         fail(*e, "attribute 'springlength': a dead band (two lengths) is not supported");
-      const double L0 = rest[0] >= 0 ? rest[0] : 0.0;
+      double L_qpos0 = 0;
+      for (const auto& [joint, coef] : terms) L_qpos0 += coef * joints_.at(joint).ref;
+      const double L0 = rest[0] >= 0 ? rest[0] : L_qpos0;
       if (k > 0 || b > 0) {
         if (key.empty()) tendons_[""] = terms;
-        tendon_law(*e, key, k * L0, -k, -b, false, 0, 0);
+        tendon_law(*e, key, k * L0, -k, -b, false, 0, 0, "passive");
       }
     }
   }
@@ -1449,9 +1615,9 @@ class Converter {
       const double lo = clamped ? std::min(g * s.forcerange[0], g * s.forcerange[1]) : 0.0;
       const double hi = clamped ? std::max(g * s.forcerange[0], g * s.forcerange[1]) : 0.0;
       if (joint)
-        joint_law(*e, joint, g * f0, g * g * fl, g * g * fv, clamped, lo, hi);
+        joint_law(*e, joint, g * f0, g * g * fl, g * g * fv, clamped, lo, hi, "actuation");
       else
-        tendon_law(*e, tendon, g * f0, g * g * fl, g * g * fv, clamped, lo, hi);
+        tendon_law(*e, tendon, g * f0, g * g * fl, g * g * fv, clamped, lo, hi, "actuation");
     }
   }
 
@@ -1496,18 +1662,27 @@ class Converter {
       for (size_t k = 2; k < c.size(); ++k)
         if (c[k] != 0)
           fail(*e, "attribute 'polycoef': only a linear coupling (c0 c1) is supported");
+      // MuJoCo's polynomial is of the coordinates from qpos0 (the joints' ref):
+      // q1 − r1 = c0 + c1 (q2 − r2)
+      const double c1 = c.size() > 1 ? c[1] : 0.0;
+      const double r1 = joints_.count(j1) ? joints_.at(j1).ref : 0.0;
+      const double r2 = joints_.count(j2) ? joints_.at(j2).ref : 0.0;
+      // the follower starts where the leader puts it (follow_mimics; its ref is where
+      // the mimic puts it at the leader's ref, unless c0 moves it)
+      if (joints_.count(j1)) out_.doc["constraints"][joints_.at(j1).constraint].erase("q");
       const std::string name =
           e->Attribute("name") ? e->Attribute("name") : std::string(j1) + "_mimic";
       const std::string defect = name_defect(name);
       if (!defect.empty()) fail(*e, "the name " + defect);
       const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
       out_.located[pointer] = {where(*e), path(*e)};
+      out_.kinds[pointer] = "equality";
       out_.doc["constraints"].push_back({{"name", name},
                                          {"type", "mimic"},
                                          {"joint", j1},
                                          {"leader", j2},
-                                         {"multiplier", c.size() > 1 ? c[1] : 0.0},
-                                         {"offset", c[0]}});
+                                         {"multiplier", c1},
+                                         {"offset", c[0] + r1 - c1 * r2}});
     }
   }
 
@@ -1524,14 +1699,19 @@ class Converter {
       const char* b1 = e->Attribute("body1");
       const char* b2 = e->Attribute("body2");
       if (!b1 || !b2) fail(*e, "missing attribute 'body1' or 'body2'");
+      if (std::string(b1) == "world" || std::string(b2) == "world") {
+        warn(*e,
+             "an exclusion of the world not supported (a body jointed to the world meets the "
+             "world's geoms, as MuJoCo's parent filter has it), ignored");
+        continue;
+      }
       const auto parent_of = [&](const std::string& b) -> std::string {
-        for (const auto& [el, name] : element_name_)
-          if (name == b) {
-            const XMLElement* p = el->Parent() ? el->Parent()->ToElement() : nullptr;
-            const auto it = p ? element_name_.find(p) : element_name_.end();
-            return it == element_name_.end() ? "world" : it->second;
-          }
-        fail(*e, "no body '" + b + "' in the model");
+        const auto at = body_element_.find(b);
+        if (at == body_element_.end()) fail(*e, "no body '" + b + "' in the model");
+        const XMLElement* el = at->second;
+        const XMLElement* p = el->Parent() ? el->Parent()->ToElement() : nullptr;
+        const auto it = p ? element_name_.find(p) : element_name_.end();
+        return it == element_name_.end() ? "world" : it->second;
       };
       if (parent_of(b1) == b2 || parent_of(b2) == b1) continue;
       warn(*e,
@@ -1580,6 +1760,7 @@ class Converter {
     }
     const std::string pointer = "/constraints/" + std::to_string(out_.doc["constraints"].size());
     out_.located[pointer] = {where(e), path(e)};
+    out_.kinds[pointer] = "equality";
     out_.doc["constraints"].push_back(c);
   }
 
@@ -1607,10 +1788,25 @@ class Converter {
   std::map<std::string, size_t> body_index_;
   std::map<std::string, Pose> body_world_;                 // MJCF body frames in the world at qpos0
   std::map<const XMLElement*, std::string> element_name_;  // <body> → its name
+  std::map<std::string, const XMLElement*> body_element_;  // and back
   std::set<std::string> names_;
   std::map<std::string, const XMLElement*> sites_;
+  struct SiteAlias {
+    std::string name;
+    Alias alias;
+    const XMLElement* element;
+  };
+  std::vector<SiteAlias> site_aliases_;  // in file order, named by name_sites()
   int body_count_ = 0, joint_count_ = 0;
+  size_t elements_ = 0;  // XML elements read so far (the main file's and its includes')
   std::map<std::string, std::pair<std::string, int>> attribute_warnings_;
+  size_t dropped_warnings_ = 0;  // warnings past kMaxWarnings
+  struct Siblings {
+    std::map<const XMLElement*, int> index;  // a child's index among those of its name
+    std::map<std::string, int> count;        // how many children have each name
+  };
+  mutable std::map<const XMLElement*, Siblings> children_;  // path(): parents indexed
+  mutable std::map<const XMLElement*, std::string> paths_;  // path(): of parents
 };
 
 }  // namespace
@@ -1621,12 +1817,9 @@ bool is_mjcf_text(const std::string& text) {
 
 UrdfScene mjcf_scene_from_string(const std::string& xml, const std::string& file,
                                  const std::string& keyframe) {
-  const XmlOutline outline = xml_outline(xml, kMaxMjcfDepth);
-  if (outline.too_deep_line > 0)
-    throw SceneError(file + ":" + std::to_string(outline.too_deep_line), "",
-                     "element <" + outline.too_deep.substr(0, 40) +
-                         "> is nested deeper than the limit of " + std::to_string(kMaxMjcfDepth) +
-                         " XML elements");
+  const XmlLimits limits = mjcf_limits();
+  const XmlOutline outline = xml_outline(xml, limits);
+  located_outline_defect(outline, limits, file);
   tinyxml2::XMLDocument doc;
   if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS) {
     std::string why = doc.ErrorStr() ? doc.ErrorStr() : "tinyxml2 could not parse it";
@@ -1637,7 +1830,7 @@ UrdfScene mjcf_scene_from_string(const std::string& xml, const std::string& file
     throw SceneError(file, "", "not an MJCF: the root element is not <mujoco>");
   UrdfScene out;
   out.file = file;
-  Converter(file, out, keyframe).run(*root);
+  Converter(file, out, keyframe, outline.elements).run(*root);
   return out;
 }
 

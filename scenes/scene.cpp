@@ -272,12 +272,23 @@ void parse_bodies(const Node& list, const Aliases& aliases, std::vector<SceneBod
   }
 }
 
-void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& nodes) {
+// An equality (MuJoCo's word): a mimic, or what an included MJCF's <equality> became
+bool is_equality(const Node& n, const UrdfScene* robot) {
+  if (robot && &n.file() == &robot->file) {
+    const auto k = robot->kinds.find(n.pointer());
+    if (k != robot->kinds.end()) return k->second == "equality";
+  }
+  return n.json().is_object() && n.has("type") && n["type"].json() == "mimic";
+}
+
+void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& nodes,
+                       bool equality_off, const UrdfScene* robot) {
   check_count(list, SceneLimits::kMaxConstraints, "constraints");
   std::set<std::string> names;
   for (const ConstraintPtr& other : ctx.model.constraints()) names.insert(other->name());
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
+    if (equality_off && is_equality(n, robot)) continue;
     const auto parse = parser_for(n, constraint_parsers(), "constraint");
     const std::string name =
         n.has("name") ? n["name"].name("constraint") : "constraint" + std::to_string(i);
@@ -288,11 +299,69 @@ void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& n
   }
 }
 
-void parse_forces(const Node& list, const SceneContext& ctx) {
+// MuJoCo's <option><flag> switches, as a scene's "disable": ["passive", ...] says them (or
+// an included MJCF's <flag>, unless the scene has the key): what the loader leaves out
+struct Disabled {
+  bool contact = false, limit = false, frictionloss = false, passive = false, actuation = false,
+       equality = false;
+};
+
+Disabled disabled_parts(const Node& top, const UrdfScene* robot) {
+  static const char* const kNames[] = {"contact", "limit",     "frictionloss",
+                                       "passive", "actuation", "equality"};
+  Disabled d;
+  const auto set = [&](const std::string& name) {
+    bool* flags[] = {&d.contact, &d.limit, &d.frictionloss, &d.passive, &d.actuation, &d.equality};
+    for (int k = 0; k < 6; ++k)
+      if (name == kNames[k]) *flags[k] = true;
+  };
+  if (top.has("disable")) {
+    const Node list = top["disable"];
+    if (!list.json().is_array())
+      list.fail(
+          "expected an array of names (contact, limit, frictionloss, passive, actuation, "
+          "equality), got " +
+          type_name(list.json()));
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string name = list.at(i).string();
+      bool known = false;
+      for (const char* k : kNames) known = known || name == k;
+      if (!known)
+        list.at(i).fail("unknown switch '" + name +
+                        "'; expected contact, limit, frictionloss, passive, actuation or equality");
+      set(name);
+    }
+  } else if (robot && robot->settings.contains("disable")) {
+    for (const auto& name : robot->settings["disable"]) set(name.get<std::string>());
+  }
+  return d;
+}
+
+// what a force is to the switches: "passive" (springs and dampers), "actuation" (joint
+// torques and servos), "" (forces applied to bodies: force, torque, expression); an
+// included MJCF says it for each of its own (a damper actuator is actuation)
+std::string force_kind(const Node& n, const UrdfScene* robot) {
+  if (robot && &n.file() == &robot->file) {
+    const auto k = robot->kinds.find(n.pointer());
+    if (k != robot->kinds.end()) return k->second;
+  }
+  const std::string type = n.has("type") && n["type"].json().is_string()
+                               ? n["type"].json().get<std::string>()
+                               : std::string();
+  if (type == "spring" || type == "damping" || type == "joint_spring" || type == "joint_damping")
+    return "passive";
+  if (type == "joint_torque" || type == "pd") return "actuation";
+  return "";
+}
+
+void parse_forces(const Node& list, const SceneContext& ctx, const Disabled& off,
+                  const UrdfScene* robot) {
   check_count(list, SceneLimits::kMaxForces, "forces");
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     const auto parse = parser_for(n, force_parsers(), "force");
+    const std::string kind = force_kind(n, robot);
+    if ((off.passive && kind == "passive") || (off.actuation && kind == "actuation")) continue;
     ctx.model.add_force(parse(n, ctx));
   }
 }
@@ -428,17 +497,19 @@ void add_source(Scene& scene, const std::string& path) {
 
 // The collision shapes of the bodies, then those of the world (each part's top-level
 // "shapes": the scene's, and a URDF's links welded to a fixed base); their mesh files go
-// to scene.source_files.
+// to scene.source_files.  (`contact_off`: each one only drawn, as MuJoCo's
+// contact="disable" leaves every pair out)
 void add_shapes(Scene& scene, const std::vector<Node>& parts,
-                const std::vector<SceneBody>& bodies) {
+                const std::vector<SceneBody>& bodies, bool contact_off) {
   ModelBuilder& m = scene.model;
   std::set<std::string> names;
   const auto add = [&](const Node& list, int body, const std::string& name, const Vec3& com) {
     check_count(list, SceneLimits::kMaxBodies, "shapes");
     for (size_t i = 0; i < list.size(); ++i) {
       const Node n = list.at(i);
-      const Shape s = parse_shape(n, body, name, com, i);
+      Shape s = parse_shape(n, body, name, com, i);
       if (s.type == ShapeType::ConvexMesh) add_source(scene, mesh_path(n["file"]));
+      if (contact_off) s.visual = true;
       if (!names.insert(s.name).second)
         (n.has("name") ? n["name"] : n).fail("duplicate shape name '" + s.name + "'");
       m.add_shape(s);
@@ -490,18 +561,21 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   }
   if (bodies.empty())
     (top.has("bodies") ? top["bodies"] : top).fail("a scene needs at least one body");
+  const Disabled off = disabled_parts(top, urdf);
   const Placements placements = place_bodies(lists, bodies, aliases);
   for (const SceneBody& b : bodies) m.add_body(b.body);
-  add_shapes(scene, parts, bodies);
+  add_shapes(scene, parts, bodies, off.contact);
   SceneContext ctx{m, top.file(), &placements, &aliases, urdf ? &urdf->properties : nullptr};
   std::vector<Node> constraint_nodes;
-  for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);
+  for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes, off.equality, urdf);
   check_root_marks(m, bodies);
   check_composites(m, bodies, urdf);
-  if (urdf) add_joint_damping(m);
-  if (urdf && parts.front().has("forces")) parse_forces(parts.front()["forces"], ctx);
-  if (top.has("forces")) parse_forces(top["forces"], ctx);
+  if (urdf && !off.passive) add_joint_damping(m);
+  if (urdf && parts.front().has("forces")) parse_forces(parts.front()["forces"], ctx, off, urdf);
+  if (top.has("forces")) parse_forces(top["forces"], ctx, off, urdf);
   parse_settings(top, scene.settings);
+  if (off.limit) scene.settings.contact.joint_limits = false;
+  if (off.frictionloss) scene.settings.contact.joint_friction = false;
   const Node& list = top.has("constraints") ? top["constraints"] : top;
   if (!only_placed_joints(constraint_nodes)) {
     check_initial_state(m, constraint_nodes, list);
@@ -583,7 +657,7 @@ Scene load_scene_from_string(const std::string& text, const std::string& file) {
   const json root = parse_scene_document(text, file);
   const Node top(root, "", file);
   top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
-              "integrator", "contact", "output", "shapes"});
+              "integrator", "contact", "output", "shapes", "disable"});
   if (!top.has("include")) return build_scene(top, nullptr);
   const Node include = top["include"];
   const UrdfScene urdf =

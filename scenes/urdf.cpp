@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <set>
+#include <sstream>
 
 #include "appell/inertia.hpp"
 #include "appell/scene_document.hpp"
@@ -390,6 +391,14 @@ class Converter {
       props.upper = j.limits->upper;
       props.effort = j.limits->effort;
       props.velocity = j.limits->velocity;
+      // an empty range would hold the joint nowhere (the scene's "limit" and MJCF's range
+      // refuse it too)
+      if (!(props.lower <= props.upper)) {
+        std::ostringstream os;
+        os << "joint '" << j.name << "': <limit> lower " << props.lower << " is above upper "
+           << props.upper << "; expected lower <= upper";
+        fail(os.str());
+      }
     }
     return props;
   }
@@ -544,12 +553,9 @@ UrdfScene urdf_scene_from_string(const std::string& xml, const std::string& file
   // what tinyxml2 would recurse on, bounded first
   const std::string unsupported = unsupported_format(xml);
   if (!unsupported.empty()) throw SceneError(file, "", unsupported);
-  const XmlOutline outline = xml_outline(xml);
-  if (outline.too_deep_line > 0)
-    throw SceneError(file, "",
-                     "line " + std::to_string(outline.too_deep_line) + ": element <" +
-                         outline.too_deep.substr(0, 40) + "> is nested deeper than the limit of " +
-                         std::to_string(kMaxXmlDepth) + " XML elements");
+  const XmlLimits limits;
+  const std::string defect = outline_defect(xml_outline(xml, limits), limits);
+  if (!defect.empty()) throw SceneError(file, "", defect);
   UrdfScene out;
   out.file = file;
   Capture capture;

@@ -39,6 +39,9 @@ struct UrdfScene {
   // the files read for it (Scene::source_files): the URDF or MJCF when read from its
   // file, an MJCF's <include>d files, the meshes of MJCF mesh assets
   std::vector<std::string> files;
+  // what an MJCF's forces and constraints are to MuJoCo's <flag> switches (a scene's
+  // "disable"): "/forces/3" → "passive" or "actuation", "/constraints/7" → "equality"
+  std::map<std::string, std::string> kinds;
 };
 
 // Reads a URDF; a floating base when `floating_base` (a free joint "root_joint" from the

@@ -30,7 +30,28 @@ char first_significant_char(const std::string& text) {
 }
 
 XmlOutline xml_outline(const std::string& text, int max_depth) {
+  XmlLimits limits;
+  limits.max_depth = max_depth;
+  return xml_outline(text, limits);
+}
+
+std::string outline_defect(const XmlOutline& o, const XmlLimits& limits) {
+  if (o.too_deep_line > 0)
+    return "line " + std::to_string(o.too_deep_line) + ": element <" + o.too_deep.substr(0, 40) +
+           "> is nested deeper than the limit of " + std::to_string(limits.max_depth) +
+           " XML elements";
+  if (o.too_many_line > 0)
+    return "line " + std::to_string(o.too_many_line) + ": element <" + o.too_many.substr(0, 40) +
+           "> " + o.too_many_what;
+  return "";
+}
+
+XmlOutline xml_outline(const std::string& text, const XmlLimits& limits) {
+  const int max_depth = limits.max_depth;
   XmlOutline out;
+  const auto line_of = [&](size_t at) {
+    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+  };
   const size_t n = text.size();
   int depth = 0;
   size_t i = 0;
@@ -64,6 +85,7 @@ XmlOutline xml_outline(const std::string& text, int max_depth) {
     while (i < n && name_char(text[i])) ++i;
     const std::string tag = text.substr(name, i - name);
     bool self_closed = false;
+    int attributes = 0;  // quoted values: one an attribute
     for (;; ++i) {
       if (i >= n) return out;
       const char c = text[i];
@@ -71,6 +93,13 @@ XmlOutline xml_outline(const std::string& text, int max_depth) {
         const size_t k = text.find(c, i + 1);
         if (k == std::string::npos) return out;
         i = k;
+        if (!closing && ++attributes > limits.max_attributes) {
+          out.too_many_line = line_of(start);
+          out.too_many = tag;
+          out.too_many_what =
+              "has more than the limit of " + std::to_string(limits.max_attributes) + " attributes";
+          return out;
+        }
       } else if (c == '>') {
         break;
       } else if (c == '/' && i + 1 < n && text[i + 1] == '>') {
@@ -85,10 +114,16 @@ XmlOutline xml_outline(const std::string& text, int max_depth) {
       continue;
     }
     if (out.root.empty() && depth == 0) out.root = tag;
+    if (++out.elements > limits.max_elements) {
+      out.too_many_line = line_of(start);
+      out.too_many = tag;
+      out.too_many_what =
+          "is past the limit of " + std::to_string(limits.max_elements) + " XML elements";
+      return out;
+    }
     if (self_closed) continue;
     if (++depth > max_depth) {
-      out.too_deep_line =
-          1 + static_cast<int>(std::count(text.begin(), text.begin() + start, '\n'));
+      out.too_deep_line = line_of(start);
       out.too_deep = tag;
       return out;
     }

@@ -174,6 +174,24 @@ TEST(UrdfHardening, DeepXmlIsRefusedBeforeParsing) {
   EXPECT_NE(testing::load_error(write("deep_65.urdf", ok + "</g></gazebo></robot>")), "");
 }
 
+// A <limit> whose lower bound is above its upper one holds the joint nowhere (the arm sat
+// 0.5 rad past both bounds): refused at the joint, as a scene's "limit" and MJCF's range
+TEST(UrdfHardening, LimitLowerAboveUpperIsRefused) {
+  const std::string path = write(
+      "inverted_limit.urdf",
+      robot(link("arm") + joint("elbow", "base", "arm", "revolute",
+                                R"(<limit lower="0.5" upper="-0.5" effort="1" velocity="1"/>)")));
+  expect_cli_refuses(path, path +
+                               ": joint 'elbow': <limit> lower 0.5 is above upper -0.5; "
+                               "expected lower <= upper");
+  // equal bounds hold the joint at one angle: read
+  const std::string pinned = write(
+      "pinned_limit.urdf",
+      robot(link("arm") + joint("elbow", "base", "arm", "revolute",
+                                R"(<limit lower="0.2" upper="0.2" effort="1" velocity="1"/>)")));
+  EXPECT_EQ(testing::load_error(pinned), "");
+}
+
 TEST(UrdfHardening, XmlOutlineSkipsWhatTinyxmlSkips) {
   auto depth_line = [](const std::string& text, int limit) {
     return xml_outline(text, limit).too_deep_line;

@@ -1,7 +1,7 @@
 // Spherical (ball) joint: any rotation about the anchor.
-//   q = quaternion [w x y z] of R, u = ω_rel in the parent joint frame (the parent's own
-//   axes: a spherical joint has no axis), d = 0, S = [(0; e_x) (0; e_y) (0; e_z)], Ṡ u = 0,
-//   q̇ = ½ (0, u) ⊗ q.
+//   q = quaternion [w x y z] of R, u = ω_rel in the parent joint frame (the placing
+//   origin's axes, else the world's at the reference pose), d = 0,
+//   S = [(0; e_x) (0; e_y) (0; e_z)], Ṡ u = 0, q̇ = ½ (0, u) ⊗ q.
 //   rows (3): point_coincident(anchor).  Particles may take part.
 #include "constraints/joints/common.hpp"
 
@@ -20,7 +20,21 @@ class Spherical final : public JointRows<Spherical> {
     if (f == JointFormat::Mjcf) return {"ball"};
     return {};
   }
-  Mat3 axes(const Vec3&, const Vec3&) const override { return Mat3::Identity(); }
+  // The joint frame F in which q turns the child: z along `axis`, y along `axis2` taken
+  // across it, as a placing joint's origin gives them (the body frame, MuJoCo's ball joint
+  // frame); the world's axes by default (z, y).  Directions that give no frame (zero or
+  // parallel) leave the world's axes about `axis`, as a one-axis joint's.
+  Mat3 axes(const Vec3& axis, const Vec3& axis2) const override {
+    if (!(axis.norm() > 0)) return Mat3::Identity();
+    const Vec3 z = axis.normalized();
+    const Vec3 across = axis2 - axis2.dot(z) * z;
+    if (!(across.norm() > 1e-9 * axis2.norm()) || !(axis2.norm() > 0))
+      return JointType::axes(axis, axis2);
+    const Vec3 y = across.normalized();
+    Mat3 E;
+    E << y.cross(z), y, z;
+    return E;
+  }
   template <class S, class Motion>
   void write_motion(const S* q, const S*, Motion& m) const {
     m.R = joint_math::quat_rotation(q);

@@ -130,10 +130,16 @@ class BulletDetector final : public ContactDetector {
     }
     // bodies a joint joins (parent and child); welded bodies share a composite.  A free
     // joint constrains nothing and joins nothing: a body floating on one from the world (an
-    // MJCF <freejoint>, a robot's floating base) still lands on the world's ground.
-    for (const ConstraintPtr& c : m.constraints())
-      if (const auto* j = dynamic_cast<const Joint*>(c.get()); j && c->rows() > 0)
-        joined_.insert(pair_key(j->parent(), j->child()));
+    // MJCF <freejoint>, a robot's floating base) still lands on the world's ground.  Nor
+    // does a joint that moves its body join it to the world (MuJoCo's parent filter leaves
+    // out body 0 too): a link jointed to the world still meets the world's floor and walls;
+    // a body welded to the world never does.
+    for (const ConstraintPtr& c : m.constraints()) {
+      const auto* j = dynamic_cast<const Joint*>(c.get());
+      if (!j || c->rows() == 0) continue;
+      const bool to_world = j->parent() == kWorld || j->child() == kWorld;
+      if (!to_world || j->joint_type().nu() == 0) joined_.insert(pair_key(j->parent(), j->child()));
+    }
     // a chain of joints through massless frames (an MJCF body with several joints) joins
     // its two ends as one joint does
     const auto massless = [&](int b) {
@@ -143,7 +149,7 @@ class BulletDetector final : public ContactDetector {
       int p = t.parent_body;
       while (massless(p) && m.tree().joints[m.tree().tree_index[p]].parent_body != p) {
         p = m.tree().joints[m.tree().tree_index[p]].parent_body;
-        joined_.insert(pair_key(p, t.body));
+        if (p != kWorld) joined_.insert(pair_key(p, t.body));
       }
     }
   }
