@@ -5,6 +5,7 @@
 //     invariants), and the world angular momentum stays put;
 //   * a spinning box bouncing on the ground with e = 1 and no friction keeps its energy
 //     through every impact (a perfectly elastic frictionless impact conserves it);
+//   * a frictionless (μ = 0) elastic ball bounces back to its height;
 //   * a 300 m/s ball stops at a 1 cm wall, never beyond its face, even when its first
 //     half-step would carry it past;
 //   * a body deep inside another (deeper than half the thinner one's half-thickness), and
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <string>
 
+#include "engine/contact/ncp.hpp"
 #include "engine/model/tree.hpp"
 
 namespace appell {
@@ -113,6 +115,34 @@ TEST(Moreau, SpinningBoxBouncesElasticallyWithoutGainingEnergy) {
   EXPECT_GE(impacts, 3);
   EXPECT_LE(worst, 1e-9);  // elastic, frictionless: no impact adds energy (solver tolerance)
   RecordProperty("energy_gain_rel", std::to_string(worst));
+}
+
+TEST(Moreau, FrictionlessElasticBallBouncesBackToItsHeight) {
+  // μ = 0, e = 1: the cone of a frictionless contact is the half-line λ_n ≥ 0.  (It
+  // returned a straight fall's negative λ_n as inside the cone: the ball was pulled into
+  // the ground, then thrown out at 28 m/s, 9.8 J → 31 J.)
+  EXPECT_EQ(project_cone(Eigen::Vector3d(-1, 0, 0), 0.0), Eigen::Vector3d::Zero());
+  EXPECT_EQ(project_cone(Eigen::Vector3d(2, 0, 0), 0.0), Eigen::Vector3d(2, 0, 0));
+  EXPECT_EQ(project_cone(Eigen::Vector3d(2, 3, 4), 0.0), Eigen::Vector3d(2, 0, 0));
+  StepperRun r(R"({"gravity": [0, 0, -9.81],
+    "shapes": [{"type": "plane", "friction": 0, "restitution": 1}],
+    "bodies": [{"name": "ball", "mass": 1, "inertia": {"sphere": 0.1}, "position": [0, 0, 1],
+      "shapes": [{"type": "sphere", "radius": 0.1, "friction": 0, "restitution": 1}]}]})");
+  const double h = 1e-3;
+  tree_kinematics(r.m, r.q, r.u, r.d);
+  const double e0 = r.energy();
+  double worst = 0.0, apex = 0.0;
+  int impacts = 0;
+  for (int k = 0; k < 1100; ++k) {  // one bounce: 0.43 s down, 0.43 s up
+    ASSERT_EQ(r.stepper.step(k * h, h, r.q, r.u, r.d), SolveStatus::Ok) << r.d.diagnostics.message;
+    impacts += r.stepper.stats().impacts;
+    worst = std::max(worst, std::abs(r.energy() - e0) / e0);
+    if (k > 500) apex = std::max(apex, r.d.body[0].x.z());
+  }
+  EXPECT_EQ(impacts, 1);
+  EXPECT_LE(worst, 1e-9);
+  // back up to its release height, within the step's first-order reach h √(2 g h₀)
+  EXPECT_NEAR(apex, 1.0, h * std::sqrt(2 * 9.81 * 0.9));
 }
 
 // a ball of radius 5 cm at 300 m/s along x, towards a wall 1 cm thick whose face is at
