@@ -15,11 +15,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <appell/appell.hpp>
 #include <appell/contact.hpp>
 #include <cmath>
 #include <string>
 
+#include "cli_util.hpp"
 #include "engine/contact/ncp.hpp"
 #include "engine/model/tree.hpp"
 
@@ -210,6 +212,28 @@ TEST(Moreau, RodTurningTooFastNearAThinWallStopsTheRun) {
   for (int k = 0; k < 10; ++k)
     ASSERT_EQ(f.stepper.step(k * 1e-3, 1e-3, f.q, f.u, f.d), SolveStatus::Ok)
         << f.d.diagnostics.message;
+}
+
+TEST(Moreau, CliStopsWithExit3AndKeepsTheSamplesBeforeIt) {
+  // the spinning rod flies at the wall at 10 m/s: the run stops where it comes near,
+  // with the reason, and keeps the trajectory up to there
+  const std::string scene = testing::write_temp("moreau_rod.json", R"({
+    "gravity": [0, 0, 0],
+    "shapes": [{"name": "wall", "type": "box", "size": [0.01, 4, 4], "position": [1.1, 0, 0]}],
+    "bodies": [{"name": "rod", "mass": 1, "inertia": {"box": [2, 0.02, 0.02]},
+      "position": [-2, 0, 0], "velocity": [10, 0, 0], "angular_velocity": [0, 0, 300],
+      "shapes": [{"name": "rod", "type": "box", "size": [2, 0.02, 0.02]}]}],
+    "integrator": {"method": "moreau", "duration": 1, "dt": 0.001}})");
+  const std::string traj = testing::write_temp("moreau_rod.csv", "");
+  const testing::CliResult r = testing::run_cli("simulate " + scene + " --quiet --out " + traj);
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("contact: body 'rod' turns 0.3 rad in one step"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("lower dt"), std::string::npos) << r.err;
+  // it came within a step's reach of the wall after about 0.1 s (2 m at 10 m/s, less the
+  // rod's 1 m half-length and the reach): the samples before are kept
+  const std::string csv = testing::read_file(traj);
+  EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 50);
 }
 
 }  // namespace

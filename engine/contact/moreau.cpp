@@ -358,7 +358,7 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   const SolveStatus st = free_velocity(qm, u, h, d);
   if (st != SolveStatus::Ok) return st;
   gather(qm, d, false, step_margin(d, h), records_);
-  if (too_deep(records_, t + 0.5 * h, "", d) || too_fast(d, h, t)) return d.diagnostics.status;
+  if (too_deep(records_, "", d) || too_fast(d, h)) return d.diagnostics.status;
   if (!rows_.empty()) {
     tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
     row_velocities(m_, d, rows_, ustar_, gfree_);
@@ -417,7 +417,7 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   tree_normalize(tree, q);
   project(q, u, t + h, d);
   if (d.diagnostics.status != SolveStatus::Ok) return d.diagnostics.status;
-  if (too_deep(scratch_, t + h, " after the step's projection", d)) return d.diagnostics.status;
+  if (too_deep(scratch_, " after the step's projection", d)) return d.diagnostics.status;
   // what the next step's first half may move without rows of its own (first_half)
   last_q_ = q;
   last_u_ = u;
@@ -445,7 +445,7 @@ SolveStatus MoreauStepper::first_half(double t, const Eigen::VectorXd& q, Eigen:
   const double reach = h * closing_speed(d);
   if (!(reach > o_.closed_gap)) return SolveStatus::Ok;
   gather(q, d, true, std::isfinite(reach) ? reach : o_.closed_gap, scratch_);
-  if (too_deep(scratch_, t, "", d)) return d.diagnostics.status;
+  if (too_deep(scratch_, "", d)) return d.diagnostics.status;
   if (rows_.empty()) return SolveStatus::Ok;
   tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
   row_velocities(m_, d, rows_, u, gfree_);
@@ -466,7 +466,7 @@ SolveStatus MoreauStepper::first_half(double t, const Eigen::VectorXd& q, Eigen:
   return SolveStatus::Ok;
 }
 
-bool MoreauStepper::too_fast(Data& d, double h, double t) {
+bool MoreauStepper::too_fast(Data& d, double h) {
   // the rows predict each gap along a straight line over the step; a point at r from a
   // body's centre turning at ω leaves that line by about ½ r (ω h)².  Where that exceeds
   // the thinner shape of a pair the step's rows hold, the pair could pass through each
@@ -494,10 +494,10 @@ bool MoreauStepper::too_fast(Data& d, double h, double t) {
     const int body = off(p.body_a) > off(p.body_b) ? p.body_a : p.body_b;
     char what[400];
     std::snprintf(what, sizeof what,
-                  "turns %.6g rad in one step (t = %.9g): its shapes' farthest point (%.6g m "
+                  "turns %.6g rad in one step: its shapes' farthest point (%.6g m "
                   "out) leaves the straight path the contact rows predict by %.6g m, more than "
                   "the thinner shape of a pair it is near (%.6g m); lower dt",
-                  d.body[body].w.norm() * h, t, reach_[body], miss, thin);
+                  d.body[body].w.norm() * h, reach_[body], miss, thin);
     stats_.too_deep = true;
     d.diagnostics.status = SolveStatus::Inconsistent;
     d.diagnostics.message = "contact: body '" + m_.bodies()[body].name + "' " + what;
@@ -506,8 +506,7 @@ bool MoreauStepper::too_fast(Data& d, double h, double t) {
   return false;
 }
 
-bool MoreauStepper::too_deep(const std::vector<ContactRecord>& rows, double t, const char* when,
-                             Data& d) {
+bool MoreauStepper::too_deep(const std::vector<ContactRecord>& rows, const char* when, Data& d) {
   // a penetration deeper than half the thinner shape's half-thickness: the detector's
   // normal may already point through the thinner shape (a body passing through another),
   // or the scene started with one inside the other
@@ -527,8 +526,7 @@ bool MoreauStepper::too_deep(const std::vector<ContactRecord>& rows, double t, c
              (s.body == kWorld ? body : "body '" + body + "'");
     };
     char depth[96];
-    std::snprintf(depth, sizeof depth, "%.6g m%s (t = %.9g), more than %.6g m", -p.gap, when, t,
-                  limit);
+    std::snprintf(depth, sizeof depth, "%.6g m%s, more than %.6g m", -p.gap, when, limit);
     stats_.too_deep = true;
     d.diagnostics.status = SolveStatus::Inconsistent;
     d.diagnostics.message =

@@ -147,10 +147,10 @@ class MoreauStepper {
   SolveStatus first_half(double t, const Eigen::VectorXd& q, Eigen::VectorXd& u, double h, Data& d);
   // whether a contact among `rows` is deeper than its shapes allow; then d.diagnostics
   // says so (status Inconsistent)
-  bool too_deep(const std::vector<ContactRecord>& rows, double t, const char* when, Data& d);
+  bool too_deep(const std::vector<ContactRecord>& rows, const char* when, Data& d);
   // whether a body of the step's contact rows turns so fast that the rows' straight-line
   // prediction misses by more than the pair's thinner shape; then d.diagnostics says so
-  bool too_fast(Data& d, double h, double t);
+  bool too_fast(Data& d, double h);
   // the fastest closing speed of two bodies at d's state
   double closing_speed(const Data& d) const;
   // the distance within which a row enters the step of size h from d's state
