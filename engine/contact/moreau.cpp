@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <set>
 
 #include "appell/joint.hpp"
@@ -24,6 +26,36 @@ MoreauStepper::Key key_of(const ContactRecord& r) {
   return {r.point.shape_a, r.point.shape_b, r.point.body_a,
           r.point.body_b,  r.point.feature, r.joint * 4 + r.upper + 2 * r.friction};
 }
+
+}  // namespace
+
+// half the shape's smallest extent: how deep another shape can go into it before its
+// nearest way out is through the far side (a plane: no far side)
+double MoreauStepper::thickness(const Shape& s) {
+  switch (s.type) {
+    case ShapeType::Plane:
+      return std::numeric_limits<double>::infinity();
+    case ShapeType::Sphere:
+    case ShapeType::Capsule:
+      return s.radius;
+    case ShapeType::Box:
+      return s.half_extents.minCoeff();
+    case ShapeType::Cylinder:
+      return std::min(s.radius, 0.5 * s.length);
+    case ShapeType::ConvexMesh: {
+      // the narrowest of the widths along the shape frame's axes
+      Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+      for (const Vec3& v : s.vertices) {
+        lo = lo.cwiseMin(v);
+        hi = hi.cwiseMax(v);
+      }
+      return 0.5 * (hi - lo).minCoeff();
+    }
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+namespace {
 
 TwistRow negated(TwistRow r) {
   for (auto& t : r.term) {
@@ -254,10 +286,68 @@ ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen
   return worst;
 }
 
+ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
+  // the normal law's shift: Newton's law on a closed row's approach velocity, the gap on
+  // an open one
+  g_ = gfree_;
+  if (warm) lambda_.setZero(g_.size());
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ContactBlock& b = blocks_[k];
+    ContactRecord& r = records_[k];
+    const Key key = key_of(r);
+    if (r.friction) {
+      // no gap and no impact: the bound alone
+    } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
+      // a row that already pushed at the last step is in contact, not meeting
+      r.impact = v0_(b.row) < -1e-9 && !landed_.count(key);
+      if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
+    } else if (r.point.gap > 0) {
+      g_(b.row) += r.point.gap / h;
+    }
+    if (!warm) continue;
+    const auto it = warm_.find(key);
+    if (it != warm_.end()) lambda_.segment(b.row, b.size()) = it->second.head(b.size());
+  }
+  ContactSolverResult res = solve_islands();
+  // an open row that pushes closes within the step: an impact.  It lands exactly (e = 0),
+  // or Newton's law acts on its approach velocity at once, in a second solve.
+  bool again = false;
+  std::vector<char> resolve(islands_.size(), 0);
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ContactBlock& b = blocks_[k];
+    ContactRecord& r = records_[k];
+    if (!(r.point.gap > o_.closed_gap && lambda_(b.row) > 0 && v0_(b.row) < -1e-9)) continue;
+    if (landed_.count(key_of(r))) continue;  // in contact already
+    r.impact = true;
+    const double e = r.joint < 0 ? r.point.restitution : 0.0;
+    if (e > 0) {
+      g_(b.row) = gfree_(b.row) + e * v0_(b.row);
+      again = true;
+      for (size_t i = 0; i < islands_.size(); ++i)
+        if (islands_[i].block0 <= static_cast<int>(k) &&
+            static_cast<int>(k) < islands_[i].block0 + islands_[i].blocks)
+          resolve[i] = 1;
+    }
+  }
+  if (again) {
+    const ContactSolverResult second = solve_islands(&resolve);
+    res.iterations = std::max(res.iterations, second.iterations);
+    res.residual = std::max(res.residual, second.residual);
+    res.converged = res.converged && second.converged;
+  }
+  return res;
+}
+
 SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& u,
                                 Data& d) {
   const TreeModel& tree = m_.tree();
   stats_ = MoreauStepStats{};
+  // the first half of the step moves at u: rows that could close within it and that the
+  // last step's predictive rows did not cover act first
+  if (!covered(q, u, h)) {
+    const SolveStatus st0 = first_half(t, q, u, h, d);
+    if (st0 != SolveStatus::Ok) return st0;
+  }
   // the midpoint of the positions
   qdot_.resize(tree.nq);
   tree_qdot(tree, q, u, qdot_);
@@ -265,67 +355,20 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   tree_normalize(tree, qm);
   // the free velocity, the bilateral rows held
   d.t = t + 0.5 * h;
-  SolveStatus st = recursive_rates(m_, d, qm, u, o_.stabilization);
-  if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row
-    solve_recursive(m_, d);
-    st = d.diagnostics.status;
-  }
+  const SolveStatus st = free_velocity(qm, u, h, d);
   if (st != SolveStatus::Ok) return st;
-  udot_ = joint_accelerations(m_, d);
-  ustar_ = u + h * udot_;
   gather(qm, d, false, step_margin(d, h), records_);
+  if (too_deep(records_, "", d) || too_fast(d, h)) return d.diagnostics.status;
   if (!rows_.empty()) {
     tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
     row_velocities(m_, d, rows_, ustar_, gfree_);
     row_velocities(m_, d, rows_, u, v0_);
-    // the normal law's shift: Newton's law on a closed row's approach velocity, the gap on
-    // an open one
-    g_ = gfree_;
-    lambda_.setZero(g_.size());
+    ContactSolverResult res = solve_rows(h, true);
+    if (spinning_) {
+      const SolveStatus st2 = midpoint(qm, u, h, d, res);
+      if (st2 != SolveStatus::Ok) return st2;
+    }
     std::set<Key> landed;
-    for (size_t k = 0; k < blocks_.size(); ++k) {
-      const ContactBlock& b = blocks_[k];
-      ContactRecord& r = records_[k];
-      const Key key = key_of(r);
-      if (r.friction) {
-        // no gap and no impact: the bound alone
-      } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
-        // a row that already pushed at the last step is in contact, not meeting
-        r.impact = v0_(b.row) < -1e-9 && !landed_.count(key);
-        if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
-      } else if (r.point.gap > 0) {
-        g_(b.row) += r.point.gap / h;
-      }
-      const auto it = warm_.find(key);
-      if (it != warm_.end()) lambda_.segment(b.row, b.size()) = it->second.head(b.size());
-    }
-    ContactSolverResult res = solve_islands();
-    // an open row that pushes closes within the step: an impact.  It lands exactly (e = 0),
-    // or Newton's law acts on its approach velocity at once, in a second solve.
-    bool again = false;
-    std::vector<char> resolve(islands_.size(), 0);
-    for (size_t k = 0; k < blocks_.size(); ++k) {
-      const ContactBlock& b = blocks_[k];
-      ContactRecord& r = records_[k];
-      if (!(r.point.gap > o_.closed_gap && lambda_(b.row) > 0 && v0_(b.row) < -1e-9)) continue;
-      if (landed_.count(key_of(r))) continue;  // in contact already
-      r.impact = true;
-      const double e = r.joint < 0 ? r.point.restitution : 0.0;
-      if (e > 0) {
-        g_(b.row) = gfree_(b.row) + e * v0_(b.row);
-        again = true;
-        for (size_t i = 0; i < islands_.size(); ++i)
-          if (islands_[i].block0 <= static_cast<int>(k) &&
-              static_cast<int>(k) < islands_[i].block0 + islands_[i].blocks)
-            resolve[i] = 1;
-      }
-    }
-    if (again) {
-      const ContactSolverResult second = solve_islands(&resolve);
-      res.iterations = std::max(res.iterations, second.iterations);
-      res.residual = std::max(res.residual, second.residual);
-      res.converged = res.converged && second.converged;
-    }
     stats_.rows = static_cast<int>(g_.size());
     stats_.iterations = res.iterations;
     stats_.residual = res.residual;
@@ -361,6 +404,11 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   } else {
     warm_.clear();
     landed_.clear();
+    if (spinning_) {
+      ContactSolverResult none;
+      const SolveStatus st2 = midpoint(qm, u, h, d, none);
+      if (st2 != SolveStatus::Ok) return st2;
+    }
   }
   u = ustar_;
   // the second half of the positions, at the new velocity
@@ -368,12 +416,199 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   q = qm + 0.5 * h * qdot_;
   tree_normalize(tree, q);
   project(q, u, t + h, d);
-  return d.diagnostics.status;
+  if (d.diagnostics.status != SolveStatus::Ok) return d.diagnostics.status;
+  if (too_deep(scratch_, " after the step's projection", d)) return d.diagnostics.status;
+  // what the next step's first half may move without rows of its own (first_half)
+  last_q_ = q;
+  last_u_ = u;
+  end_closing_ = closing_speed(d);
+  return SolveStatus::Ok;
 }
 
-double MoreauStepper::step_margin(const Data& d, double h) {
-  // a contact enters the step when it could close within it: each body's fastest point
-  // moves at most |v| + |ω| reach, and gravity adds g h over the step
+bool MoreauStepper::covered(const Eigen::VectorXd& q, const Eigen::VectorXd& u, double h) const {
+  // the last step's rows within margin_ of q_m keep their gaps ≥ 0 at the next midpoint
+  // q_m + h u⁺; the pairs farther apart close by at most h × the closing speed at u⁺
+  return last_u_.size() == u.size() && last_q_.size() == q.size() && u == last_u_ && q == last_q_ &&
+         h * end_closing_ <= margin_;
+}
+
+SolveStatus MoreauStepper::first_half(double t, const Eigen::VectorXd& q, Eigen::VectorXd& u,
+                                      double h, Data& d) {
+  // the rows at q within what the first half could close (twice it), the law
+  // u_n' + g / (h/2) ≥ 0 on the open ones: an open row that would close within the first
+  // half lands on it (u' = u + R J_nᵀ λ, the least change of u in the mass metric: no
+  // energy is added); a closed row keeps its approach, min(u_n, 0), for the step's own
+  // Newton law
+  d.t = t;
+  const SolveStatus st = rates(q, u, d);
+  if (st != SolveStatus::Ok) return st;
+  const double reach = h * closing_speed(d);
+  if (!(reach > o_.closed_gap)) return SolveStatus::Ok;
+  gather(q, d, true, std::isfinite(reach) ? reach : o_.closed_gap, scratch_);
+  if (too_deep(scratch_, "", d)) return d.diagnostics.status;
+  if (rows_.empty()) return SolveStatus::Ok;
+  tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
+  row_velocities(m_, d, rows_, u, gfree_);
+  Eigen::VectorXd g = gfree_, mu = Eigen::VectorXd::Zero(gfree_.size());
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const int row = blocks_[k].row;
+    const double gap = scratch_[k].point.gap;
+    g(row) = gap > o_.closed_gap ? gfree_(row) + gap / (0.5 * h)
+                                 : gfree_(row) - std::min(gfree_(row), 0.0);
+  }
+  const ContactSolverResult res = solve_islands(g, mu, o_.solver);
+  if (!(mu.lpNorm<Eigen::Infinity>() > 0)) return SolveStatus::Ok;
+  add_response(R_, support_, mu, u);
+  stats_.early_impulses = true;
+  stats_.iterations = std::max(stats_.iterations, res.iterations);
+  stats_.residual = std::max(stats_.residual, res.residual);
+  stats_.converged = stats_.converged && res.converged;
+  return SolveStatus::Ok;
+}
+
+bool MoreauStepper::too_fast(Data& d, double h) {
+  // the rows predict each gap along a straight line over the step; a point at r from a
+  // body's centre turning at ω leaves that line by about ½ r (ω h)².  Where that exceeds
+  // the thinner shape of a pair the step's rows hold, the pair could pass through each
+  // other unseen.
+  const int nshapes = static_cast<int>(m_.shapes().size());
+  const auto off = [&](int body) {
+    if (body < 0) return 0.0;
+    const double turn = d.body[body].w.norm() * h;
+    return 0.5 * reach_[body] * turn * turn;
+  };
+  for (const ContactRecord& r : records_) {
+    const ContactPoint& p = r.point;
+    if (r.joint >= 0 || p.shape_a < 0 || p.shape_b < 0 || p.shape_a >= nshapes ||
+        p.shape_b >= nshapes)
+      continue;
+    const double thin =
+        std::min(thickness(m_.shapes()[p.shape_a]), thickness(m_.shapes()[p.shape_b]));
+    const double miss = off(p.body_a) + off(p.body_b);
+    if (!(miss > thin)) continue;
+    // a pair farther apart than its bodies' points move in a step cannot meet in it
+    const auto moves = [&](int body) {
+      return body < 0 ? 0.0 : h * (d.body[body].v.norm() + d.body[body].w.norm() * reach_[body]);
+    };
+    if (p.gap > moves(p.body_a) + moves(p.body_b)) continue;
+    const int body = off(p.body_a) > off(p.body_b) ? p.body_a : p.body_b;
+    char what[400];
+    std::snprintf(what, sizeof what,
+                  "turns %.6g rad in one step: its shapes' farthest point (%.6g m "
+                  "out) leaves the straight path the contact rows predict by %.6g m, more than "
+                  "the thinner shape of a pair it is near (%.6g m); lower dt",
+                  d.body[body].w.norm() * h, reach_[body], miss, thin);
+    stats_.too_deep = true;
+    d.diagnostics.status = SolveStatus::Inconsistent;
+    d.diagnostics.message = "contact: body '" + m_.bodies()[body].name + "' " + what;
+    return true;
+  }
+  return false;
+}
+
+bool MoreauStepper::too_deep(const std::vector<ContactRecord>& rows, const char* when, Data& d) {
+  // a penetration deeper than half the thinner shape's half-thickness: the detector's
+  // normal may already point through the thinner shape (a body passing through another),
+  // or the scene started with one inside the other
+  const int nshapes = static_cast<int>(m_.shapes().size());
+  for (const ContactRecord& r : rows) {
+    const ContactPoint& p = r.point;
+    if (r.joint >= 0 || p.shape_a < 0 || p.shape_b < 0 || p.shape_a >= nshapes ||
+        p.shape_b >= nshapes || !(p.gap < 0))
+      continue;
+    const double limit =
+        0.5 * std::min(thickness(m_.shapes()[p.shape_a]), thickness(m_.shapes()[p.shape_b]));
+    if (!(-p.gap > limit)) continue;
+    const auto name = [&](int sh) {
+      const Shape& s = m_.shapes()[sh];
+      const std::string body = s.body == kWorld ? "world" : m_.bodies()[s.body].name;
+      return "shape '" + (s.name.empty() ? "shape" + std::to_string(sh) : s.name) + "' of " +
+             (s.body == kWorld ? body : "body '" + body + "'");
+    };
+    char depth[96];
+    std::snprintf(depth, sizeof depth, "%.6g m%s, more than %.6g m", -p.gap, when, limit);
+    stats_.too_deep = true;
+    d.diagnostics.status = SolveStatus::Inconsistent;
+    d.diagnostics.message =
+        "contact: " + name(p.shape_a) + " and " + name(p.shape_b) + " overlap by " + depth +
+        " (half the thinner shape's half-thickness): one passed into the other within a "
+        "step, or the scene starts with one inside the other; lower dt or separate them";
+    return true;
+  }
+  return false;
+}
+
+SolveStatus MoreauStepper::rates(const Eigen::VectorXd& q, const Eigen::VectorXd& u, Data& d,
+                                 const Eigen::VectorXd* u_forces) {
+  SolveStatus st = u_forces ? recursive_rates(m_, d, q, u, *u_forces, o_.stabilization)
+                            : recursive_rates(m_, d, q, u, o_.stabilization);
+  if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row
+    solve_recursive(m_, d);
+    st = d.diagnostics.status;
+  }
+  return st;
+}
+
+SolveStatus MoreauStepper::free_velocity(const Eigen::VectorXd& qm, const Eigen::VectorXd& u,
+                                         double h, Data& d) {
+  // the explicit value u + h u̇(q_m, u): the start of midpoint()'s passes, and the answer
+  // when nothing turns (the velocity products and ω × J ω vanish)
+  const SolveStatus st = rates(qm, u, d);
+  if (st != SolveStatus::Ok) return st;
+  udot_ = joint_accelerations(m_, d);
+  ustar_ = u + h * udot_;
+  double spin = 0.0;
+  for (int b = 0; b < m_.nbody(); ++b) spin = std::max(spin, d.body[b].w.norm());
+  spinning_ = o_.midpoint_passes > 0 && h * spin > o_.midpoint_spin;
+  midpoint_scale_ = (ustar_ - u).lpNorm<Eigen::Infinity>() + 1e-15 * u.lpNorm<Eigen::Infinity>();
+  return st;
+}
+
+SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h,
+                                    Data& d, ContactSolverResult& res) {
+  // the implicit midpoint u* = u + h u̇(q_m, ū), ū = (u + u⁺)/2, u⁺ = u* + R Jᵀ λ(u*) the
+  // velocity after the step (u* itself without rows), by fixed-point passes, each
+  // contracting by about h |ω| / 2.  The energy-neutral inertial terms at ū do no work
+  // over the step (ω̄ · (ω̄ × J ω̄) = 0), where at u they add ½ h² ‖J⁻¹ ω × J ω‖²_J each
+  // step.  ū has the impulses in it: a body at rest on the ground (u = u⁺ = 0) stays at
+  // rest, and an impact on a spinning body changes no gyroscopic work.  The applied
+  // forces stay at u (explicit, as the scheme always took them: a servo's damping at ū
+  // would leave its stiff modes ringing, at u it damps them).  G and R Jᵀ do not change
+  // at q_m: a pass costs one recursion and one warm-started solve of the rows.
+  const bool rows = !rows_.empty();
+  double last = std::numeric_limits<double>::infinity();
+  for (int pass = 0; pass < o_.midpoint_passes; ++pass) {
+    uplus_ = ustar_;
+    if (rows) add_response(R_, support_, lambda_, uplus_);
+    ubar_ = 0.5 * (u + uplus_);
+    const SolveStatus st = rates(qm, ubar_, d, &u);
+    if (st != SolveStatus::Ok) return st;
+    unext_ = u + h * joint_accelerations(m_, d);
+    const double change = (unext_ - ustar_).lpNorm<Eigen::Infinity>();
+    ++stats_.midpoint_passes;
+    // a pass that does not contract keeps the last value (and its impulses)
+    if (!(change < last)) break;
+    last = change;
+    const bool settled = change <= o_.midpoint_tolerance * midpoint_scale_;
+    // settled with rows: the last u* and its impulses, within the tolerance of the next
+    if (rows && settled) break;
+    ustar_ = unext_;
+    if (rows) {
+      row_velocities(m_, d, rows_, ustar_, gfree_);
+      const ContactSolverResult again = solve_rows(h, false);
+      res.iterations = std::max(res.iterations, again.iterations);
+      res.residual = std::max(res.residual, again.residual);
+      res.converged = res.converged && again.converged;
+    }
+    if (settled) break;
+  }
+  udot_ = (ustar_ - u) / h;
+  return SolveStatus::Ok;
+}
+
+double MoreauStepper::closing_speed(const Data& d) const {
+  // each body's fastest point moves at most |v| + |ω| reach; two bodies close at most at
+  // the sum of the two fastest
   double fastest = 0.0, second = 0.0;
   for (int b = 0; b < m_.nbody(); ++b) {
     const double s = d.body[b].v.norm() + d.body[b].w.norm() * reach_[b];
@@ -384,22 +619,23 @@ double MoreauStepper::step_margin(const Data& d, double h) {
       second = std::max(second, s);
     }
   }
-  const double closing = fastest + second + 2.0 * h * m_.gravity().norm();
+  return fastest + second;
+}
+
+double MoreauStepper::step_margin(const Data& d, double h) {
+  // a contact enters the step when it could close within it; gravity adds g h over the step
+  const double closing = closing_speed(d) + 2.0 * h * m_.gravity().norm();
   h_ = h;
   const double margin = std::max(o_.margin, 2.0 * h * closing);
-  return std::isfinite(margin) ? std::max(o_.closed_gap, margin) : o_.closed_gap;
+  margin_ = std::isfinite(margin) ? std::max(o_.closed_gap, margin) : o_.closed_gap;
+  return margin_;
 }
 
 void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d) {
   const TreeModel& tree = m_.tree();
   d.t = t;
   for (int pass = 0;; ++pass) {
-    SolveStatus st = recursive_rates(m_, d, q, u, o_.stabilization);
-    if (st == SolveStatus::Inconsistent) {
-      solve_recursive(m_, d);
-      st = d.diagnostics.status;
-    }
-    if (st != SolveStatus::Ok) return;
+    if (rates(q, u, d) != SolveStatus::Ok) return;
     gather(q, d, true, o_.closed_gap, scratch_);
     const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
     stats_.penetration = pen;

@@ -3,8 +3,14 @@
 // (internal to engine/; Simulation's `moreau` method).
 //
 // One step of size h from (q, u) [Moreau 1988; Jean 1999, the midpoint "θ = 1/2" form]:
+//   (where the last step's rows do not cover the first half: the rows at q it could close,
+//    u_n + g/(h/2) ≥ 0, act on u first; first_half())
 //   q_m = q + h/2 N(q) u
-//   u*  = u + h u̇(q_m, u)                the free velocity, bilateral rows held (recursive_rates)
+//   u*  = u + h u̇(q_m, ū), ū = (u + u*)/2   the free velocity, bilateral rows held
+//                                        (recursive_rates), the velocity terms at the
+//                                        implicit midpoint [Hairer, Lubich & Wanner,
+//                                        Geometric Numerical Integration, §IV.2, Thm 2.1: it keeps
+//                                        quadratic invariants, here ½ ωᵀJω and |Jω|]
 //   the index set: contact points and limits with gap(q_m) ≤ margin
 //   G = J R Jᵀ, R Jᵀ                      (engine/contact/delassus.hpp, no M⁻¹)
 //   λ: the exact Signorini–Coulomb law at u⁺ = u* + R Jᵀ λ (engine/contact/ncp.hpp),
@@ -22,6 +28,10 @@
 // mass-metric norm that closes the gaps), q⁺ ← q⁺ ⊕ δ, repeated while a gap is below
 // −projection_tolerance (at most `projection_passes` times).  The velocity is never touched
 // by the projection, so it adds no kinetic energy.
+// At an impact on a spinning body, ū includes the impulses (u* and λ iterated together).
+// A contact deeper than half its thinner shape's half-thickness, or a body turning so fast
+// that the rows' straight-line prediction misses a thin shape, stops the step
+// (Inconsistent, stats().too_deep) instead of letting one body pass through another.
 // First order in h for smooth motion and impacts alike (Moreau's scheme); exact for
 // motion at constant acceleration (a box sliding or resting on a ramp).
 #pragma once
@@ -48,6 +58,13 @@ struct MoreauOptions {
   double margin = 1e-3;
   double projection_tolerance = 1e-10;  // the penetration the projection leaves at most
   int projection_passes = 4;
+  // the free velocity's implicit midpoint (moreau.cpp, free_velocity): at most this many
+  // fixed-point passes, stopped when a pass changes u* by less than `midpoint_tolerance`
+  // times the step's change of u; skipped when no body turns by more than `midpoint_spin`
+  // (rad) in the step
+  int midpoint_passes = 12;
+  double midpoint_tolerance = 1e-10;
+  double midpoint_spin = 0.0;
   bool joint_limits = true;     // enforce the joints' JointProperties limits
   bool joint_friction = true;   // the joints' Coulomb friction (JointProperties friction)
   Stabilization stabilization;  // of the bilateral rows in the free velocity
@@ -73,6 +90,12 @@ struct MoreauStepStats {
   bool converged = true;
   int impacts = 0;
   double penetration = 0.0;  // the largest penetration left after the projection
+  int midpoint_passes = 0;   // fixed-point passes of the free velocity's midpoint
+  // impulses applied at the step's start to rows closing within its first half (a fast
+  // body the last step's rows did not cover); they are not in records()
+  bool early_impulses = false;
+  // the step failed on a penetration deeper than its shapes allow (message in diagnostics)
+  bool too_deep = false;
 };
 
 class MoreauStepper {
@@ -90,6 +113,8 @@ class MoreauStepper {
   const MoreauStepStats& stats() const { return stats_; }
   const MoreauOptions& options() const { return o_; }
   // whether the model has unilateral rows (shapes, or enforced joint limits)
+  // half a shape's smallest extent (a plane: infinite)
+  static double thickness(const Shape& s);
   static bool has_unilateral_rows(const Model& m, bool joint_limits = true,
                                   bool joint_friction = true);
 
@@ -102,6 +127,32 @@ class MoreauStepper {
   void gather(const Eigen::VectorXd& q, Data& d, bool normal_only, double margin,
               std::vector<ContactRecord>& out);
   void project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d);
+  // the recursion's rates at (q, u) into d, bilateral rows held
+  // (the applied forces at *u_forces when given)
+  SolveStatus rates(const Eigen::VectorXd& q, const Eigen::VectorXd& u, Data& d,
+                    const Eigen::VectorXd* u_forces = nullptr);
+  // the explicit free velocity ustar_ (and udot_) of the step of size h from (q_m, u);
+  // spinning_ when a body turns
+  SolveStatus free_velocity(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h, Data& d);
+  // ustar_ (and lambda_, with rows) at the implicit midpoint; res takes the solves' worst
+  SolveStatus midpoint(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h, Data& d,
+                       ContactSolverResult& res);
+  // the impulses lambda_ at the free velocity's row velocities gfree_ (and v0_): the normal
+  // law's shifts, the solve, and the second solve of rows that close within the step;
+  // warm: start from the last step's impulses (else from lambda_)
+  ContactSolverResult solve_rows(double h, bool warm);
+  // whether the last step's rows cover this step's first half from (q, u)
+  bool covered(const Eigen::VectorXd& q, const Eigen::VectorXd& u, double h) const;
+  // impulses at the step's start on the rows the first half would close (u changes)
+  SolveStatus first_half(double t, const Eigen::VectorXd& q, Eigen::VectorXd& u, double h, Data& d);
+  // whether a contact among `rows` is deeper than its shapes allow; then d.diagnostics
+  // says so (status Inconsistent)
+  bool too_deep(const std::vector<ContactRecord>& rows, const char* when, Data& d);
+  // whether a body of the step's contact rows turns so fast that the rows' straight-line
+  // prediction misses by more than the pair's thinner shape; then d.diagnostics says so
+  bool too_fast(Data& d, double h);
+  // the fastest closing speed of two bodies at d's state
+  double closing_speed(const Data& d) const;
   // the distance within which a row enters the step of size h from d's state
   double step_margin(const Data& d, double h);
   // orders the gathered rows by island (bodies that no joint or bilateral row couples
@@ -142,6 +193,12 @@ class MoreauStepper {
   std::set<Key> landed_;  // rows that pushed at the last step: in contact, not meeting
   Eigen::MatrixXd G_, R_;
   Eigen::VectorXd lambda_, g_, gfree_, v0_, qdot_, udot_, ustar_, gaps_;
+  Eigen::VectorXd ubar_, unext_, uplus_;  // the midpoint's passes
+  Eigen::VectorXd last_q_, last_u_;       // the state the last step ended at
+  double end_closing_ = 0.0;              // the closing speed there
+  double margin_ = 0.0;                   // the last step's margin
+  bool spinning_ = false;                 // this step's velocity is the implicit midpoint
+  double midpoint_scale_ = 0.0;  // ‖u* − u‖ of the explicit value: the passes' yardstick
   MoreauStepStats stats_;
 };
 

@@ -9,7 +9,9 @@ namespace appell {
 Eigen::Vector3d project_cone(const Eigen::Vector3d& x, double mu) {
   const double n = x(0);
   const double s = std::hypot(x(1), x(2));
-  if (s <= mu * n) return x;                         // inside K_μ
+  // inside K_μ (n ≥ 0 said apart: with μ = 0 and no tangential part, s ≤ μ n holds for
+  // any n, and a frictionless contact would pull)
+  if (n >= 0 && s <= mu * n) return x;
   if (mu * s <= -n) return Eigen::Vector3d::Zero();  // inside the polar cone
   const double np = (n + mu * s) / (1.0 + mu * mu);
   Eigen::Vector3d p(np, 0.0, 0.0);

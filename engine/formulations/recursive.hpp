@@ -81,6 +81,16 @@ void solve_recursive(const Model& m, Data& d);
 SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                             const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st);
 
+// recursive_rates with the applied forces (body and joint space) evaluated at the
+// velocity u_forces and everything else — the velocity products, ω × J ω, the extra rows'
+// velocity terms — at u: the moreau stepper's implicit midpoint takes the inertial terms
+// at the step's mean velocity and the forces at its start.  Two kinematics passes, then
+// as above.
+SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& u,
+                            const Eigen::Ref<const Eigen::VectorXd>& u_forces,
+                            const Stabilization& st);
+
 // Only the tree accelerations: pass 1, applied forces and the passes; no rows, no
 // multipliers, no reactions; extra rows are ignored.  Writes d.body, d.J, d.F, d.udot and
 // the joint u̇.  O(n).

@@ -26,6 +26,8 @@ bool Simulation::Impl::step_moreau() {
   if (st != SolveStatus::Ok || !q.allFinite() || !u.allFinite()) {
     fail(st == SolveStatus::Ok ? SimulationStatus::NotFinite : status_of(st), t,
          st == SolveStatus::Ok ? "the state is not finite" : d.diagnostics.message);
+    // a body through another: the message says why, no hint on singular positions
+    if (moreau->stats().too_deep) r.message = d.diagnostics.message;
     return false;
   }
   const MoreauStepStats& s = moreau->stats();

@@ -156,6 +156,29 @@ SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eige
   return d.diagnostics.status;
 }
 
+SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& u,
+                            const Eigen::Ref<const Eigen::VectorXd>& u_forces,
+                            const Stabilization& st) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  d.diagnostics = Diagnostics{};
+  // the applied forces at u_forces; then the kinematics at u, which leave them alone
+  kinematics_BaseToTip(m, m.tree(), q, u_forces, d, ws);
+  recursive_applied_forces(m, d, q, u_forces);
+  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
+  if (m.tree().nrows_extra > 0) {
+    constraint_rows(m, d, m.tree().extra, st);
+    fold_rows(m, d, false, &m.tree().extra);
+  }
+  passes(m, d, ws);
+  if (d.diagnostics.status == SolveStatus::Ok &&
+      (!ws.udot.allFinite() || (m.tree().nrows_extra > 0 && !ws.lambda.allFinite()))) {
+    d.diagnostics.status = SolveStatus::NotFinite;
+    d.diagnostics.message = "accelerations are not finite";
+  }
+  return d.diagnostics.status;
+}
+
 void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                              const Eigen::Ref<const Eigen::VectorXd>& u) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
