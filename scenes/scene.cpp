@@ -502,6 +502,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
       list.fail("the constraints have " + std::to_string(rows) + " rows, more than the limit of " +
                 std::to_string(SceneLimits::kMaxRows));
   }
+  check_joint_limits(m, constraint_nodes, scene.settings.contact);
   return scene;
 }
 
