@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "appell/joint.hpp"
+#include "engine/formulations/rank_policy.hpp"
 #include "engine/formulations/recursive.hpp"
 #include "engine/model/tree.hpp"
 
@@ -275,7 +277,8 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   ustar_ = u + h * udot_;
   gather(qm, d, false, step_margin(d, h), records_);
   if (!rows_.empty()) {
-    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
+    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_);
+    mark_fixed();
     row_velocities(m_, d, rows_, ustar_, gfree_);
     row_velocities(m_, d, rows_, u, v0_);
     // the normal law's shift: Newton's law on a closed row's approach velocity, the gap on
@@ -336,6 +339,12 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
     for (size_t i = 0; i < islands_.size(); ++i)
       v.segment(islands_[i].row0, islands_[i].rows).noalias() +=
           Gis_[i] * lambda_.segment(islands_[i].row0, islands_[i].rows);
+    // a row the bodies cannot move that the imposed motion closes: no force can act
+    if (const int k = violated_fixed_row(v); k >= 0) {
+      d.diagnostics.status = SolveStatus::Inconsistent;
+      d.diagnostics.message = fixed_row_message(records_[k], t);
+      return d.diagnostics.status;
+    }
     warm_.clear();
     for (size_t k = 0; k < blocks_.size(); ++k) {
       const ContactBlock& b = blocks_[k];
@@ -371,6 +380,59 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   return d.diagnostics.status;
 }
 
+void MoreauStepper::mark_fixed() {
+  // a unilateral row whose response G_kk is below τ² of its response on the tree alone
+  // stands within τ of the bilateral rows (a limit on a prescribed joint) or moves nothing
+  // (a contact of welded bodies): the rank policy's dependent row (rank_policy.hpp, P2),
+  // held at zero impulse rather than given the 1/G_kk a penalty would
+  constexpr double tau2 = kDependentSine * kDependentSine;
+  for (size_t i = 0; i < islands_.size(); ++i) {
+    const Island& is = islands_[i];
+    for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
+      ContactBlock& b = blocks_[k];
+      const double g = Gis_[i](b.row - is.row0, b.row - is.row0);
+      b.fixed = b.kind != ContactBlock::Kind::Bounded && !(g > tau2 * diag0_(b.row));
+    }
+  }
+}
+
+int MoreauStepper::violated_fixed_row(const Eigen::VectorXd& v) const {
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ContactBlock& b = blocks_[k];
+    if (!b.fixed) continue;
+    // the normal law's velocity after the step: u_n⁺ (+ g/h on an open row)
+    const double un = v(b.row) + (g_(b.row) - gfree_(b.row));
+    const double scale = std::max(1.0, std::abs(v0_(b.row)));
+    if (un < -1e3 * o_.solver.tolerance * scale) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+std::string MoreauStepper::fixed_row_message(const ContactRecord& r, double t) const {
+  std::string what;
+  if (r.joint >= 0) {
+    bool reversed = false;  // the record's side is on the tree coordinate
+    for (const TreeJoint& tj : m_.tree().joints)
+      if (tj.constraint == r.joint) reversed = tj.reversed;
+    what = "joint '" + m_.constraints()[r.joint]->name() + "' is driven past its " +
+           (r.upper != reversed ? "upper" : "lower") + " limit";
+  } else {
+    const auto name = [&](int shape) {
+      if (shape < 0) return std::string("the world");
+      const std::string& n = m_.shapes()[shape].name;
+      return "'" + (n.empty() ? "shape" + std::to_string(shape) : n) + "'";
+    };
+    what = "shapes " + name(r.point.shape_a) + " and " + name(r.point.shape_b) +
+           " are driven into each other";
+  }
+  std::ostringstream at;
+  at << t;
+  return what + " at t = " + at.str() +
+         " by motion its bodies cannot deviate from (a prescribed joint, a weld or other "
+         "bilateral rows): the row has no response, so no force of the limit or contact can "
+         "act; remove the limit (contact) or change the prescribed motion";
+}
+
 double MoreauStepper::step_margin(const Data& d, double h) {
   // a contact enters the step when it could close within it: each body's fastest point
   // moves at most |v| + |ω| reach, and gravity adds g h over the step
@@ -404,7 +466,8 @@ void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double
     const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
     stats_.penetration = pen;
     if (pen <= o_.projection_tolerance || pass == o_.projection_passes) return;
-    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
+    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_);
+    mark_fixed();
     Eigen::VectorXd mu = Eigen::VectorXd::Zero(gaps_.size());
     ContactSolverOptions so = o_.solver;
     so.tolerance = 0.01 * o_.projection_tolerance;
