@@ -5,6 +5,7 @@
 #include <appell/appell.hpp>
 #include <cmath>
 
+#include "appell/derivatives.hpp"
 #include "engine/assembly/row_terms.hpp"
 #include "engine/contact/delassus.hpp"
 #include "engine/contact/moreau.hpp"

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
@@ -16,6 +18,13 @@ using testing::run_cli;
 using testing::write_temp;
 
 constexpr double kG = 9.81;
+
+// a number as JSON, to the last digit
+std::string num(double x) {
+  std::ostringstream s;
+  s << std::setprecision(17) << x;
+  return s.str();
+}
 
 // one box welded to the world: nothing moves
 constexpr char kWelded[] = R"({"name": "welded", "gravity": [0, 0, -9.81],
@@ -37,7 +46,7 @@ TEST(LimitsCli, ZeroDofModelChecksEvaluatesSimulatesAndLinearizes) {
   for (const auto& a : e["bodies"]["block"]["linear_acceleration"]) EXPECT_EQ(a.get<double>(), 0.0);
   // the state stays the initial one: the centre at (0.1, 0.2, 1.0) at every output
   const std::string traj = write_temp("welded.csv", "");
-  const auto sim = run_cli("simulate " + scene + " -o " + traj);
+  const auto sim = run_cli("simulate " + scene + " --quiet --out " + traj);
   ASSERT_EQ(sim.status, 0) << sim.err;
   const std::string csv = testing::read_file(traj);
   std::istringstream in(csv);
@@ -71,14 +80,13 @@ TEST(LimitsCli, ZeroDofModelChecksEvaluatesSimulatesAndLinearizes) {
 // towards +q (the upper limit) about −x, towards −q (the lower) about +x
 std::string rod(double q, double lower, double upper, const std::string& extra = "",
                 bool down = true) {
-  return R"({"name": "rod", "gravity": [0, 0, -9.81],
+  return std::string(R"({"name": "rod", "gravity": [0, 0, -9.81],
  "bodies": [{"name": "rod", "mass": 1.0, "inertia": {"box": [0.02, 0.4, 0.02]},
              "com": [0, 0.2, 0]}],
  "constraints": [{"name": "hinge", "type": "revolute", "bodies": ["world", "rod"],
-   "origin": {"xyz": [0, 0, 0]}, "axis": [)" +
-         (down ? "-1" : "1") + R"(, 0, 0], "q": )" + std::to_string(q) +
-         R"(, "limit": {"lower": )" + std::to_string(lower) + R"(, "upper": )" +
-         std::to_string(upper) + "}}" + extra + R"(],
+   "origin": {"xyz": [0, 0, 0]}, "axis": [)") +
+         (down ? "-1" : "1") + R"(, 0, 0], "q": )" + num(q) + R"(, "limit": {"lower": )" +
+         num(lower) + R"(, "upper": )" + num(upper) + "}}" + extra + R"(],
  "integrator": {"duration": 0.01, "dt": 0.001}})";
 }
 
@@ -207,11 +215,11 @@ TEST(LimitsCli, LinearizeHoldsACoordinateOnItsLimit) {
  "constraints": [
    {"name": "shoulder", "type": "revolute", "bodies": ["world", "upper"],
     "origin": {"xyz": [0, 0, 0]}, "axis": [-1, 0, 0], "q": )" +
-                           std::to_string(q1) + R"(, "limit": {"lower": -1.0, "upper": )" +
-                           std::to_string(q1) + R"(}},
+                           num(q1) + R"(, "limit": {"lower": -1.0, "upper": )" +
+                           num(q1) + R"(}},
    {"name": "elbow", "type": "revolute", "bodies": ["upper", "lower"],
     "origin": {"xyz": [0, 0.4, 0]}, "axis": [-1, 0, 0], "q": )" +
-                           std::to_string(M_PI / 2 - q1) + R"(}]})";
+                           num(M_PI / 2 - q1) + R"(}]})";
   const std::string scene = write_temp("held_double.json", text);
   const auto r = run_cli("linearize " + scene);
   ASSERT_EQ(r.status, 0) << r.err;

@@ -49,6 +49,10 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
       in.method != "moreau" && in.method != "rosenbrock")
     bad("integrator.method must be rk4, dopri5, rkf78, rosenbrock or moreau, got '" + in.method +
         "'");
+  // a limit or friction on a joint that closes a loop would be ignored (appell/contact.hpp)
+  const std::vector<UnenforcedJoint> lost =
+      unenforced_joint_properties(m, options.contact.joint_limits, options.contact.joint_friction);
+  if (!lost.empty()) bad(describe(m, lost.front()));
   if (MoreauStepper::has_unilateral_rows(m, options.contact.joint_limits,
                                          options.contact.joint_friction)) {
     if (!in.method_given)
@@ -67,10 +71,6 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
           formulation_name(f));
     if (!(options.contact.tolerance > 0) || options.contact.max_iterations < 1)
       bad("contact.tolerance must be > 0 and contact.max_iterations >= 1");
-    // a limit or friction on a joint that closes a loop would be ignored (appell/contact.hpp)
-    const std::vector<UnenforcedJoint> lost = unenforced_joint_properties(
-        m, options.contact.joint_limits, options.contact.joint_friction);
-    if (!lost.empty()) bad(describe(m, lost.front()));
   }
   if (options.integrator.method == "rosenbrock") {
     // its Jacobian is the tree's exact derivatives (appell/derivatives.hpp)
