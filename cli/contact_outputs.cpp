@@ -76,10 +76,20 @@ ojson ContactRows::json(const std::vector<ContactSample>& contacts) const {
       ojson e;
       e["side"] = c.upper ? "upper" : "lower";
       e["normal_force"] = c.normal_force;
-      e["joint_force"] = c.joint_force;
+      e["joint_force"] = c.joint_force + 0.0;  // no −0
       e["gap"] = c.point.gap;
       e["state"] = contact_state_name(c.state);
-      limits[m_.constraints()[c.joint]->name()] = e;
+      // both sides of a narrow range can be in the step: the one that pushes (else the
+      // nearer) stands for the joint
+      const std::string& name = m_.constraints()[c.joint]->name();
+      const auto it = limits.find(name);
+      if (it != limits.end()) {
+        const double f = (*it)["normal_force"].get<double>();
+        if (c.normal_force < f ||
+            (c.normal_force == f && c.point.gap >= (*it)["gap"].get<double>()))
+          continue;
+      }
+      limits[name] = e;
       continue;
     }
     const ContactPoint& p = c.point;

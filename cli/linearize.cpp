@@ -26,6 +26,7 @@
 #include "appell/derivatives.hpp"
 #include "appell/forward.hpp"
 #include "appell/jacobians.hpp"
+#include "appell/simulation.hpp"
 #include "appell/tree.hpp"
 #include "cli/commands.hpp"
 
@@ -149,9 +150,59 @@ int run_linearize(const LinearizeOptions& o) {
   }
   if (start.projected) s = start.state;
 
+  // the unilateral rows that act at this state (one moreau step of the scene's dt, as
+  // eval's contact forces): a limit pressing holds its coordinate, a contact pressing is
+  // refused (docs/derivatives.md "Contact and limits")
+  const SimulationOptions so = SimulationOptions::from_settings(scene.settings);
+  std::vector<ContactSample> pressing;
+  if (has_unilateral_rows(m, so.contact.joint_limits, so.contact.joint_friction)) {
+    std::vector<ContactSample> rows;
+    try {
+      rows = contact_forces(m, s, so, so.integrator.dt);
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << o.scene << ": at t = " << s.t << ": contact forces: " << e.what()
+                << "\n";
+      return 3;
+    }
+    double largest = 0.0;
+    for (const ContactSample& c : rows) largest = std::max(largest, c.normal_force);
+    for (const ContactSample& c : rows)
+      if (c.normal_force > 1e-9 * std::max(1.0, largest)) pressing.push_back(c);
+  }
+  std::vector<int> held;
+  ojson held_json = ojson::array();
+  for (const ContactSample& c : pressing) {
+    if (c.joint >= 0) continue;
+    int count = 0;
+    for (const ContactSample& p : pressing) count += p.joint < 0;
+    const auto shape = [&](int k) {
+      return k < 0 ? std::string("the world")
+                   : "'" +
+                         (m.shapes()[k].name.empty() ? "shape" + std::to_string(k)
+                                                     : m.shapes()[k].name) +
+                         "'";
+    };
+    std::cerr << "error: " << o.scene << ": at t = " << s.t << ": " << count
+              << " contact point(s) press at this state (the first between "
+              << shape(c.point.shape_a) << " and " << shape(c.point.shape_b) << ", "
+              << num(c.normal_force)
+              << " N): a contact is a set-valued force, and a linear model that took the bodies as "
+                 "free would be wrong; contacts are not linearized (joint limits are: a pressing "
+                 "limit holds its coordinate)\n";
+    return 2;
+  }
+  for (const ContactSample& c : pressing)
+    for (const TreeJoint& t : tree.joints)
+      if (t.constraint == c.joint) {
+        held.push_back(t.u_offset);
+        held_json.push_back({{"joint", m.constraints()[c.joint]->name()},
+                             {"side", c.upper ? "upper" : "lower"},
+                             {"force", c.normal_force}});
+      }
+
   LinearModel lm;
   try {
-    lm = linearize(m, s, columns);
+    lm = linearize(m, s, columns, held);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << o.scene << ": " << e.what() << "\n";
     return 2;
@@ -200,6 +251,18 @@ int run_linearize(const LinearizeOptions& o) {
     out["independent_coordinates"] = cnames;
     out["independent_velocities"] = vnames;
   }
+  if (!held.empty()) {
+    out["held_by_limits"] = held_json;
+    out["note"] = std::string(
+                      "coordinates resting on a joint limit whose force is positive are "
+                      "held (the limit taken as the equality q = bound) and left out of "
+                      "x") +
+                  (note.empty() ? "" : "; " + note);
+  }
+  if (has_unilateral_rows(m, so.contact.joint_limits, so.contact.joint_friction))
+    out["unilateral_rows"] =
+        "no contact presses; limits that press are held (held_by_limits), open limits and "
+        "joint Coulomb friction are not in the linear model";
   if (lm.turn_rate != 0) out["turn_rate"] = lm.turn_rate;
   if (start.velocity_correction > 0) out["initial_velocity_correction"] = start.velocity_correction;
   out["states"] = states;
@@ -248,6 +311,9 @@ int run_linearize(const LinearizeOptions& o) {
   std::ostream& os = std::cout;
   os << "linear model of " << o.scene << " at t = " << s.t << " (derivatives: " << method << ")\n";
   if (!note.empty()) os << "note: " << note << "\n";
+  for (const ojson& h : held_json)
+    os << "held by its " << h["side"].get<std::string>() << " limit (force "
+       << num(h["force"].get<double>()) << "): " << h["joint"].get<std::string>() << "\n";
   if (start.velocity_correction > 0)
     os << "initial velocities projected onto the constraints first: |du|_M = "
        << start.velocity_correction << "\n";

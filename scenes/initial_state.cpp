@@ -4,8 +4,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "appell/contact.hpp"
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
+#include "appell/joint.hpp"
 #include "appell/scene_document.hpp"
 #include "appell/tree.hpp"
 
@@ -74,6 +76,32 @@ void check_initial_state(const ModelBuilder& b, const std::vector<Node>& constra
     return;
   check_initial_positions(m, d, constraints);
   report_initial_velocities(m, d, constraints, list, start.velocity_residual);
+}
+
+void check_joint_limits(const ModelBuilder& b, const std::vector<Node>& constraints,
+                        const ContactSettings& contact, const std::string& scene_file) {
+  if (!contact.joint_limits && !contact.joint_friction) return;
+  bool any = false;
+  for (const ConstraintPtr& c : b.constraints())
+    if (const auto* j = dynamic_cast<const Joint*>(c.get()))
+      any = any || (contact.joint_limits && j->properties().limited) ||
+            (contact.joint_friction && j->properties().friction > 0);
+  if (!any) return;
+  const Model m = compile(b);
+  if (constraints.size() != m.constraints().size()) return;  // no node for each
+  const auto at = [&](int c, const char* key) {
+    const Node& n = constraints[c];
+    return n.has(key) ? n[key] : n;
+  };
+  for (const UnenforcedJoint& u :
+       unenforced_joint_properties(m, contact.joint_limits, contact.joint_friction))
+    at(u.constraint, u.limit ? "limit" : "friction").fail(describe(m, u));
+  if (!contact.joint_limits) return;
+  // a start the scene wrote (a URDF's or an MJCF's zero configuration may lie outside a
+  // joint's range, as MuJoCo's published legged robots do: a run refuses it, a load not)
+  const LimitViolation v = joint_limit_violation(m, m.initial_state().q);
+  if (v.constraint >= 0 && constraints[v.constraint].file() == scene_file)
+    at(v.constraint, constraints[v.constraint].has("q") ? "q" : "limit").fail(v.message);
 }
 
 }  // namespace appell

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "appell/model.hpp"
+#include "appell/settings.hpp"
 #include "scenes/reader.hpp"
 
 namespace appell {
@@ -14,5 +15,13 @@ namespace appell {
 // for the whole list (too many rows).
 void check_initial_state(const ModelBuilder& b, const std::vector<Node>& constraints,
                          const Node& list);
+
+// The joints' limits and friction a moreau run would enforce (contact.joint_limits,
+// contact.joint_friction on): a limit or friction on a joint that closes a loop is refused
+// at its "limit" ("friction"), a start outside a limit at the joint's "q" (else its
+// "limit"), naming the joint, the side and by how much (appell/contact.hpp); the latter only
+// for joints of the scene file itself (a robot file's zero configuration is not a choice).
+void check_joint_limits(const ModelBuilder& b, const std::vector<Node>& constraints,
+                        const ContactSettings& contact, const std::string& scene_file);
 
 }  // namespace appell

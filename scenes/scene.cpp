@@ -588,6 +588,9 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
       list.fail("the constraints have " + std::to_string(rows) + " rows, more than the limit of " +
                 std::to_string(SceneLimits::kMaxRows));
   }
+  // a robot file loaded directly (URDF, MJCF) wrote no start of its own
+  check_joint_limits(m, constraint_nodes, scene.settings.contact,
+                     urdf && urdf->file == top.file() ? std::string() : top.file());
   return scene;
 }
 

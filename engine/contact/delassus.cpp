@@ -67,7 +67,8 @@ double row_dot(const Model& m, const TwistRow& r, const std::vector<SpatialMotio
 
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
                    Eigen::MatrixXd& response, const std::vector<int>* first,
-                   ResponseSupport* support, std::vector<Eigen::MatrixXd>* islands) {
+                   ResponseSupport* support, std::vector<Eigen::MatrixXd>* islands,
+                   Eigen::VectorXd* tree_diagonal) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(rows.size()), nb = tree.nrows_extra;
@@ -111,6 +112,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
     }
   Eigen::VectorXd e(nb), y(nb);
   std::vector<SpatialMotion> a(ws.w.size());
+  if (tree_diagonal) tree_diagonal->resize(n);
   for (int k = 0; k < n; ++k) {
     int ranges[2][2] = {{0, nj}, {0, 0}};
     if (local) {
@@ -133,6 +135,10 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       if (r[0] == r[1]) continue;
       bias_TipToBase(tree, ws, false, r[0], r[1]);
       accelerations_BaseToTip(tree, ws, false, r[0], r[1]);
+    }
+    if (tree_diagonal && nb > 0) {  // the row's response before the bilateral rows act
+      for (size_t i = 0; i < ws.w.size(); ++i) a[i] = ws.w[i].a;
+      (*tree_diagonal)(k) = row_dot(m, rows[k], a);
     }
     if (nb > 0) {  // the bilateral rows' reaction keeps A a = 0               (R13)
       extra_rows_times_a(m, tree, d, ws, e);
@@ -172,6 +178,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       for (int j = j0; j < n && (!first || (*first)[j] == j0); ++j)
         G(j, k) = row_dot(m, rows[j], a);
     }
+    if (tree_diagonal && nb == 0) (*tree_diagonal)(k) = row_dot(m, rows[k], a);
     if (local)  // what the next row does not move reads as zero
       for (const auto& r : ranges)
         for (int i = r[0]; i < r[1]; ++i) a[i].setZero();

@@ -52,10 +52,17 @@ struct ResponseSupport {
   std::vector<int> offset;               // per row: where its entries start in `values`
   std::vector<double> values;            // the columns' entries on those ranges, packed
 };
+//
+// `tree_diagonal` (optional): each row's response on the tree alone, (J M⁻¹ Jᵀ)_kk, before
+// the bilateral rows' reaction; G_kk / (J M⁻¹ Jᵀ)_kk is the squared sine of the angle by
+// which row k stands out of the bilateral rows (rank_policy.hpp, P2): zero for a row the
+// bodies cannot move (a limit on a prescribed joint).  Equal to G's diagonal without
+// bilateral rows.
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
                    Eigen::MatrixXd& response, const std::vector<int>* first = nullptr,
                    ResponseSupport* support = nullptr,
-                   std::vector<Eigen::MatrixXd>* islands = nullptr);
+                   std::vector<Eigen::MatrixXd>* islands = nullptr,
+                   Eigen::VectorXd* tree_diagonal = nullptr);
 // du += response λ, on the written entries only
 void add_response(const Eigen::MatrixXd& response, const ResponseSupport& support,
                   const Eigen::VectorXd& lambda, Eigen::VectorXd& du);

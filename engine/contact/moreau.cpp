@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include "appell/joint.hpp"
+#include "engine/formulations/rank_policy.hpp"
 #include "engine/formulations/recursive.hpp"
 #include "engine/model/tree.hpp"
 
@@ -360,7 +362,8 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   gather(qm, d, false, step_margin(d, h), records_);
   if (too_deep(records_, "", d) || too_fast(d, h)) return d.diagnostics.status;
   if (!rows_.empty()) {
-    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
+    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_);
+    mark_fixed();
     row_velocities(m_, d, rows_, ustar_, gfree_);
     row_velocities(m_, d, rows_, u, v0_);
     ContactSolverResult res = solve_rows(h, true);
@@ -379,6 +382,12 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
     for (size_t i = 0; i < islands_.size(); ++i)
       v.segment(islands_[i].row0, islands_[i].rows).noalias() +=
           Gis_[i] * lambda_.segment(islands_[i].row0, islands_[i].rows);
+    // a row the bodies cannot move that the imposed motion closes: no force can act
+    if (const int k = violated_fixed_row(v); k >= 0) {
+      d.diagnostics.status = SolveStatus::Inconsistent;
+      d.diagnostics.message = fixed_row_message(records_[k], t);
+      return d.diagnostics.status;
+    }
     warm_.clear();
     for (size_t k = 0; k < blocks_.size(); ++k) {
       const ContactBlock& b = blocks_[k];
@@ -447,7 +456,8 @@ SolveStatus MoreauStepper::first_half(double t, const Eigen::VectorXd& q, Eigen:
   gather(q, d, true, std::isfinite(reach) ? reach : o_.closed_gap, scratch_);
   if (too_deep(scratch_, "", d)) return d.diagnostics.status;
   if (rows_.empty()) return SolveStatus::Ok;
-  tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
+  tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_);
+  mark_fixed();
   row_velocities(m_, d, rows_, u, gfree_);
   Eigen::VectorXd g = gfree_, mu = Eigen::VectorXd::Zero(gfree_.size());
   for (size_t k = 0; k < blocks_.size(); ++k) {
@@ -606,6 +616,59 @@ SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::Vect
   return SolveStatus::Ok;
 }
 
+void MoreauStepper::mark_fixed() {
+  // a unilateral row whose response G_kk is below τ² of its response on the tree alone
+  // stands within τ of the bilateral rows (a limit on a prescribed joint) or moves nothing
+  // (a contact of welded bodies): the rank policy's dependent row (rank_policy.hpp, P2),
+  // held at zero impulse rather than given the 1/G_kk a penalty would
+  constexpr double tau2 = kDependentSine * kDependentSine;
+  for (size_t i = 0; i < islands_.size(); ++i) {
+    const Island& is = islands_[i];
+    for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
+      ContactBlock& b = blocks_[k];
+      const double g = Gis_[i](b.row - is.row0, b.row - is.row0);
+      b.fixed = b.kind != ContactBlock::Kind::Bounded && !(g > tau2 * diag0_(b.row));
+    }
+  }
+}
+
+int MoreauStepper::violated_fixed_row(const Eigen::VectorXd& v) const {
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ContactBlock& b = blocks_[k];
+    if (!b.fixed) continue;
+    // the normal law's velocity after the step: u_n⁺ (+ g/h on an open row)
+    const double un = v(b.row) + (g_(b.row) - gfree_(b.row));
+    const double scale = std::max(1.0, std::abs(v0_(b.row)));
+    if (un < -1e3 * o_.solver.tolerance * scale) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+std::string MoreauStepper::fixed_row_message(const ContactRecord& r, double t) const {
+  std::string what;
+  if (r.joint >= 0) {
+    bool reversed = false;  // the record's side is on the tree coordinate
+    for (const TreeJoint& tj : m_.tree().joints)
+      if (tj.constraint == r.joint) reversed = tj.reversed;
+    what = "joint '" + m_.constraints()[r.joint]->name() + "' is driven past its " +
+           (r.upper != reversed ? "upper" : "lower") + " limit";
+  } else {
+    const auto name = [&](int shape) {
+      if (shape < 0) return std::string("the world");
+      const std::string& n = m_.shapes()[shape].name;
+      return "'" + (n.empty() ? "shape" + std::to_string(shape) : n) + "'";
+    };
+    what = "shapes " + name(r.point.shape_a) + " and " + name(r.point.shape_b) +
+           " are driven into each other";
+  }
+  std::ostringstream at;
+  at << t;
+  return what + " at t = " + at.str() +
+         " by motion its bodies cannot deviate from (a prescribed joint, a weld or other "
+         "bilateral rows): the row has no response, so no force of the limit or contact can "
+         "act; remove the limit (contact) or change the prescribed motion";
+}
+
 double MoreauStepper::closing_speed(const Data& d) const {
   // each body's fastest point moves at most |v| + |ω| reach; two bodies close at most at
   // the sum of the two fastest
@@ -640,7 +703,8 @@ void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double
     const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
     stats_.penetration = pen;
     if (pen <= o_.projection_tolerance || pass == o_.projection_passes) return;
-    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_);
+    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_);
+    mark_fixed();
     Eigen::VectorXd mu = Eigen::VectorXd::Zero(gaps_.size());
     ContactSolverOptions so = o_.solver;
     so.tolerance = 0.01 * o_.projection_tolerance;

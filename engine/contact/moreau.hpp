@@ -159,6 +159,11 @@ class MoreauStepper {
   // apart), so that G is block diagonal: first_, islands_
   void order_islands(std::vector<ContactRecord>& out);
   // solves each island's problem (all, or those with a flag set); returns the worst
+  // blocks_[k].fixed for the rows the bodies cannot move (tree_delassus's diag0_ against G)
+  void mark_fixed();
+  // the first fixed row whose law the step's velocities v violate, −1 when none
+  int violated_fixed_row(const Eigen::VectorXd& v) const;
+  std::string fixed_row_message(const ContactRecord& r, double t) const;
   ContactSolverResult solve_islands(const std::vector<char>* only = nullptr);
   ContactSolverResult solve_islands(const Eigen::VectorXd& g, Eigen::VectorXd& lambda,
                                     const ContactSolverOptions& so,
@@ -199,6 +204,7 @@ class MoreauStepper {
   double margin_ = 0.0;                   // the last step's margin
   bool spinning_ = false;                 // this step's velocity is the implicit midpoint
   double midpoint_scale_ = 0.0;  // ‖u* − u‖ of the explicit value: the passes' yardstick
+  Eigen::VectorXd diag0_;  // the rows' responses on the tree alone (tree_delassus)
   MoreauStepStats stats_;
 };
 

@@ -24,6 +24,10 @@ namespace {
 // z ← Π(z) block by block: the cone, the half-line or the interval
 void project(const std::vector<ContactBlock>& blocks, Eigen::VectorXd& z) {
   for (const ContactBlock& b : blocks) {
+    if (b.fixed) {
+      z.segment(b.row, b.size()).setZero();
+      continue;
+    }
     switch (b.kind) {
       case ContactBlock::Kind::Contact:
         z.segment<3>(b.row) = project_cone(z.segment<3>(b.row), b.mu);
@@ -43,7 +47,7 @@ void de_saxce(const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& u,
               Eigen::VectorXd& s) {
   s.setZero();
   for (const ContactBlock& b : blocks)
-    if (b.kind == ContactBlock::Kind::Contact)
+    if (b.kind == ContactBlock::Kind::Contact && !b.fixed)
       s(b.row) = b.mu * std::hypot(u(b.row + 1), u(b.row + 2));
 }
 
@@ -62,6 +66,10 @@ double contact_residual(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
   for (const ContactBlock& b : blocks) {
     const double gamma = block_scale(G, b);
     double e = 0.0;
+    if (b.fixed) {  // λ = 0 whatever u
+      r = std::max(r, lambda.segment(b.row, b.size()).norm() * gamma);
+      continue;
+    }
     switch (b.kind) {
       case ContactBlock::Kind::Contact: {
         Eigen::Vector3d uh = u.segment<3>(b.row);

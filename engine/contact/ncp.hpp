@@ -12,6 +12,7 @@
 //   Unilateral (one row):  0 ≤ λ ⟂ u ≥ 0  (joint limits, position projection).
 //   Bounded (one row):     |λ| ≤ F, u = 0 inside, λ = −F sign(u) on the bound (joint Coulomb
 //     friction).
+//   A fixed block (any kind): λ = 0, whatever u (rows the bodies cannot move).
 //
 // Method: ADMM on the cone complementarity with the De Saxcé correction held fixed in
 // each x-update (Carpentier, Le Lidec, Montaut et al., "From compliant to rigid contact
@@ -33,6 +34,10 @@ struct ContactBlock {
   int row = 0;         // first row in G (3 rows for a contact, 1 otherwise)
   double mu = 0.0;     // Coulomb coefficient of a contact
   double bound = 0.0;  // F of a bounded row
+  // a block the bodies cannot move (its rows have no response: a limit on a prescribed
+  // joint, a contact of welded bodies): its impulse is held at zero, outside the problem
+  // (the rank policy's dependent rows, engine/formulations/rank_policy.hpp)
+  bool fixed = false;
   int size() const { return kind == Kind::Contact ? 3 : 1; }
 };
 

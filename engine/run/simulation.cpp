@@ -49,6 +49,10 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
       in.method != "moreau" && in.method != "rosenbrock")
     bad("integrator.method must be rk4, dopri5, rkf78, rosenbrock or moreau, got '" + in.method +
         "'");
+  // a limit or friction on a joint that closes a loop would be ignored (appell/contact.hpp)
+  const std::vector<UnenforcedJoint> lost =
+      unenforced_joint_properties(m, options.contact.joint_limits, options.contact.joint_friction);
+  if (!lost.empty()) bad(describe(m, lost.front()));
   if (MoreauStepper::has_unilateral_rows(m, options.contact.joint_limits,
                                          options.contact.joint_friction)) {
     if (!in.method_given)

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "appell/contact.hpp"
 #include "appell/forward.hpp"
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/projection.hpp"
@@ -168,6 +169,14 @@ bool Simulation::Impl::start(const State& initial) {
     const bool velocities = ic.position_violation <= 1e-6 && s == SolveStatus::Inconsistent;
     fail(status_of(s), 0.0, (velocities ? "initial velocities: " : "") + d.diagnostics.message);
     return false;
+  }
+  // a start outside a joint limit is a position error, not a contact (appell/contact.hpp)
+  if (o.integrator.method == "moreau" && o.contact.joint_limits) {
+    const LimitViolation v = joint_limit_violation(m, ic.state.q);
+    if (v.constraint >= 0) {
+      fail(SimulationStatus::Inconsistent, 0.0, v.message);
+      return false;
+    }
   }
   ss->from_state(ic.state, x, d);
   joint_space = ss->formulation() == Formulation::Recursive;

@@ -15,7 +15,9 @@ using Clock = std::chrono::steady_clock;
 
 bool Simulation::Impl::step() {
   if (!running) return false;
-  const bool ok = method == Method::Rk4          ? step_rk4()
+  // no state (a model with no degrees of freedom): nothing for an error control to
+  // measure, and rk4's step is exact
+  const bool ok = method == Method::Rk4 || (x.size() == 0 && method != Method::Moreau) ? step_rk4()
                   : method == Method::Rkf78      ? step_rkf78()
                   : method == Method::Moreau     ? step_moreau()
                   : method == Method::Rosenbrock ? step_rosenbrock()
@@ -243,7 +245,7 @@ double Simulation::Impl::fastest_rate(const Vector& f0) {
     s = 1664525u * s + 1013904223u;
     v(i) = (static_cast<double>(s >> 8) / 16777216.0 - 0.5) * (1.0 + std::abs(x(i)));
   }
-  const double scale = 1.0 + x.cwiseAbs().maxCoeff();
+  const double scale = 1.0 + x.lpNorm<Eigen::Infinity>();
   double rho = 0.0;
   for (int it = 0; it < kPowerIterations; ++it) {
     const double nv = v.norm();

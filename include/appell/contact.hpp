@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "appell/data.hpp"
@@ -75,5 +76,36 @@ struct ContactSample {
   enum class State { Open, Stick, Slip } state = State::Open;
 };
 const char* contact_state_name(ContactSample::State s);  // "open", "stick", "slip"
+
+}  // namespace appell
+
+namespace appell {
+
+// A joint whose limit or Coulomb friction a moreau run cannot enforce: they act on the
+// one-coordinate joints of the spanning tree, and a joint that closes a loop has no
+// coordinate of its own (engine/contact/joint_limits.cpp).
+struct UnenforcedJoint {
+  int constraint = -1;  // the model constraint index of the joint
+  bool limit = false, friction = false;
+};
+// Every such joint, counting limits when `limits` and friction when `friction` (the
+// scene's contact.joint_limits and contact.joint_friction).  O(constraints · tree joints).
+std::vector<UnenforcedJoint> unenforced_joint_properties(const Model& m, bool limits = true,
+                                                         bool friction = true);
+// One line: "joint 'X' closes a loop ...: its limit cannot be enforced; ..."
+std::string describe(const Model& m, const UnenforcedJoint& u);
+
+// A one-coordinate tree joint that q (tree nq) places outside its limits by more than
+// `tolerance` (rad or m; by default the moreau stepper's closed gap): the first in tree
+// order.  constraint = −1 when every limit holds.  A run refuses such a start: a limit acts
+// on velocities, and a coordinate outside it is a position error (docs/contact.md).
+struct LimitViolation {
+  int constraint = -1;  // the joint's model constraint index
+  bool upper = false;   // the side, in the joint's own coordinate
+  double value = 0.0, bound = 0.0, excess = 0.0;  // q, the bound, how far past it (> 0)
+  std::string message;  // "joint 'X' starts 0.3 rad past its upper limit (q = ...)"
+};
+LimitViolation joint_limit_violation(const Model& m, const Eigen::VectorXd& q,
+                                     double tolerance = 1e-7);
 
 }  // namespace appell

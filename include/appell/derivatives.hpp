@@ -122,11 +122,23 @@ struct LinearModel {
   Eigen::VectorXd udot;          // u̇ at s (zero at an equilibrium)
   std::vector<int> coordinates;  // I: the independent coordinates (tangent indices, tree nu)
   std::vector<int> velocities;   // V: the independent quasi-velocities (tree nu indices)
+  std::vector<int> held;         // quasi-velocities held at zero rate (see below), tree nu
   bool exact = true;
   double turn_rate = 0;  // Ω of a steady turn the model is taken in (rad/s), 0 if none
   std::string note;
 };
 LinearModel linearize(const Model& m, const State& s, const std::vector<int>& inputs);
+// The same with the quasi-velocities `held` (tree nu indices of one-coordinate joints)
+// kept at zero rate: joints resting on a limit whose force is positive, for which the closed
+// limit is the holonomic row q_j = bound as long as the force stays positive (a small
+// perturbation keeps it so).  Those coordinates leave x (coordinates = velocities = the
+// others, held = these); u̇ on the others solves M_II u̇_I = τ_I − ID(q, u, 0)_I, the held
+// rows' limit forces taking the rest, and A, B are its exact derivatives (inverse dynamics'
+// at u̇ = (u̇_I, 0); Richardson differences, exact = false, where those do not cover the
+// forces).  An input on a held coordinate has a zero column.  Trees only: throws
+// std::invalid_argument with extra rows, and on indices out of range.
+LinearModel linearize(const Model& m, const State& s, const std::vector<int>& inputs,
+                      const std::vector<int>& held);
 
 // The eigenvalues of a linear model's A and its eigenvectors (columns, over the states
 // x).  States whose column of A is nil (below 1e-12 of its largest entry) in the rows not

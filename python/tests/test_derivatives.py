@@ -88,6 +88,19 @@ def test_linearize_cart_pole_closed_form():
     assert max(lin["eigenvalues"].real) == pytest.approx(np.sqrt(A[3, 1]), rel=1e-10)
 
 
+def test_linearize_a_model_without_degrees_of_freedom():
+    # one body welded to the world: an empty linear model (this used to end the interpreter)
+    b = appell.ModelBuilder()
+    b.gravity = (0, 0, -9.81)
+    b.add_body("block", mass=2.0, inertia=(1, 1, 1), position=(0, 0, 1))
+    b.add_joint("fixed", "world", "block", name="weld")
+    model = appell.compile(b)
+    assert model.nu == 0
+    lin = appell.linearize(model)
+    assert lin["A"].shape == (0, 0) and lin["B"].shape == (0, 0)
+    assert len(lin["eigenvalues"]) == 0
+
+
 def test_linearize_benchmark_bicycle_and_a_steady_turn():
     # Meijaard et al. (2007), Table 2 at 5 m/s: castor, weave pair, capsize
     model = appell.load_model(EXAMPLES.parent / "benchmarks" / "whipple_bicycle.json")

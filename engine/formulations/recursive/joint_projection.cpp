@@ -133,7 +133,7 @@ SolveStatus project_joint_positions(const Model& m, Data& d, Eigen::Ref<Eigen::V
     for (size_t a = 0; a < sel.size(); ++a) g(a) = d.position_residual(rows[sel[a]]);
     // the step δu of least ‖δu‖_H with J δu = −g (J-P1), taken as q ← q + N(q) δu
     const Eigen::VectorXd du = joint_correction(m, d, sel, g);
-    rep.correction = std::max(rep.correction, du.cwiseAbs().maxCoeff());
+    rep.correction = std::max(rep.correction, du.lpNorm<Eigen::Infinity>());
     tree_qdot(tree, q, du, dq);
     q += dq;
     tree_normalize(tree, q);
@@ -173,7 +173,7 @@ SolveStatus project_joint_velocities(const Model& m, Data& d,
     }
     if (!pi.allFinite()) rep.residual = NAN;
     if (!std::isfinite(rep.residual)) break;
-    const double tol = kVelocityTolerance * (1.0 + u.cwiseAbs().maxCoeff());
+    const double tol = kVelocityTolerance * (1.0 + u.lpNorm<Eigen::Infinity>());
     if (sel.empty() ||
         (rep.iterations > 0 && (rep.residual <= tol || rep.iterations == kMaxIterations ||
                                 !(rep.residual < 0.5 * previous))))
@@ -189,7 +189,7 @@ SolveStatus project_joint_velocities(const Model& m, Data& d,
     extra_rows_at(m, d, q, u);
   }
   if (report) *report = rep;
-  if (rep.residual <= kFailure * (1.0 + u.cwiseAbs().maxCoeff())) return SolveStatus::Ok;
+  if (rep.residual <= kFailure * (1.0 + u.lpNorm<Eigen::Infinity>())) return SolveStatus::Ok;
   std::ostringstream os;
   os << "velocity projection failed: velocity constraints still violated by " << rep.residual
      << " after " << rep.iterations << " iterations";

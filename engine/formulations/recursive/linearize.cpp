@@ -307,7 +307,131 @@ LinearModel linearize_constrained(const Model& m, const State& s, const std::vec
   return out;
 }
 
+// The tree with the quasi-velocities `held` kept at zero rate (one-coordinate joints resting
+// on a limit: while its force is positive a closed limit is the holonomic row q_j = bound,
+// appell/derivatives.hpp).  x = (δq_I, u_I) over the other coordinates I, and on them
+//   M_II u̇_I = −ID(q, u, 0)_I + τ_I                 (the held rows' forces take the rest)
+//   δu̇_I = −M_II⁻¹ (∂τ/∂q_II δq_I + ∂τ/∂u_II δu_I) + M_II⁻¹ δτ_I,
+// the derivatives of inverse dynamics at u̇ = (u̇_I, 0) (exact where they cover the
+// forces; else Richardson differences of u̇_I).
+LinearModel linearize_held(const Model& m, const State& s, const std::vector<int>& inputs,
+                           const std::vector<int>& held) {
+  const TreeModel& tree = m.tree();
+  const int nu = tree.nu;
+  std::vector<char> is_held(nu, 0);
+  for (int k : held) is_held[k] = 1;
+  LinearModel out;
+  for (int k = 0; k < nu; ++k)
+    if (!is_held[k]) out.coordinates.push_back(k), out.velocities.push_back(k);
+  out.held = held;
+  const int n = static_cast<int>(out.coordinates.size());
+  const auto& I = out.coordinates;
+  auto restrict = [&](const Eigen::MatrixXd& X) {
+    Eigen::MatrixXd Y(n, n);
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) Y(r, c) = X(I[r], I[c]);
+    return Y;
+  };
+  Data d(m);
+  // u̇_I at (q, u) with generalized forces tau on the free coordinates
+  auto udot_at = [&](const State& p, const Eigen::VectorXd& tau) {
+    Eigen::VectorXd bias;
+    Eigen::MatrixXd M;
+    inverse_dynamics(m, d, p, Eigen::VectorXd::Zero(nu), bias);
+    mass_matrix(m, d, p, M);
+    Eigen::VectorXd rhs(n);
+    for (int r = 0; r < n; ++r) rhs(r) = (tau.size() ? tau(I[r]) : 0.0) - bias(I[r]);
+    return Eigen::VectorXd(restrict(M).ldlt().solve(rhs));
+  };
+  const Eigen::VectorXd none;
+  const Eigen::VectorXd a = udot_at(s, none);
+  out.udot = Eigen::VectorXd::Zero(nu);
+  for (int r = 0; r < n; ++r) out.udot(I[r]) = a(r);
+  out.A = Eigen::MatrixXd::Zero(2 * n, 2 * n);
+  out.B = Eigen::MatrixXd::Zero(2 * n, inputs.size());
+  out.A.topRightCorner(n, n).setIdentity();
+  // δ̇ = ω − ω_ref + ω_ref × δ on a quaternion joint's block (never held), as linearize()
+  for (const TreeJoint& t : tree.joints)
+    if (t.type->quaternion() >= 0) {
+      const int k0 = t.u_offset + t.type->nu() - 3;
+      const int r0 = static_cast<int>(std::find(I.begin(), I.end(), k0) - I.begin());
+      const Eigen::Vector3d w = s.u.segment<3>(k0);
+      Eigen::Matrix3d wx;
+      wx << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
+      out.A.block<3, 3>(r0, r0) = wx;
+    }
+  InverseDerivatives id;
+  std::string why;
+  try {
+    inverse_dynamics_derivatives(m, d, s, out.udot, id);
+  } catch (const std::invalid_argument& e) {
+    why = e.what();
+  }
+  if (why.empty()) {
+    const auto Mii = restrict(id.M).ldlt();
+    out.A.bottomLeftCorner(n, n) = -Mii.solve(restrict(id.dtau_dq));
+    out.A.bottomRightCorner(n, n) = -Mii.solve(restrict(id.dtau_du));
+    for (size_t c = 0; c < inputs.size(); ++c)
+      if (!is_held[inputs[c]]) {
+        Eigen::VectorXd e = Eigen::VectorXd::Zero(n);
+        e(std::find(I.begin(), I.end(), inputs[c]) - I.begin()) = 1.0;
+        out.B.col(c).tail(n) = Mii.solve(e);
+      }
+    out.exact = true;
+  } else {
+    for (int j = 0; j < n; ++j) {
+      const Eigen::VectorXd e = Eigen::VectorXd::Unit(nu, I[j]);
+      out.A.col(j).tail(n) = richardson(
+          [&](double h) {
+            State p = s;
+            p.q = tangent_step(m, s.q, h * e);
+            return udot_at(p, none);
+          },
+          1e-3);
+      out.A.col(n + j).tail(n) = richardson(
+          [&](double h) {
+            State p = s;
+            p.u += h * e;
+            return udot_at(p, none);
+          },
+          1e-3);
+    }
+    for (size_t c = 0; c < inputs.size(); ++c) {
+      const Eigen::VectorXd e = Eigen::VectorXd::Unit(nu, inputs[c]);
+      out.B.col(c).tail(n) = (udot_at(s, e) - udot_at(s, -e)) / 2;  // affine in τ
+    }
+    out.exact = false;
+    out.note = why +
+               "; differentiated by Richardson-extrapolated central differences (about "
+               "1e-10)";
+  }
+  if (const std::string spin = spin_note(m, s); !spin.empty())
+    out.note += (out.note.empty() ? "" : "; ") + spin;
+  return out;
+}
+
 }  // namespace
+
+LinearModel linearize(const Model& m, const State& s, const std::vector<int>& inputs,
+                      const std::vector<int>& held) {
+  const TreeModel& tree = m.tree();
+  if (held.empty()) return linearize(m, s, inputs);
+  for (int c : inputs)
+    if (c < 0 || c >= tree.nu)
+      throw std::invalid_argument(
+          "linearize(): input " + std::to_string(c) +
+          " is not a quasi-velocity index (nu = " + std::to_string(tree.nu) + ")");
+  for (int k : held)
+    if (k < 0 || k >= tree.nu || std::count(held.begin(), held.end(), k) > 1)
+      throw std::invalid_argument("linearize(): held coordinate " + std::to_string(k) +
+                                  " is not a quasi-velocity index (nu = " +
+                                  std::to_string(tree.nu) + ") or is given twice");
+  if (tree.nrows_extra > 0)
+    throw std::invalid_argument(
+        "linearize(): coordinates held by their limits in a model with constraint rows "
+        "beyond its tree (loops) are not supported");
+  return linearize_held(m, s, inputs, held);
+}
 
 LinearModel linearize(const Model& m, const State& s, const std::vector<int>& inputs) {
   const TreeModel& tree = m.tree();
