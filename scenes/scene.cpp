@@ -422,13 +422,13 @@ void check_composites(const ModelBuilder& m, const std::vector<SceneBody>& bodie
 // The collision shapes of the bodies, then those of the world (each part's top-level
 // "shapes": the scene's, and a URDF's links welded to a fixed base).
 void add_shapes(ModelBuilder& m, const std::vector<Node>& parts,
-                const std::vector<SceneBody>& bodies) {
+                const std::vector<SceneBody>& bodies, MeshCache& meshes) {
   std::set<std::string> names;
   const auto add = [&](const Node& list, int body, const std::string& name, const Vec3& com) {
     check_count(list, SceneLimits::kMaxBodies, "shapes");
     for (size_t i = 0; i < list.size(); ++i) {
       const Node n = list.at(i);
-      const Shape s = parse_shape(n, body, name, com, i);
+      const Shape s = parse_shape(n, body, name, com, i, meshes);
       if (!names.insert(s.name).second)
         (n.has("name") ? n["name"] : n).fail("duplicate shape name '" + s.name + "'");
       m.add_shape(s);
@@ -480,7 +480,9 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
     (top.has("bodies") ? top["bodies"] : top).fail("a scene needs at least one body");
   const Placements placements = place_bodies(lists, bodies, aliases);
   for (const SceneBody& b : bodies) m.add_body(b.body);
-  add_shapes(m, parts, bodies);
+  // the meshes an MJCF's converter read (for their inertia) are not read again
+  MeshCache own;
+  add_shapes(m, parts, bodies, urdf && urdf->meshes ? *urdf->meshes : own);
   SceneContext ctx{m, top.file(), &placements, &aliases, urdf ? &urdf->properties : nullptr};
   std::vector<Node> constraint_nodes;
   for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "scenes/joint_space.hpp"
 
 namespace appell {
+
+class MeshCache;
 
 struct UrdfScene {
   std::string file;    // the URDF, for errors
@@ -36,6 +39,8 @@ struct UrdfScene {
   std::vector<std::string> warnings;
   nlohmann::json settings = nlohmann::json::object();
   std::map<std::string, std::pair<std::string, std::string>> located;
+  // the mesh files already read (an MJCF's, for their volume), shared with the shapes
+  std::shared_ptr<MeshCache> meshes;
 };
 
 // Reads a URDF; a floating base when `floating_base` (a free joint "root_joint" from the
