@@ -77,6 +77,32 @@ std::vector<Vec3> bin(const std::vector<Vec3>& points, int g) {
   return kept;
 }
 
+// Bullet's hull computer returns its vertices rounded (by up to about 1e-4 of the size):
+// each is replaced by the candidate point farthest along its direction from the
+// candidates' centroid, an exact extreme point of them.  O(hull × candidates).
+std::vector<Vec3> snap(const std::vector<Vec3>& hull, const std::vector<Vec3>& points) {
+  Vec3 c = Vec3::Zero();
+  for (const Vec3& v : points) c += v;
+  c /= static_cast<double>(points.size());
+  std::vector<size_t> kept;
+  for (const Vec3& h : hull) {
+    const Vec3 d = h - c;
+    size_t best = 0;
+    double reach = -1e300;
+    for (size_t i = 0; i < points.size(); ++i)
+      if (d.dot(points[i]) > reach) {
+        reach = d.dot(points[i]);
+        best = i;
+      }
+    kept.push_back(best);
+  }
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  std::vector<Vec3> out;
+  for (size_t i : kept) out.push_back(points[i]);
+  return out;
+}
+
 // the collision hull's cube map: 6 · 13² = 1014 cells
 constexpr int kHullCells = 13;
 static_assert(6 * kHullCells * kHullCells <= kMaxHullVertices, "the cube map fits the limit");
@@ -102,10 +128,12 @@ std::shared_ptr<const Mesh> make_mesh(std::vector<Vec3> vertices,
       if (i < 0 || i >= n)
         throw std::invalid_argument("make_mesh(): face " + std::to_string(f) + " names vertex " +
                                     std::to_string(i) + " of " + std::to_string(n));
-  mesh->hull =
-      hull_vertices(vertices.size() > kExactHullPoints ? bin(vertices, kPreCells) : vertices);
+  const std::vector<Vec3> candidates =
+      vertices.size() > kExactHullPoints ? bin(vertices, kPreCells) : vertices;
+  mesh->hull = hull_vertices(candidates);
   if (static_cast<int>(mesh->hull.size()) > kMaxHullVertices)
     mesh->hull = hull_vertices(bin(mesh->hull, kHullCells));
+  if (mesh->hull.size() >= 4) mesh->hull = snap(mesh->hull, candidates);
   mesh->vertices = std::move(vertices);
   mesh->faces = std::move(faces);
   return mesh;

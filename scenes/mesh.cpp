@@ -773,15 +773,6 @@ std::string assimp_content_defect(const std::string& ext, const std::string& byt
 
 bool read_mesh_file(const std::string& path, MeshFile& out, std::string& error) {
   out = MeshFile{};
-  const std::string ext = extension(path);
-  const bool own = ext == "stl" || ext == "obj" || ext == "ply";
-  const bool assimp = ext == "dae" || ext == "gltf" || ext == "glb";
-  if (!own && !assimp) {
-    error = (ext.empty() ? std::string("a mesh file without an extension")
-                         : "unsupported mesh format '." + ext + "'") +
-            "; accepted: " + kAccepted + " (by the file's extension)";
-    return false;
-  }
   // a regular file of bounded size: a device or a pipe would block the reader or never end
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
@@ -790,6 +781,15 @@ bool read_mesh_file(const std::string& path, MeshFile& out, std::string& error) 
   }
   if (!S_ISREG(st.st_mode)) {
     error = "not a regular file";
+    return false;
+  }
+  const std::string ext = extension(path);
+  const bool own = ext == "stl" || ext == "obj" || ext == "ply";
+  const bool assimp = ext == "dae" || ext == "gltf" || ext == "glb";
+  if (!own && !assimp) {
+    error = (ext.empty() ? std::string("a mesh file without an extension")
+                         : "unsupported mesh format '." + ext + "'") +
+            "; accepted: " + kAccepted + " (by the file's extension)";
     return false;
   }
   if (st.st_size > MeshLimits::kMaxBytes) {

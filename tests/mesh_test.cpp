@@ -200,7 +200,9 @@ TEST(MeshFiles, HostileFilesAreRefusedByEveryLoader) {
         "inertia": {"box": [1, 1, 1]}, "shapes": [{"type": "mesh", "file": ")" +
                                                              mesh + R"("}]}]})");
     const std::string urdf =
-        write_temp("hostile.urdf", R"(<robot name="r"><link name="a">
+        write_temp("hostile.urdf", R"(<robot name="r"><link name="a"/>
+        <joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+          <limit lower="-1" upper="1" effort="1" velocity="1"/></joint><link name="b">
         <inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
         <collision><geometry><mesh filename=")" +
                                        mesh + R"("/></geometry></collision></link></robot>)");
@@ -243,7 +245,7 @@ TEST(MeshFiles, HeadersAndIndicesAreChecked) {
   EXPECT_EQ(read_error("short.stl", std::string(84, 'x') + std::string(49, '\0')),
             "not an STL file: a binary STL of 2021161080 triangles has 84 + 50 × 2021161080 "
             "bytes, this one 133, and it does not start with 'solid'");
-  EXPECT_EQ(read_error("glb.glb", "glTF\2\0\0\0\xff\0\0\0"),
+  EXPECT_EQ(read_error("glb.glb", std::string("glTF\2\0\0\0\xff\0\0\0", 12)),
             "not a GLB file (the magic 'glTF', version 2, and its length in bytes 12 in its "
             "12-byte header)");
   EXPECT_NE(read_error("x.dae", "<html></html>").find("not a COLLADA file"), std::string::npos);
