@@ -138,7 +138,7 @@ deps-clang: deps
 # shipped scenes; a crash leaves its input as $(FUZZ_BUILD)/crash-* and fails.  The fuzzers
 # are single-threaded and run JOBS at a time (each still gets FUZZ_SECONDS of its own core),
 # each into its log $(FUZZ_BUILD)/NAME_fuzz.log, whose end is printed when it fails.
-FUZZERS := scene expression urdf report
+FUZZERS := scene expression urdf report mesh mjcf
 fuzz: deps-clang
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(FUZZ_FLAGS)" \
@@ -150,6 +150,8 @@ fuzz: deps-clang
 	cp tests/fuzz/expressions/* $(FUZZ_BUILD)/corpus/expression/
 	cp scenes/examples/robots/* $(FUZZ_BUILD)/corpus/urdf/
 	cp scenes/examples/*.json tests/fuzz/reports/* $(FUZZ_BUILD)/corpus/report/
+	cp scenes/examples/meshes/* tests/fuzz/meshes/* $(FUZZ_BUILD)/corpus/mesh/
+	cp scenes/examples/robots/*.xml tests/fuzz/mjcf/* $(FUZZ_BUILD)/corpus/mjcf/
 	@$(MAKE) --no-print-directory -j $(JOBS) $(FUZZERS:%=fuzz-run-%)
 
 # $(1) the fuzzer, $(2) its options, $(3) its environment
@@ -172,6 +174,10 @@ fuzz-run-urdf:
 	$(call run_fuzzer,urdf,-max_len=65536,LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp)
 fuzz-run-report:
 	$(call run_fuzzer,report,-max_len=65536 -dict=tests/fuzz/scene.dict,LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp)
+fuzz-run-mesh:
+	$(call run_fuzzer,mesh,-max_len=65536,LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp)
+fuzz-run-mjcf:
+	$(call run_fuzzer,mjcf,-max_len=65536,LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp)
 
 # CI (.ci/run): every package the rules above install, in one apt-get run after the one
 # `apt-get update` that .ci/run makes; the rules then find them all installed. Only what is

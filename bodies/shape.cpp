@@ -45,11 +45,15 @@ std::string positive_defect(const char* what, double v) {
 }
 
 // a mesh whose hull has volume: 4 points not in one plane (relative to its size); a
-// visual mesh is only drawn: 3 finite points that do not coincide are enough
-std::string mesh_defect(const std::vector<Vec3>& v, bool visual) {
-  if (v.size() < (visual ? 3u : 4u))
+// visual mesh is only drawn: 3 points that do not coincide are enough.  Its vertices are
+// finite and its faces in range (make_mesh() checked them); the hull holds the extremes.
+std::string mesh_defect(const Mesh* mesh, bool visual) {
+  if (!mesh) return "a mesh shape needs a mesh (make_mesh())";
+  const std::vector<Vec3>& v = mesh->hull;
+  if (mesh->vertices.size() < (visual ? 3u : 4u))
     return std::string(visual ? "a visual" : "a convex") + " mesh needs at least " +
-           (visual ? "3" : "4") + " vertices, got " + std::to_string(v.size());
+           (visual ? "3" : "4") + " vertices, got " + std::to_string(mesh->vertices.size());
+  if (v.empty()) return "the mesh's vertices all coincide";
   Vec3 lo = v[0], hi = v[0];
   for (const Vec3& p : v) {
     if (!p.allFinite()) return "a vertex of the mesh is not finite";
@@ -65,7 +69,7 @@ std::string mesh_defect(const std::vector<Vec3>& v, bool visual) {
   Mat3 C = Mat3::Zero();
   for (const Vec3& p : v) C += (p - mean) * (p - mean).transpose();
   const double smallest = Eigen::SelfAdjointEigenSolver<Mat3>(C).eigenvalues()(0);
-  if (!(smallest > 1e-18 * size * size * static_cast<double>(v.size())))
+  if (v.size() < 4 || !(smallest > 1e-18 * size * size * static_cast<double>(v.size())))
     return "the mesh's vertices lie in one plane: its convex hull has no volume";
   return "";
 }
@@ -105,17 +109,8 @@ std::string shape_defect(const Shape& s) {
         if (!e.empty()) return e;
       }
       return "";
-    case ShapeType::ConvexMesh: {
-      const std::string defect = mesh_defect(s.vertices, s.visual);
-      if (!defect.empty()) return defect;
-      const auto n = static_cast<long long>(s.vertices.size());
-      for (const auto& f : s.faces)
-        for (int i : f)
-          if (i < 0 || i >= n)
-            return "a face of the mesh names vertex " + std::to_string(i) + " of " +
-                   std::to_string(n);
-      return "";
-    }
+    case ShapeType::ConvexMesh:
+      return mesh_defect(s.mesh.get(), s.visual);
   }
   return "unknown shape type";
 }

@@ -112,8 +112,8 @@ void compact(std::vector<Vec3>& v, Triangles& faces) {
 
 // one mesh of the page: at most `budget` triangles (at least 12), a note when decimated
 json mesh_entry(const Shape& s, size_t budget, std::vector<std::string>& notes) {
-  std::vector<Vec3> v = s.vertices;
-  Triangles faces = s.faces;
+  std::vector<Vec3> v = s.mesh->vertices;
+  Triangles faces = s.mesh->faces;
   const size_t source = faces.size();
   json e = {{"source_triangles", source}};
   if (faces.empty()) {
@@ -172,22 +172,15 @@ double radius_of(const Shape& s) {
       return std::hypot(s.radius, 0.5 * s.length);
     case ShapeType::Box:
       return s.half_extents.norm();
-    case ShapeType::ConvexMesh: {
-      double r = 0;
-      for (const Vec3& p : s.vertices) r = std::max(r, p.norm());
-      return r;
-    }
+    case ShapeType::ConvexMesh:
+      return s.mesh->radius;
   }
   return 0;
 }
 
-// a key equal for meshes with equal vertices and faces (exact: the same file, scaled alike)
+// a key equal for shapes sharing one Mesh (the loader shares a file read at one scale)
 std::string mesh_key(const Shape& s) {
-  std::string key(reinterpret_cast<const char*>(s.vertices.data()),
-                  s.vertices.size() * sizeof(Vec3));
-  key.append(reinterpret_cast<const char*>(s.faces.data()),
-             s.faces.size() * sizeof(std::array<int, 3>));
-  return key;
+  return std::to_string(reinterpret_cast<std::uintptr_t>(s.mesh.get()));
 }
 
 }  // namespace
@@ -206,14 +199,14 @@ json report_geometry(const Model& m) {
     const auto [it, fresh] = mesh_of.emplace(mesh_key(*all[i]), static_cast<int>(meshes.size()));
     if (fresh) {
       meshes.push_back(all[i]);
-      total += std::max(all[i]->faces.size(), all[i]->vertices.size() / 3);
+      total += std::max(all[i]->mesh->faces.size(), all[i]->mesh->vertices.size() / 3);
     }
     shape_mesh[i] = it->second;
   }
   std::vector<std::string> notes;
   json mesh_list = json::array();
   for (const Shape* s : meshes) {
-    const size_t size = std::max(s->faces.size(), s->vertices.size() / 3);
+    const size_t size = std::max(s->mesh->faces.size(), s->mesh->vertices.size() / 3);
     const size_t budget =
         total <= ReportLimits::kMaxTriangles
             ? std::max<size_t>(size, 1)

@@ -81,7 +81,7 @@ const std::map<std::string, std::set<std::string>>& known_attributes() {
       {"geom",
        {"name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto",
         "friction", "contype", "conaffinity", "mass", "density", "mesh"}},
-      {"mesh", {"name", "file", "scale"}},
+      {"mesh", {"name", "file", "scale", "vertex", "face"}},
       {"site", {"name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis"}},
       {"default", {}},
       // actuators: the transmission, the control and force ranges, then each kind's own
@@ -110,8 +110,10 @@ const std::map<std::string, std::set<std::string>>& known_attributes() {
 // solid it bounds at unit density (volume; centre and inertia per unit mass, mesh frame)
 struct MeshAsset {
   const XMLElement* element = nullptr;
-  std::string path;
-  Vec3 scale = Vec3::Ones();
+  std::string path;           // "" for inline vertices
+  MeshFile inline_mesh;       // <mesh vertex face>: unscaled
+  Vec3 scale = Vec3::Ones();  // nonzero; negative mirrors
+  std::shared_ptr<const Mesh> mesh;
   bool loaded = false;
   std::string defect;  // why it gives no inertia, "" when it does
   double volume = 0;
@@ -151,6 +153,7 @@ class Converter {
   Converter(const std::string& file, UrdfScene& out, const std::string& keyframe, size_t elements)
       : file_(file), keyframe_(keyframe), out_(out), elements_(elements) {
     out_.doc = {{"bodies", json::array()}, {"constraints", json::array()}};
+    out_.meshes = std::make_shared<MeshCache>();
   }
 
   void run(const XMLElement& root) {
@@ -655,21 +658,49 @@ class Converter {
       }
       check_attributes(*e);
       const char* file = e->Attribute("file");
-      if (!file || !*file)
-        fail(*e, "a mesh without attribute 'file' (inline vertices) is not supported");
       std::string name = e->Attribute("name") ? e->Attribute("name") : "";
+      MeshAsset m;
+      if (!file || !*file) {
+        // inline: vertex="x y z ..." and face="i j k ..." (from 0; without faces, MuJoCo's
+        // convex hull bounds the volume)
+        if (!has(*e, "vertex")) fail(*e, "a mesh needs attribute 'file' or 'vertex'");
+        if (name.empty()) fail(*e, "a mesh with inline vertices needs attribute 'name'");
+        const auto v = get(*e, "vertex", 12, 3 * SceneLimits::kMaxArray);
+        if (v.size() % 3) fail(*e, "attribute 'vertex': expected x y z triples");
+        for (size_t i = 0; i < v.size(); i += 3)
+          m.inline_mesh.vertices.emplace_back(v[i], v[i + 1], v[i + 2]);
+        const auto f = get(*e, "face", 3, 3 * SceneLimits::kMaxArray, {});
+        if (f.size() % 3) fail(*e, "attribute 'face': expected i j k triples");
+        for (size_t i = 0; i < f.size(); i += 3) {
+          std::array<int, 3> t{};
+          for (int k = 0; k < 3; ++k) {
+            if (!(f[i + k] >= 0 && f[i + k] < static_cast<double>(v.size() / 3)) ||
+                f[i + k] != std::floor(f[i + k]))
+              fail(*e, "attribute 'face': expected vertex indices from 0 to " +
+                           std::to_string(v.size() / 3 - 1));
+            t[k] = static_cast<int>(f[i + k]);
+          }
+          m.inline_mesh.triangles.push_back(t);
+        }
+        if (f.empty()) hull_triangles(m.inline_mesh);
+      } else if (has(*e, "vertex") || has(*e, "face")) {
+        fail(*e, "a mesh has either attribute 'file' or 'vertex'");
+      }
       if (name.empty()) {  // MuJoCo's: the file name without folder and extension
         name = file;
         name = name.substr(
             name.find_last_of("/\\") == std::string::npos ? 0 : name.find_last_of("/\\") + 1);
         name = name.substr(0, name.rfind('.'));
       }
-      MeshAsset m;
       m.element = e;
       const auto sc = get(*e, "scale", 3, 3, {1, 1, 1});
       m.scale = vec(sc);
-      if (!(m.scale.minCoeff() > 0))
-        fail(*e, "attribute 'scale': only positive scales are supported");
+      if (!(m.scale.cwiseAbs().minCoeff() > 0) || !m.scale.allFinite())
+        fail(*e, "attribute 'scale': expected 3 finite nonzero numbers (negative mirrors)");
+      if (!file || !*file) {
+        if (!meshes_.emplace(name, m).second) fail(*e, "a second mesh named '" + name + "'");
+        continue;
+      }
       std::string p = file;
       if (p[0] != '/') {
         std::string dir = meshdir_;
@@ -690,14 +721,23 @@ class Converter {
   const MeshAsset& load_mesh(MeshAsset& m) {
     if (m.loaded) return m;
     const XMLElement& e = *m.element;
-    std::vector<Vec3> v;
-    std::vector<std::array<int, 3>> t;
+    // a file is read once, for every geom and for the scene's shapes (out_.meshes)
     std::string error;
-    out_.files.push_back(m.path);
-    if (!read_mesh_triangles(m.path, m.scale, v, t, error))
-      fail(e, "cannot read the mesh '" + m.path + "': " + error);
-    char resolved[PATH_MAX];
-    if (::realpath(m.path.c_str(), resolved)) m.path = resolved;
+    if (m.path.empty()) {
+      try {
+        m.mesh = scaled_mesh(m.inline_mesh, m.scale);
+      } catch (const std::invalid_argument& x) {
+        fail(e, std::string("attribute 'vertex': ") + x.what());
+      }
+    } else {
+      out_.files.push_back(m.path);
+      m.mesh = out_.meshes->load(m.path, m.scale, error);
+      if (!m.mesh) fail(e, "cannot read the mesh '" + m.path + "': " + error);
+      char resolved[PATH_MAX];
+      if (::realpath(m.path.c_str(), resolved)) m.path = resolved;
+    }
+    const std::vector<Vec3>& v = m.mesh->vertices;
+    const std::vector<std::array<int, 3>>& t = m.mesh->faces;
     Vec3 o = Vec3::Zero();
     for (const Vec3& x : v) o += x;
     o /= static_cast<double>(v.size());
@@ -715,7 +755,7 @@ class Converter {
     }
     m.loaded = true;
     if (!(V > 1e-12 * std::pow((v[0] - o).norm() + 1e-300, 3)) || !std::isfinite(V)) {
-      m.defect = "the mesh '" + m.path +
+      m.defect = "the mesh '" + (m.path.empty() ? text(e, "name", "") : m.path) +
                  "' bounds no volume (an open surface, or its triangles face inwards): no "
                  "inertia from it; give the body an <inertial> or the geom mass=\"0\"";
       return m;
@@ -777,7 +817,13 @@ class Converter {
     }
     if (g.type == "box") s["size"] = to_json(2 * g.half);
     if (g.type == "mesh") {
-      s["file"] = g.mesh->path;
+      if (g.mesh->path.empty()) {
+        s["vertices"] = json::array();
+        for (const Vec3& v : g.mesh->inline_mesh.vertices) s["vertices"].push_back(to_json(v));
+        s["faces"] = g.mesh->inline_mesh.triangles;
+      } else {
+        s["file"] = g.mesh->path;
+      }
       s["scale"] = to_json(g.mesh->scale);
     }
     s["position"] = to_json(at.p + at.R * g.f.p);

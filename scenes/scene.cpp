@@ -499,16 +499,16 @@ void add_source(Scene& scene, const std::string& path) {
 // "shapes": the scene's, and a URDF's links welded to a fixed base); their mesh files go
 // to scene.source_files.  (`contact_off`: each one only drawn, as MuJoCo's
 // contact="disable" leaves every pair out)
-void add_shapes(Scene& scene, const std::vector<Node>& parts,
-                const std::vector<SceneBody>& bodies, bool contact_off) {
+void add_shapes(Scene& scene, const std::vector<Node>& parts, const std::vector<SceneBody>& bodies,
+                bool contact_off, MeshCache& meshes) {
   ModelBuilder& m = scene.model;
   std::set<std::string> names;
   const auto add = [&](const Node& list, int body, const std::string& name, const Vec3& com) {
     check_count(list, SceneLimits::kMaxBodies, "shapes");
     for (size_t i = 0; i < list.size(); ++i) {
       const Node n = list.at(i);
-      Shape s = parse_shape(n, body, name, com, i);
-      if (s.type == ShapeType::ConvexMesh) add_source(scene, mesh_path(n["file"]));
+      Shape s = parse_shape(n, body, name, com, i, meshes);
+      if (s.type == ShapeType::ConvexMesh && n.has("file")) add_source(scene, mesh_path(n["file"]));
       if (contact_off) s.visual = true;
       if (!names.insert(s.name).second)
         (n.has("name") ? n["name"] : n).fail("duplicate shape name '" + s.name + "'");
@@ -564,7 +564,9 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   const Disabled off = disabled_parts(top, urdf);
   const Placements placements = place_bodies(lists, bodies, aliases);
   for (const SceneBody& b : bodies) m.add_body(b.body);
-  add_shapes(scene, parts, bodies, off.contact);
+  // the meshes an MJCF's converter read (for their inertia) are not read again
+  MeshCache own;
+  add_shapes(scene, parts, bodies, off.contact, urdf && urdf->meshes ? *urdf->meshes : own);
   SceneContext ctx{m, top.file(), &placements, &aliases, urdf ? &urdf->properties : nullptr};
   std::vector<Node> constraint_nodes;
   for (const Node& list : lists) parse_constraints(list, ctx, constraint_nodes, off.equality, urdf);

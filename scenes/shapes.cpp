@@ -3,7 +3,9 @@
 #include "scenes/shapes.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <stdexcept>
 
 namespace appell {
 
@@ -37,10 +39,46 @@ std::string mesh_path(const Node& n) {
   return path;
 }
 
+namespace {
+
+// a scale factor: finite and nonzero (negative mirrors)
+double factor(const Node& n) {
+  const double v = n.number();
+  if (v == 0) n.fail("a scale must be nonzero (negative mirrors), got 0");
+  return v;
+}
+
+// "vertices": [[x, y, z], ...] and "faces": [[i, j, k], ...] (indices from 0)
+MeshFile inline_mesh(const Node& n) {
+  MeshFile f;
+  const Node v = n["vertices"];
+  if (!v.json().is_array()) v.fail("expected an array of [x, y, z]");
+  for (size_t i = 0; i < v.size(); ++i) f.vertices.push_back(v.at(i).vec3());
+  if (!n.has("faces")) return f;
+  const Node t = n["faces"];
+  if (!t.json().is_array()) t.fail("expected an array of [i, j, k]");
+  for (size_t i = 0; i < t.size(); ++i) {
+    const auto e = t.at(i).array(3);
+    std::array<int, 3> face{};
+    for (int k = 0; k < 3; ++k) {
+      const nlohmann::json& j = e[k].json();
+      if (!j.is_number_integer() || j.get<long long>() < 0 ||
+          j.get<long long>() >= static_cast<long long>(f.vertices.size()))
+        e[k].fail("expected a vertex index from 0 to " + std::to_string(f.vertices.size() - 1));
+      face[k] = j.get<int>();
+    }
+    f.triangles.push_back(face);
+  }
+  return f;
+}
+
+}  // namespace
+
 Shape parse_shape(const Node& n, int body, const std::string& body_name, const Vec3& com,
-                  size_t index) {
+                  size_t index, MeshCache& meshes) {
   n.object({"name", "type", "position", "orientation", "radius", "length", "size", "file", "scale",
-            "friction", "restitution", "group", "mask", "collide_with_joined", "visual"});
+            "vertices", "faces", "friction", "restitution", "group", "mask", "collide_with_joined",
+            "visual"});
   Shape s;
   s.body = body;
   s.name = n.has("name") ? n["name"].name("shape") : body_name + "/" + std::to_string(index);
@@ -49,7 +87,7 @@ Shape parse_shape(const Node& n, int body, const std::string& body_name, const V
     n["type"].fail("unknown shape type '" + type +
                    "'; expected plane, sphere, capsule, box, cylinder or mesh");
   const auto allow = [&](std::initializer_list<const char*> keys) {
-    for (const char* k : {"radius", "length", "size", "file", "scale"}) {
+    for (const char* k : {"radius", "length", "size", "file", "scale", "vertices", "faces"}) {
       bool ok = false;
       for (const char* a : keys) ok = ok || std::string(a) == k;
       if (!ok && n.has(k)) n[k].fail("a " + type + " has no " + k);
@@ -76,21 +114,33 @@ Shape parse_shape(const Node& n, int body, const std::string& body_name, const V
       break;
     }
     case ShapeType::ConvexMesh: {
-      allow({"file", "scale"});
+      allow({"file", "scale", "vertices", "faces"});
       Vec3 scale = Vec3::Ones();
       if (n.has("scale")) {
         const Node sc = n["scale"];
         if (sc.json().is_array()) {
           const auto e = sc.array(3);
-          scale = Vec3(e[0].positive(), e[1].positive(), e[2].positive());
+          scale = Vec3(factor(e[0]), factor(e[1]), factor(e[2]));
         } else {
-          scale = Vec3::Constant(sc.positive());
+          scale = Vec3::Constant(factor(sc));
         }
+      }
+      // a file (read once per scene and scale, shared), or the vertices themselves
+      if (n.has("vertices") == n.has("file"))
+        n.fail("a mesh needs either \"file\" or \"vertices\"");
+      if (n.has("faces") && !n.has("vertices")) n["faces"].fail("\"faces\" go with \"vertices\"");
+      if (n.has("vertices")) {
+        try {
+          s.mesh = scaled_mesh(inline_mesh(n), scale);
+        } catch (const std::invalid_argument& e) {
+          n["vertices"].fail(std::string("scaled, ") + (e.what() + std::strlen("make_mesh(): ")));
+        }
+        break;
       }
       const std::string path = mesh_path(n["file"]);
       std::string error;
-      if (!read_mesh(path, scale, s.vertices, s.faces, error))
-        n["file"].fail("cannot read the mesh '" + path + "': " + error);
+      s.mesh = meshes.load(path, scale, error);
+      if (!s.mesh) n["file"].fail("cannot read the mesh '" + path + "': " + error);
       break;
     }
   }
@@ -114,7 +164,8 @@ Shape parse_shape(const Node& n, int body, const std::string& body_name, const V
     s.collide_with_joined = n["collide_with_joined"].json().get<bool>();
   }
   const std::string defect = shape_defect(s);
-  if (!defect.empty()) (n.has("file") ? n["file"] : n).fail(defect);
+  if (!defect.empty())
+    (n.has("file") ? n["file"] : n.has("vertices") ? n["vertices"] : n).fail(defect);
   return s;
 }
 

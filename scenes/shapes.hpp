@@ -3,7 +3,10 @@
 #pragma once
 
 #include <array>
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "appell/geometry.hpp"
@@ -11,11 +14,14 @@
 
 namespace appell {
 
+class MeshCache;
+
 // The shape at n on body `body` (kWorld for the world): its pose is given in the body's
 // link frame, whose origin sits at -com in the centre-of-mass frame.  `index` names a
-// shape without "name" ("<body>/<index>").  Located errors.
+// shape without "name" ("<body>/<index>").  Mesh files are read through `meshes`.
+// Located errors.
 Shape parse_shape(const Node& n, int body, const std::string& body_name, const Vec3& com,
-                  size_t index);
+                  size_t index, MeshCache& meshes);
 
 // A mesh shape's file (its "file" at n): relative to the scene's folder unless absolute.
 std::string mesh_path(const Node& n);
@@ -23,18 +29,40 @@ std::string mesh_path(const Node& n);
 // A body orientation {quaternion | axis_angle | matrix} (also used by bodies).
 Quat parse_orientation(const Node& n);
 
-// The vertices of every mesh in an OBJ, STL, DAE... file (read by assimp), times `scale`.
-// Returns false and says why in `error` when the file cannot be read.
-bool read_mesh_vertices(const std::string& path, const Vec3& scale, std::vector<Vec3>& out,
-                        std::string& error);
-// The same, with the file's triangles as indices into `out` (polygons triangulated; points
-// and lines left out), for drawing.
-bool read_mesh(const std::string& path, const Vec3& scale, std::vector<Vec3>& out,
-               std::vector<std::array<int, 3>>& faces, std::string& error);
+// A mesh file's vertices and triangles (indices into vertices), unscaled.
+struct MeshFile {
+  std::vector<Vec3> vertices;
+  std::vector<std::array<int, 3>> triangles;
+};
 
-// The same file's triangles too (assimp's triangulation; indices into `vertices`), for the
-// mass properties of the solid they bound (MJCF's inertia from mesh geoms).
-bool read_mesh_triangles(const std::string& path, const Vec3& scale, std::vector<Vec3>& vertices,
-                         std::vector<std::array<int, 3>>& triangles, std::string& error);
+// Reads the mesh file at `path` (scenes/mesh.cpp: STL, OBJ and PLY here, DAE and glTF by
+// assimp in a child process; limits in MeshLimits).  Returns false and says why in `error`
+// (a phrase without the path, which the caller's message names) when it cannot.
+// O(file size).
+bool read_mesh_file(const std::string& path, MeshFile& out, std::string& error);
+
+// The file's mesh times `scale` (nonzero factors; a mirror, an odd number of negative
+// ones, turns the triangles back outward), with its hull (make_mesh).
+std::shared_ptr<const Mesh> scaled_mesh(const MeshFile& file, const Vec3& scale);
+
+// Replaces f's vertices and triangles by its convex hull's (Bullet's hull computer; each
+// hull face a fan, outward), for a mesh given without faces.  O(n log n).
+void hull_triangles(MeshFile& f);
+
+// The meshes of one scene load: each file read once, each (file, scale) made into one
+// Mesh that every shape using it shares.  Not for threads.
+class MeshCache {
+ public:
+  // The mesh of the file at `path` (same file: same realpath) times `scale`; null, with
+  // the reason in `error`, when it cannot be read.
+  std::shared_ptr<const Mesh> load(const std::string& path, const Vec3& scale, std::string& error);
+  // how many files were read (each at most once)
+  int reads() const { return reads_; }
+
+ private:
+  std::map<std::string, MeshFile> files_;
+  std::map<std::pair<std::string, std::array<double, 3>>, std::shared_ptr<const Mesh>> meshes_;
+  int reads_ = 0;
+};
 
 }  // namespace appell

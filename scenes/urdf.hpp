@@ -10,6 +10,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "scenes/joint_space.hpp"
 
 namespace appell {
+
+class MeshCache;
 
 struct UrdfScene {
   std::string file;    // the URDF, for errors
@@ -42,6 +45,8 @@ struct UrdfScene {
   // what an MJCF's forces and constraints are to MuJoCo's <flag> switches (a scene's
   // "disable"): "/forces/3" → "passive" or "actuation", "/constraints/7" → "equality"
   std::map<std::string, std::string> kinds;
+  // the mesh files already read (an MJCF's, for their volume), shared with the shapes
+  std::shared_ptr<MeshCache> meshes;
 };
 
 // Reads a URDF; a floating base when `floating_base` (a free joint "root_joint" from the

@@ -66,10 +66,13 @@ TEST(Geometry, AddShapeValidates) {
   bad.type = ShapeType::Capsule;
   EXPECT_NE(add_shape_error(bad).find("length must be"), std::string::npos);
   bad.type = ShapeType::ConvexMesh;
-  bad.vertices = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(1, 1, 0)};
+  EXPECT_NE(add_shape_error(bad).find("needs a mesh"), std::string::npos);
+  bad.mesh = make_mesh({Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(1, 1, 0)});
   EXPECT_NE(add_shape_error(bad).find("lie in one plane"), std::string::npos);
-  bad.vertices.pop_back();
+  bad.mesh = make_mesh({Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)});
   EXPECT_NE(add_shape_error(bad).find("at least 4 vertices"), std::string::npos);
+  EXPECT_THROW(make_mesh({Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)}, {{0, 1, 3}}),
+               std::invalid_argument);
   // names are unique
   ModelBuilder b;
   s.body = kWorld;
@@ -302,7 +305,7 @@ TEST(Geometry, UrdfMeshes) {
     if (s.type != ShapeType::ConvexMesh) continue;
     ++meshes;
     Vec3 hi = Vec3::Constant(-1e9);
-    for (const Vec3& v : s.vertices) hi = hi.cwiseMax(v);
+    for (const Vec3& v : s.mesh->vertices) hi = hi.cwiseMax(v);
     EXPECT_NEAR((hi - (s.name == "m/0" ? Vec3(0.1, 0.2, 1) : Vec3(0.5, 0.5, 0.5))).norm(), 0.0,
                 1e-6)
         << s.name;

@@ -387,7 +387,7 @@ TEST(MjcfPublished, FrictionlossSiteAndMeshDefaults) {
   // the mesh's class scale (1 2 1) reaches the shape (the cube's ±0.05 becomes ±0.1 in y)
   ASSERT_EQ(m.visuals().size(), 1u);
   Vec3 extent = Vec3::Zero();
-  for (const Vec3& v : m.visuals()[0].vertices) extent = extent.cwiseMax(v.cwiseAbs());
+  for (const Vec3& v : m.visuals()[0].mesh->vertices) extent = extent.cwiseMax(v.cwiseAbs());
   EXPECT_LT((extent - Vec3(0.05, 0.1, 0.05)).norm(), 1e-8) << extent.transpose();  // floats
   // the site "s1" is at its class's position in l1 (at qpos0 l1's axes are the world's): a
   // body welded at the site starts there

@@ -149,7 +149,7 @@ TEST(ReportGeometry, MeshesAndVisualShapes) {
   ASSERT_EQ(m.shapes().size(), 1u);
   ASSERT_EQ(m.visuals().size(), 1u);
   EXPECT_EQ(m.visuals()[0].name, "look");
-  EXPECT_EQ(m.shapes()[0].faces.size(), 12u);
+  EXPECT_EQ(m.shapes()[0].mesh->faces.size(), 12u);
 
   const json d = report_of(scene, "geometry_mesh");
   const auto shapes = by_name(d["geometry"]["shapes"]);
@@ -264,8 +264,8 @@ TEST(ReportGeometry, UrdfVisuals) {
   EXPECT_NEAR((ball.position - Vec3(0.1, 0, -0.1)).norm(), 0.0, 1e-15);
   const Shape& mesh = m.visuals()[1];
   EXPECT_EQ(mesh.type, ShapeType::ConvexMesh);
-  EXPECT_EQ(mesh.faces.size(), 12u);
-  for (const Vec3& v : mesh.vertices) EXPECT_NEAR(v.cwiseAbs().maxCoeff(), 1.0, 1e-12);
+  EXPECT_EQ(mesh.mesh->faces.size(), 12u);
+  for (const Vec3& v : mesh.mesh->vertices) EXPECT_NEAR(v.cwiseAbs().maxCoeff(), 1.0, 1e-12);
   if (testing::built_with_report()) {
     const json d = report_of(path, "geometry_urdf");
     int visual = 0;

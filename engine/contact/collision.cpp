@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <unordered_set>
 
 #include "appell/joint.hpp"
@@ -51,32 +52,38 @@ btTransform bt(const Mat3& R, const Vec3& x) {
 }
 
 // Bullet's shape of s, with no collision margin where the margin is not the shape itself
-// (a sphere is a point with margin r, a capsule a segment with margin r: exact)
-std::unique_ptr<btConvexShape> bullet_shape(const Shape& s) {
+// (a sphere is a point with margin r, a capsule a segment with margin r: exact).  A mesh's
+// is made of its hull's vertices only (at most kMaxHullVertices: Bullet's support query is
+// a loop over them), once per Mesh: the shapes that share a Mesh share it.
+std::shared_ptr<btConvexShape> bullet_shape(
+    const Shape& s, std::map<const Mesh*, std::shared_ptr<btConvexShape>>& meshes) {
   switch (s.type) {
     case ShapeType::Sphere:
-      return std::make_unique<btSphereShape>(s.radius);
+      return std::make_shared<btSphereShape>(s.radius);
     case ShapeType::Capsule:
-      return std::make_unique<btCapsuleShapeZ>(s.radius, s.length);
+      return std::make_shared<btCapsuleShapeZ>(s.radius, s.length);
     case ShapeType::Box: {
-      auto box = std::make_unique<btBoxShape>(bt(s.half_extents));
+      auto box = std::make_shared<btBoxShape>(bt(s.half_extents));
       box->setMargin(0);
       box->initializePolyhedralFeatures();
       box->setMargin(0);
       return box;
     }
     case ShapeType::Cylinder: {
-      auto cyl = std::make_unique<btCylinderShapeZ>(btVector3(s.radius, s.radius, s.length / 2));
+      auto cyl = std::make_shared<btCylinderShapeZ>(btVector3(s.radius, s.radius, s.length / 2));
       cyl->setMargin(0);
       return cyl;
     }
     case ShapeType::ConvexMesh: {
-      auto hull = std::make_unique<btConvexHullShape>();
-      for (const Vec3& v : s.vertices) hull->addPoint(bt(v), false);
+      std::shared_ptr<btConvexShape>& shared = meshes[s.mesh.get()];
+      if (shared) return shared;
+      auto hull = std::make_shared<btConvexHullShape>();
+      for (const Vec3& v : s.mesh->hull) hull->addPoint(bt(v), false);
       hull->recalcLocalAabb();
       hull->setMargin(0);
       hull->initializePolyhedralFeatures();
       hull->setMargin(0);
+      shared = hull;
       return hull;
     }
     case ShapeType::Plane:
@@ -111,12 +118,13 @@ class BulletDetector final : public ContactDetector {
   explicit BulletDetector(const Model& m) {
     const std::vector<Shape>& shapes = m.shapes();
     entries_.resize(shapes.size());
+    std::map<const Mesh*, std::shared_ptr<btConvexShape>> meshes;
     for (size_t i = 0; i < shapes.size(); ++i) {
       Entry& e = entries_[i];
       const Shape& s = shapes[i];
       e.body = s.body;
       e.R0 = s.orientation.normalized().toRotationMatrix();
-      e.shape = bullet_shape(s);
+      e.shape = bullet_shape(s, meshes);
       if (!e.shape) {
         planes_.push_back(static_cast<int>(i));
         continue;
@@ -217,7 +225,7 @@ class BulletDetector final : public ContactDetector {
   struct Entry {
     int body = kWorld;
     Mat3 R0 = Mat3::Identity();                      // the shape frame in the body frame
-    std::unique_ptr<btConvexShape> shape;            // null for a plane
+    std::shared_ptr<btConvexShape> shape;            // null for a plane; meshes share
     const btConvexPolyhedron* polyhedron = nullptr;  // boxes and meshes: faces for clipping
     btBroadphaseProxy* proxy = nullptr;
     Mat3 R = Mat3::Identity();  // world pose at this query

@@ -110,7 +110,7 @@ MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> de
         r = std::hypot(sh.radius, 0.5 * sh.length);
         break;
       case ShapeType::ConvexMesh:
-        for (const Vec3& v : sh.vertices) r = std::max(r, v.norm());
+        r = sh.mesh ? sh.mesh->radius : 0.0;
         break;
     }
     reach_[sh.body] = std::max(reach_[sh.body], sh.position.norm() + r);

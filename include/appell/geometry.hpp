@@ -20,8 +20,10 @@
 //               `radius` (`length` between the centres of the two caps)
 //   Box         centred, `half_extents` along x, y, z
 //   Cylinder    axis z, centred, `radius`, total `length`
-//   ConvexMesh  the convex hull of `vertices` (a mesh file's vertices, scaled); `faces`,
-//               the file's triangles, only draw it (reports), the hull is what collides
+//   ConvexMesh  the convex hull of `mesh->vertices` (a mesh file's vertices, scaled);
+//               `mesh->faces`, the file's triangles, only draw it (reports) and give an
+//               MJCF geom its volume; `mesh->hull`, at most kMaxHullVertices of the
+//               hull's vertices, is what collides (see Mesh below)
 //
 // A shape with `visual` set is drawn by reports and never collides: ModelBuilder::add_shape
 // keeps it apart, in Model::visuals(), not in Model::shapes() (URDF <visual>, MJCF geoms
@@ -45,6 +47,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,32 @@
 namespace appell {
 
 enum class ShapeType { Plane, Sphere, Capsule, Box, Cylinder, ConvexMesh };
+
+// The most vertices a mesh's collision hull keeps (Mesh::hull).
+constexpr int kMaxHullVertices = 1024;
+
+// A mesh: its vertices and triangles, and the vertices of its convex hull, built once by
+// make_mesh() and shared, constant, by every shape that uses it (an MJCF asset placed by
+// 2,000 geoms is one Mesh).  Contact queries read `hull` only, so their cost depends on
+// its size (at most kMaxHullVertices), never on the file's.
+struct Mesh {
+  std::vector<Vec3> vertices;             // finite
+  std::vector<std::array<int, 3>> faces;  // indices into vertices, in range
+  std::vector<Vec3> hull;                 // the hull's vertices (see make_mesh)
+  double radius = 0.0;                    // max |v| over vertices
+};
+
+// The mesh of `vertices` and `faces` with its hull: Bullet's convex hull computer
+// (O(n log n)).  A hull of more than kMaxHullVertices vertices is simplified to its vertex
+// farthest along each of 6·13² = 1014 directions (the cells of a cube map around the hull's
+// centroid, each vertex in the cell its direction falls in; cells about 7° wide): an inner
+// approximation whose vertices are hull vertices, O(hull).  Above 65536 vertices the hull
+// is taken of the vertices farthest out in each of 6·64² = 24576 such cells (about 1.4°
+// wide), so that the work stays O(n) plus a hull of at most 24576 points.  Throws
+// std::invalid_argument
+// ("make_mesh(): ...") on a vertex that is not finite or a face naming a vertex out of range.
+std::shared_ptr<const Mesh> make_mesh(std::vector<Vec3> vertices,
+                                      std::vector<std::array<int, 3>> faces = {});
 
 struct Shape {
   std::string name;  // for outputs and errors; may be empty (then "shape<i>")
@@ -63,16 +92,13 @@ struct Shape {
   double radius = 0.0;                  // Sphere, Capsule, Cylinder
   double length = 0.0;                  // Capsule (between cap centres), Cylinder (total)
   Vec3 half_extents = Vec3::Zero();     // Box
-  std::vector<Vec3> vertices;           // ConvexMesh, in the shape frame (scale applied)
+  std::shared_ptr<const Mesh> mesh;     // ConvexMesh, in the shape frame (scale applied)
   double friction = 0.5;                // Coulomb μ ≥ 0
   double restitution = 0.0;             // Newton's e in [0, 1]
   std::uint32_t group = 1;              // the bits this shape is in
   std::uint32_t mask = 0xffffffffu;     // the bits it collides with
   bool collide_with_joined = false;     // also test it against bodies a joint joins to its own
   bool visual = false;                  // drawn only, never collides (see above)
-
-  // ConvexMesh: the file's triangles (indices into vertices), only drawn
-  std::vector<std::array<int, 3>> faces;
 };
 
 // "plane", "sphere", "capsule", "box", "cylinder", "mesh"
@@ -82,8 +108,8 @@ bool parse_shape_type(const std::string& name, ShapeType& t);
 
 // What is wrong with s ("radius must be finite and > 0, got -1"), or "" when it is valid:
 // sizes finite and positive, μ finite and ≥ 0, e in [0, 1], a unit orientation (within
-// 1e-9), a finite position, a mesh of at least 4 finite vertices not all in one plane
-// (a visual mesh: at least 3, in any plane), its faces' indices in range.
+// 1e-9), a finite position, a mesh (made by make_mesh()) whose hull has at least 4
+// vertices not all in one plane (a visual mesh: at least 3 that do not coincide).  O(hull).
 // The body index is the builder's to check.
 std::string shape_defect(const Shape& s);
 

@@ -24,6 +24,16 @@ struct SceneLimits {
   static constexpr double kMaxOutputRows = 1e7;  // duration / (dt · every)
 };
 
+// A mesh file's limits (docs/scene-format.md "Mesh files"), checked before the work: the
+// size first, then the counts a header states against the bytes that must hold them.
+struct MeshLimits {
+  static constexpr long long kMaxBytes = 256ll << 20;   // a mesh file, 256 MiB
+  static constexpr long long kMaxVertices = 6000000;    // after reading (STL: 3 a triangle)
+  static constexpr long long kMaxTriangles = 4000000;   // polygons triangulated
+  static constexpr int kImportSeconds = 4;              // DAE, glTF: the importer's wall clock
+  static constexpr long long kImportBytes = 4ll << 30;  // and its address space
+};
+
 // One reference token of a JSON Pointer, escaped: '~' → "~0", '/' → "~1" (RFC 6901 §3).
 std::string pointer_token(const std::string& key);
 
