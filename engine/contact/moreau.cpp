@@ -45,9 +45,11 @@ double MoreauStepper::thickness(const Shape& s) {
     case ShapeType::Cylinder:
       return std::min(s.radius, 0.5 * s.length);
     case ShapeType::ConvexMesh: {
-      // the narrowest of the widths along the shape frame's axes
+      // the narrowest of the widths along the shape frame's axes (the hull's, which
+      // collides)
+      if (!s.mesh) return std::numeric_limits<double>::infinity();
       Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
-      for (const Vec3& v : s.vertices) {
+      for (const Vec3& v : s.mesh->hull) {
         lo = lo.cwiseMin(v);
         hi = hi.cwiseMax(v);
       }
