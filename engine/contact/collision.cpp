@@ -307,7 +307,7 @@ class BulletDetector final : public ContactDetector {
     if (!n.allFinite() || std::abs(n.norm() - 1) > 1e-6) return;
     if (ea.polyhedron && eb.polyhedron) {
       clip_.points.clear();
-      btPolyhedralContactClipping::clipHullAgainstHull(r.normal, *ea.polyhedron, *eb.polyhedron,
+      btPolyhedralContactClipping::clipHullAgainstHull(bt(Vec3(-n)), *ea.polyhedron, *eb.polyhedron,
                                                        ea.tr, eb.tr, -BT_LARGE_FLOAT, margin,
                                                        verts1_, verts2_, clip_);
       // the clipping measures depths against a's face nearest the normal: right where
