@@ -125,6 +125,46 @@ TEST(Collision, PlaneSecondNormalPointsIntoIt) {
   EXPECT_NEAR((pts[0].point - Vec3(1, 2, 0.025)).norm(), 0.0, 1e-15);
 }
 
+// A sphere over a box's face meets it along the face's normal whatever way the sphere's body
+// is turned (a sphere on a hinged link turned by 0.8 rad above a world box); before, the
+// normal came out turned with the sphere, and a link swinging onto a table went through it.
+TEST(Collision, SphereOnABoxFaceWhateverItsTurn) {
+  Shape table = box(kWorld, Vec3(2, 2, 0.1));
+  table.position = Vec3(0, 0, -0.1);  // its top face is z = 0
+  for (const double turn : {0.0, 0.3, 0.8, 1.4, 2.5})
+    for (const double height : {0.06, 0.0505, 0.045}) {
+      World w(1, {sphere(0, 0.05), table});
+      w.place(0, Vec3(0.35, 0.27, height), rot(Vec3(1, 0.2, 0), turn));
+      const auto pts = w.detect(0.1);
+      ASSERT_EQ(pts.size(), 1u) << turn << " " << height;
+      const ContactPoint& c = pts[0];
+      const Vec3 down = c.body_a == 0 ? Vec3(0, 0, -1) : Vec3(0, 0, 1);  // from a to b
+      EXPECT_NEAR((c.normal - down).norm(), 0.0, 1e-9) << turn << " " << height;
+      EXPECT_NEAR(c.gap, height - 0.05, 1e-9) << turn << " " << height;
+      EXPECT_NEAR((c.point - Vec3(0.35, 0.27, 0.5 * (height - 0.05))).norm(), 0.0, 1e-9);
+    }
+}
+
+// A turned box a little above another meets it face to face in four corners, each at the
+// gap, along the faces' normal (the clipping takes GJK's normal in the world; in the first
+// box's own frame it missed the faces and left a single point).
+TEST(Collision, TurnedBoxAboveABoxGivesFourCorners) {
+  for (const double turn : {0.0, M_PI / 2, M_PI}) {
+    World w(2, {box(0, Vec3(0.1, 0.2, 0.3)), box(1, Vec3(1, 1, 0.1))});
+    // turned about x by π/2 its half extents in the world are (0.1, 0.3, 0.2)
+    const double half_z = std::abs(std::cos(turn)) > 0.5 ? 0.3 : 0.2;
+    w.place(0, Vec3(0.05, -0.02, 0.1 + half_z + 0.005), rot(Vec3::UnitX(), turn));
+    w.place(1, Vec3::Zero());
+    const auto pts = w.detect(0.05);
+    ASSERT_EQ(pts.size(), 4u) << turn;
+    for (const ContactPoint& c : pts) {
+      EXPECT_NEAR(c.gap, 0.005, 1e-9) << turn;
+      EXPECT_NEAR((c.normal - Vec3(0, 0, -1)).norm(), 0.0, 1e-9) << turn;  // from a to b
+      EXPECT_NEAR(c.point.z(), 0.1 + 0.0025, 1e-9) << turn;
+    }
+  }
+}
+
 // two spheres: gap = |c2 − c1| − r1 − r2, normal along c2 − c1, separated and overlapping
 TEST(Collision, SphereSphere) {
   World w(2, {sphere(0, 0.5), sphere(1, 0.25)});

@@ -308,11 +308,14 @@ class BulletDetector final : public ContactDetector {
     const double ma = ea.shape->getMargin(), mb = eb.shape->getMargin();
     const double gap = r.distance - ma - mb;
     if (!(gap < margin)) return;
-    const Vec3 n = -eig(r.normal);  // Bullet's normal points from b to a
+    // Bullet's normal points from b to a, and it is in a's own frame (GJK and EPA run in
+    // it; the witnesses come back in the world, the normal does not): turned into the world,
+    // else a turned sphere met a table along a normal turned with it (appell issue 33)
+    const Vec3 n = -eig(ea.tr.getBasis() * r.normal);
     if (!n.allFinite() || std::abs(n.norm() - 1) > 1e-6) return;
     if (ea.polyhedron && eb.polyhedron) {
       clip_.points.clear();
-      btPolyhedralContactClipping::clipHullAgainstHull(r.normal, *ea.polyhedron, *eb.polyhedron,
+      btPolyhedralContactClipping::clipHullAgainstHull(bt(Vec3(-n)), *ea.polyhedron, *eb.polyhedron,
                                                        ea.tr, eb.tr, -BT_LARGE_FLOAT, margin,
                                                        verts1_, verts2_, clip_);
       // the clipping measures depths against a's face nearest the normal: right where
@@ -355,7 +358,7 @@ class BulletDetector final : public ContactDetector {
         const Vec3 w0 = eig(e.witnesses[0]), w1 = eig(e.witnesses[1]);
         const double span = (w1 - w0).norm();
         const Vec3 en = span > 1e-12 ? Vec3((e.distance < 0 ? -1.0 : 1.0) * (w1 - w0) / span)
-                                     : Vec3(-eig(e.normal));
+                                     : Vec3(-eig((capsule_a ? end : ep.tr).getBasis() * e.normal));
         if (!ok || !(egap < margin) || !en.allFinite() || std::abs(en.norm() - 1) > 1e-6) continue;
         const Vec3 ea_pt = w0 + (capsule_a ? sphere.getMargin() : ep.shape->getMargin()) * en;
         const Vec3 eb_pt = w1 - (capsule_a ? ep.shape->getMargin() : sphere.getMargin()) * en;

@@ -125,6 +125,15 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
     llt.compute(A);
   };
   factor();
+  // the best iterate so far, and the penalty's floor: with G singular (a link on one hinge
+  // gives a contact's three rows rank 1) the De Saxcé correction, held fixed in each
+  // x-update, is fed back through G's null space amplified by 1/ρ; below some ρ the
+  // iteration diverges (impulses of 1e17 on a hinged arm landing on a floor).  A residual
+  // grown a thousandfold over the best and past the starting one restarts from the best
+  // iterate with ρ four times the one that diverged, and ρ never again goes below it.
+  Eigen::VectorXd z_best = z;
+  const double start = res.residual;
+  double best = start, rho_min = 0.0;
   for (int it = 1; it <= options.max_iterations; ++it) {
     rhs = rho * z - y - g - s;
     x = llt.solve(rhs);
@@ -140,6 +149,18 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
       res.converged = true;
       break;
     }
+    if (res.residual < best) {
+      best = res.residual;
+      z_best = z;
+    } else if (!(res.residual <= std::max(1e3 * best, start))) {
+      z = z_best;
+      u.noalias() = G * z + g;
+      de_saxce(blocks, u, s);
+      y = -(u + s);
+      rho_min = rho = 4.0 * rho;
+      factor();
+      continue;
+    }
     // balance the primal (x − z, impulses) and dual (ρ Δz, velocities) residuals
     if (it % 8 == 0) {
       const double primal = gmax * (x - z).lpNorm<Eigen::Infinity>();
@@ -147,11 +168,15 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
       if (primal > 10.0 * dual && rho < 1e8 * gmax) {
         rho *= 4.0;
         factor();
-      } else if (dual > 10.0 * primal && rho > 1e-8 * gmax) {
+      } else if (dual > 10.0 * primal && rho > 1e-8 * gmax && rho >= 4.0 * rho_min) {
         rho /= 4.0;
         factor();
       }
     }
+  }
+  if (!res.converged) {  // the best iterate, not the last
+    z = z_best;
+    res.residual = best;
   }
   lambda = z;
   return res;

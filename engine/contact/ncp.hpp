@@ -18,9 +18,13 @@
 // each x-update (Carpentier, Le Lidec, Montaut et al., "From compliant to rigid contact
 // simulation: a unified and efficient approach", RSS 2024, Alg. 1), the penalty ρ
 // balanced on the primal and dual residuals.  G + ρI is positive definite even when G is
-// singular, so redundant contacts need no special care; the impulses it returns for them
-// are one of the many that give the same (unique) motion.  It stops on the natural residual
-// of the law (below), never on an iteration count alone.
+// singular, and the impulses it returns for redundant contacts are one of the many that
+// give the same (unique) motion.  With G singular (a link on one hinge moves a contact's
+// three rows by one rate: rank 1) a small ρ can make the iteration diverge, the De Saxcé
+// correction fed back through G's null space: a residual grown a thousandfold over the
+// best restarts from the best iterate with a larger ρ that stays the floor.  It stops on the
+// natural residual of the law (below), never on an iteration count alone; unconverged, it
+// returns the best iterate.
 #pragma once
 
 #include <Eigen/Dense>
