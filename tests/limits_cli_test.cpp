@@ -6,8 +6,8 @@
 
 #include <cmath>
 #include <iomanip>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_util.hpp"
 
@@ -215,8 +215,7 @@ TEST(LimitsCli, LinearizeHoldsACoordinateOnItsLimit) {
  "constraints": [
    {"name": "shoulder", "type": "revolute", "bodies": ["world", "upper"],
     "origin": {"xyz": [0, 0, 0]}, "axis": [-1, 0, 0], "q": )" +
-                           num(q1) + R"(, "limit": {"lower": -1.0, "upper": )" +
-                           num(q1) + R"(}},
+                           num(q1) + R"(, "limit": {"lower": -1.0, "upper": )" + num(q1) + R"(}},
    {"name": "elbow", "type": "revolute", "bodies": ["upper", "lower"],
     "origin": {"xyz": [0, 0.4, 0]}, "axis": [-1, 0, 0], "q": )" +
                            num(M_PI / 2 - q1) + R"(}]})";

@@ -204,7 +204,7 @@ class MoreauStepper {
   double margin_ = 0.0;                   // the last step's margin
   bool spinning_ = false;                 // this step's velocity is the implicit midpoint
   double midpoint_scale_ = 0.0;  // ‖u* − u‖ of the explicit value: the passes' yardstick
-  Eigen::VectorXd diag0_;  // the rows' responses on the tree alone (tree_delassus)
+  Eigen::VectorXd diag0_;        // the rows' responses on the tree alone (tree_delassus)
   MoreauStepStats stats_;
 };
 

@@ -100,8 +100,8 @@ std::string describe(const Model& m, const UnenforcedJoint& u);
 // order.  constraint = −1 when every limit holds.  A run refuses such a start: a limit acts
 // on velocities, and a coordinate outside it is a position error (docs/contact.md).
 struct LimitViolation {
-  int constraint = -1;  // the joint's model constraint index
-  bool upper = false;   // the side, in the joint's own coordinate
+  int constraint = -1;                            // the joint's model constraint index
+  bool upper = false;                             // the side, in the joint's own coordinate
   double value = 0.0, bound = 0.0, excess = 0.0;  // q, the bound, how far past it (> 0)
   std::string message;  // "joint 'X' starts 0.3 rad past its upper limit (q = ...)"
 };
