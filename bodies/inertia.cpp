@@ -43,6 +43,10 @@ std::string inertia_defect(const Mat3& J) {
   if (I.minCoeff() <= 0) return "principal moments " + format_vec(I) + " are not all positive";
   if (I(2) > I(0) + I(1) + 1e-12 * scale)
     return "principal moments " + format_vec(I) + " violate the triangle inequality";
+  // the formulations scale by J^{-1/2}: a moment below 1e-12 of the largest leaves the spin
+  // about its axis below double precision (and a subnormal one overflows the scaled rows)
+  if (I(0) < kMinInertiaRatio * I(2))
+    return "principal moments " + format_vec(I) + ": the smallest is below 1e-12 of the largest";
   return "";
 }
 

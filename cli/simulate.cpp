@@ -177,6 +177,9 @@ int run_simulate(const SimulateOptions& o) {
                  r.ok() ? "the summary's figures are not finite" : r.message.c_str());
     return 3;
   }
+  if (r.contact_unconverged > 0)  // allowed by the scene: said, not failed
+    std::fprintf(stderr, "warning: %s: %s\n", o.scene.c_str(),
+                 contact_unconverged_message(r, so.contact).c_str());
   return 0;
 }
 

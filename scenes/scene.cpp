@@ -400,7 +400,8 @@ void parse_settings(const Node& top, Settings& settings) {
   if (top.has("integrator")) parse_integrator(top["integrator"], settings.integrator);
   if (top.has("contact")) {
     const Node c = top["contact"];
-    c.object({"joint_limits", "joint_friction", "tolerance", "max_iterations", "friction"});
+    c.object({"joint_limits", "joint_friction", "tolerance", "max_iterations", "friction",
+              "on_unconverged"});
     for (const char* key : {"joint_limits", "joint_friction"}) {
       if (!c.has(key)) continue;
       const Node flag = c[key];
@@ -413,6 +414,13 @@ void parse_settings(const Node& top, Settings& settings) {
     if (c.has("tolerance")) settings.contact.tolerance = c["tolerance"].positive();
     if (c.has("max_iterations"))
       settings.contact.max_iterations = c["max_iterations"].positive_int();
+    if (c.has("on_unconverged")) {
+      const std::string p = c["on_unconverged"].string();
+      if (p != "fail" && p != "warn")
+        c["on_unconverged"].fail("expected \"fail\" or \"warn\", got \"" + p + "\"");
+      settings.contact.on_unconverged =
+          p == "warn" ? ContactSettings::OnUnconverged::Warn : ContactSettings::OnUnconverged::Fail;
+    }
   }
   if (top.has("output")) {
     const Node o = top["output"];

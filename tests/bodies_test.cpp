@@ -76,6 +76,12 @@ TEST(Inertia, Validation) {
   // the inequality holds for the eigenvalues, whatever the frame
   EXPECT_NE(inertia_defect(R * Vec3(3, 1, 1).asDiagonal() * R.transpose()).find("triangle"),
             std::string::npos);
+  // a needle whose axial moment is below double precision of the others (a subnormal one
+  // overflowed the formulations' scaled rows): refused; 1e-11 of the largest is kept
+  EXPECT_NE(inertia_defect(Vec3(1e-13, 1, 1).asDiagonal()).find("below 1e-12 of the largest"),
+            std::string::npos);
+  EXPECT_NE(inertia_defect(Vec3(1, 1e-320, 1).asDiagonal()), "");
+  EXPECT_EQ(inertia_defect(Vec3(1e-11, 1, 1).asDiagonal()), "");
   EXPECT_EQ(inertia_defect(Vec3(1, -1, 1).asDiagonal()).find("principal moments"), 0u);
   EXPECT_NE(inertia_defect(Vec3(1, -1, 1).asDiagonal()).find("not all positive"),
             std::string::npos);

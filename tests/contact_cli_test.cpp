@@ -60,5 +60,62 @@ TEST(ContactCli, BadLimitIsLocated) {
   EXPECT_NE(r.err.find("/constraints/0/limit"), std::string::npos) << r.err;
 }
 
+// A contact solver held to two iterations on the shipped stack cannot reach 1e-10: the run
+// goes to its end, keeps every output row, says how many steps missed and exits 3; the scene
+// may accept them ("on_unconverged": "warn"): the same outputs, a warning, exit 0.
+TEST(ContactCli, UnconvergedStepsFailTheRunUnlessTheSceneAllowsThem) {
+  const std::string stack =
+      read_file(std::string(APPELL_SOURCE_DIR) + "/scenes/examples/contact_box_stack.json");
+  const auto with_contact = [&](const std::string& contact) {
+    auto j = nlohmann::json::parse(stack);
+    j["contact"] = nlohmann::json::parse(contact);
+    j["integrator"]["duration"] = 0.05;
+    return j.dump();
+  };
+  const auto rows = [](const std::string& csv) { return std::count(csv.begin(), csv.end(), '\n'); };
+  struct Run {
+    CliResult r;
+    std::string csv;
+    nlohmann::json summary;
+  };
+  const auto run = [&](const std::string& name, const std::string& contact) {
+    const std::string scene = write_temp(name + ".json", with_contact(contact));
+    const std::string out = write_temp(name + ".csv", ""), sum = write_temp(name + "_s.json", "");
+    Run x{run_cli("simulate " + scene + " --quiet --out " + out + " --summary " + sum), "", {}};
+    x.csv = read_file(out);
+    x.summary = nlohmann::json::parse(read_file(sum));
+    return x;
+  };
+  const Run ok = run("stack_converged", R"({})");
+  ASSERT_EQ(ok.r.status, 0) << ok.r.err;
+  EXPECT_EQ(ok.r.err, "");
+  const Run fail = run("stack_unconverged", R"({"max_iterations": 2})");
+  EXPECT_EQ(fail.r.status, 3) << fail.r.err;
+  EXPECT_NE(fail.r.err.find("error: "), std::string::npos) << fail.r.err;
+  EXPECT_NE(fail.r.err.find("the contact solver missed its tolerance 1e-10 on "), std::string::npos)
+      << fail.r.err;
+  EXPECT_NE(fail.r.err.find("\"on_unconverged\": \"warn\""), std::string::npos) << fail.r.err;
+  // everything computed is kept: every output instant of the converged run
+  EXPECT_EQ(rows(fail.csv), rows(ok.csv));
+  const long missed = fail.summary["contact"]["unconverged_steps"].get<long>();
+  EXPECT_GT(missed, 0);
+  EXPECT_NE(fail.r.err.find(" on " + std::to_string(missed) + " step"), std::string::npos);
+  const Run warn = run("stack_warn", R"({"max_iterations": 2, "on_unconverged": "warn"})");
+  EXPECT_EQ(warn.r.status, 0) << warn.r.err;
+  EXPECT_EQ(warn.r.err.rfind("warning: ", 0), 0u) << warn.r.err;
+  EXPECT_EQ(warn.csv, fail.csv);
+  EXPECT_EQ(warn.summary["contact"]["unconverged_steps"].get<long>(), missed);
+}
+
+TEST(ContactCli, UnknownUnconvergedPolicyIsLocated) {
+  auto j = nlohmann::json::parse(read_file(kScene));
+  j["contact"] = {{"on_unconverged", "ignore"}};
+  const CliResult r = run_cli("check " + write_temp("bad_policy.json", j.dump()));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("/contact/on_unconverged: expected \"fail\" or \"warn\", got \"ignore\""),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace appell::testing

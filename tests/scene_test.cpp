@@ -54,6 +54,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadScene{R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"principal": [1, 1, 3]}}]})",
                  "/bodies/0/inertia: principal moments [1, 1, 3] violate the triangle inequality"},
+        BadScene{
+            R"({"bodies": [{"name": "a", "mass": 1, "inertia": {"principal": [1, 1e-320, 1]}}]})",
+            "/bodies/0/inertia/principal: principal moments [9.99989e-321, 1, 1]: the "
+            "smallest is below 1e-12 of the largest"},
         BadScene{R"({"bodies": [{"name": "a", "mass": -1.5, "inertia": {"sphere": 1}}]})",
                  "/bodies/0/mass: must be > 0, got -1.5"},
         BadScene{

@@ -115,6 +115,9 @@ void UnitRowInverse::compute(const Eigen::MatrixXd& C, double tau) {
   const Eigen::VectorXd& s2 = eig.eigenvalues();  // σ², increasing
   int first = 0;
   while (first < s2.size() && !(s2(first) >= tau * tau)) ++first;  // (P2), absolute
+  // C C^T has at most min(m, n) non-zero eigenvalues: more kept ones come from a Gram
+  // matrix overflowed by a degenerate mass (a principal moment near 0), never from rows
+  first = std::max<int>(first, static_cast<int>(C.rows() - C.cols()));
   U_ = eig.eigenvectors().rightCols(s2.size() - first);
   inv_sigma2_ = s2.tail(s2.size() - first).cwiseInverse();
 }

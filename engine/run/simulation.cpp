@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 #include "appell/derivatives.hpp"
@@ -13,6 +14,17 @@
 namespace appell {
 
 using Clock = std::chrono::steady_clock;
+
+std::string contact_unconverged_message(const SimulationResult& r, const ContactSettings& c) {
+  std::ostringstream os;
+  os << "the contact solver missed its tolerance " << c.tolerance << " on " << r.contact_unconverged
+     << (r.contact_unconverged == 1 ? " step" : " steps")
+     << ", the first ending at t = " << r.first_unconverged_t << " (residual "
+     << r.first_unconverged_residual << "), the worst residual " << r.unconverged_residual
+     << "; those steps kept the solver's best impulses.  To accept them: \"contact\": "
+        "{\"on_unconverged\": \"warn\"}";
+  return os.str();
+}
 
 const char* simulation_status_name(SimulationStatus s) {
   switch (s) {
@@ -26,6 +38,8 @@ const char* simulation_status_name(SimulationStatus s) {
       return "step size underflow";
     case SimulationStatus::Stiff:
       return "stiff";
+    case SimulationStatus::Unconverged:
+      return "unconverged";
   }
   return "?";
 }

@@ -34,7 +34,14 @@ bool Simulation::Impl::step_moreau() {
   r.impacts += s.impacts;
   r.contact_iterations = std::max(r.contact_iterations, s.iterations);
   r.contact_residual = std::max(r.contact_residual, s.residual);
-  r.contact_unconverged += !s.converged;
+  if (!s.converged) {
+    if (r.contact_unconverged == 0) {
+      r.first_unconverged_t = t_next;
+      r.first_unconverged_residual = s.residual;
+    }
+    ++r.contact_unconverged;
+    r.unconverged_residual = std::max(r.unconverged_residual, s.residual);
+  }
   record_contacts(t_next - t);  // the outputs' rows (engine/run/contact_samples.cpp)
   x.head(nq) = q;
   x.tail(m.tree().nu) = u;

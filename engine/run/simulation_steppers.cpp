@@ -23,6 +23,12 @@ bool Simulation::Impl::step() {
                   : method == Method::Rosenbrock ? step_rosenbrock()
                                                  : step_dopri5();
   if (!ok || k >= K) running = false;
+  if (ok && k >= K && r.contact_unconverged > 0 &&
+      o.contact.on_unconverged == ContactSettings::OnUnconverged::Fail) {
+    fail(SimulationStatus::Unconverged, r.first_unconverged_t,
+         contact_unconverged_message(r, o.contact));
+    return false;
+  }
   return ok;
 }
 

@@ -20,7 +20,9 @@ Mat3 inertia_cylinder(double mass, double radius, double height);
 
 // Empty when J is a physical inertia tensor; otherwise what is wrong, e.g.
 // "principal moments [1, 1, 3] violate the triangle inequality".  Tolerances are
-// relative to the largest moment (1e-9 for symmetry, 1e-12 for the inequality).
+// relative to the largest moment (1e-9 for symmetry, 1e-12 for the inequality); the
+// smallest moment must be at least kMinInertiaRatio of the largest.
+constexpr double kMinInertiaRatio = 1e-12;
 std::string inertia_defect(const Mat3& J);
 // Empty when J is symmetric positive semi-definite (principal moments >= −1e-9 of the
 // largest; zero included, the triangle inequality not required): what a body welded to

@@ -45,6 +45,11 @@ struct ContactSettings {
   bool joint_friction = true;  // the joints' Coulomb friction (URDF <dynamics friction>)
   double tolerance = 1e-10;    // on the contact problem's natural residual (m/s, rad/s)
   int max_iterations = 5000;   // of the contact solver per step
+  // a step whose residual stays above the tolerance: the run goes on to its end and then
+  // fails (Fail: SimulationStatus::Unconverged, the CLI exits 3) or only counts it (Warn:
+  // SimulationResult::contact_unconverged, the CLI warns on stderr)
+  enum class OnUnconverged { Fail, Warn };
+  OnUnconverged on_unconverged = OnUnconverged::Fail;
 };
 
 struct OutputOptions {

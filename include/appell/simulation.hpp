@@ -110,6 +110,8 @@ enum class SimulationStatus {
   Inconsistent,   // constraints inconsistent, a projection failed, or initial violation
   StepUnderflow,  // the adaptive step size fell below round-off
   Stiff,          // adaptive steps held down by stability, not accuracy, far too many to go on
+  Unconverged,    // moreau: the contact solver missed its tolerance on some steps (the run
+                  // went on to its end; ContactSettings::on_unconverged)
 };
 const char* simulation_status_name(SimulationStatus s);
 
@@ -131,9 +133,16 @@ struct SimulationResult {
   int contact_iterations = 0;
   double contact_residual = 0.0;
   long contact_unconverged = 0;
-  double max_penetration = 0.0;  // the largest penetration left after a step, m (≥ 0)
+  double first_unconverged_t = 0.0;  // the end of the first such step
+  double first_unconverged_residual = 0.0;
+  double unconverged_residual = 0.0;  // the largest residual of those steps
+  double max_penetration = 0.0;       // the largest penetration left after a step, m (≥ 0)
   bool ok() const { return status == SimulationStatus::Completed; }
 };
+
+// What a run's unconverged contact steps were, for people: how many, the first (its time and
+// residual), the worst residual, the tolerance and the scene key that accepts them.
+std::string contact_unconverged_message(const SimulationResult& r, const ContactSettings& c);
 
 // One simulation of one model: owns the state space, the state x and a Data.  The model
 // must outlive it; several Simulations of one model may run on several threads.
