@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace appell {
 
@@ -20,6 +21,9 @@ Eigen::Vector3d project_cone(const Eigen::Vector3d& x, double mu) {
 }
 
 namespace {
+
+constexpr int kStall = 256;       // ADMM iterations that must halve its best residual
+constexpr int kPolishSteps = 16;  // Newton steps of a polish (four times that at the end)
 
 // z ← Π(z) block by block: the cone, the half-line or the interval
 void project(const std::vector<ContactBlock>& blocks, Eigen::VectorXd& z) {
@@ -55,6 +59,104 @@ double block_scale(const Eigen::MatrixXd& G, const ContactBlock& b) {
   double gamma = 0.0;
   for (int i = 0; i < b.size(); ++i) gamma = std::max(gamma, G(b.row + i, b.row + i));
   return gamma > 0 ? gamma : 1.0;
+}
+
+// The natural map of the law, F_b(λ) = λ_b − Π_b(λ_b − û_b/γ_b) per block (its norm times
+// γ_b is the block's residual), and with `J` its generalized Jacobian (an element of
+// Clarke's), for the semismooth Newton steps of newton_polish().
+void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                 const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& lambda,
+                 Eigen::VectorXd& F, Eigen::MatrixXd* J) {
+  const Eigen::Index m = g.size();
+  const Eigen::VectorXd u = G * lambda + g;
+  F.resize(m);
+  if (J) J->setIdentity(m, m);
+  for (const ContactBlock& b : blocks) {
+    const int r = b.row;
+    if (b.fixed) {  // λ = 0: F = λ, J = I
+      F.segment(r, b.size()) = lambda.segment(r, b.size());
+      continue;
+    }
+    const double gamma = block_scale(G, b);
+    switch (b.kind) {
+      case ContactBlock::Kind::Contact: {
+        // û = u + μ‖u_t‖ e_n, dû/dλ = (I + μ e_n t̂ᵀ) G_rows (t̂ = u_t/‖u_t‖)
+        const double ut = std::hypot(u(r + 1), u(r + 2));
+        Eigen::Vector3d uh = u.segment<3>(r);
+        uh(0) += b.mu * ut;
+        const Eigen::Vector3d x = lambda.segment<3>(r) - uh / gamma;
+        F.segment<3>(r) = lambda.segment<3>(r) - project_cone(x, b.mu);
+        if (!J) break;
+        // the projection's derivative at x                          (project_cone's cases)
+        Eigen::Matrix3d P;
+        const double n = x(0), s = std::hypot(x(1), x(2)), mu = b.mu;
+        if (n >= 0 && s <= mu * n) {
+          P.setIdentity();
+        } else if (mu * s <= -n || s == 0) {
+          P.setZero();
+        } else {
+          const double a = 1.0 / (1.0 + mu * mu), pn = a * (n + mu * s);
+          const Eigen::Vector2d th = x.tail<2>() / s;
+          P(0, 0) = a;
+          P.block<1, 2>(0, 1) = a * mu * th.transpose();
+          P.block<2, 1>(1, 0) = mu * a * th;
+          P.block<2, 2>(1, 1) =
+              mu * (a * mu * th * th.transpose() +
+                    (pn / s) * (Eigen::Matrix2d::Identity() - th * th.transpose()));
+        }
+        Eigen::MatrixXd dU = G.middleRows(r, 3);  // dû/dλ
+        if (ut > 0) dU.row(0) += (b.mu / ut) * (u(r + 1) * G.row(r + 1) + u(r + 2) * G.row(r + 2));
+        // J_rows = I_rows − P (I_rows − dû/γ)
+        Eigen::MatrixXd inner = -dU / gamma;
+        inner.middleCols(r, 3) += Eigen::Matrix3d::Identity();
+        J->middleRows(r, 3) -= P * inner;
+        break;
+      }
+      case ContactBlock::Kind::Unilateral:
+      case ContactBlock::Kind::Bounded: {
+        const double x = lambda(r) - u(r) / gamma;
+        const double lo = b.kind == ContactBlock::Kind::Unilateral ? 0.0 : -b.bound;
+        const double hi = b.kind == ContactBlock::Kind::Unilateral
+                              ? std::numeric_limits<double>::infinity()
+                              : b.bound;
+        F(r) = lambda(r) - std::clamp(x, lo, hi);
+        if (J && x > lo && x < hi) J->row(r) = G.row(r) / gamma;  // I − (I − G/γ)
+        break;
+      }
+    }
+  }
+}
+
+// Semismooth Newton on the natural map [Acary & Brogliato 2008, §13.3; Alart & Curnier
+// 1991 for the frictional law], from λ, with a backtracking line search on the residual:
+// quadratic near a solution where ADMM is linear, and on G singular (a hinge's contact)
+// the minimum-norm step of a complete orthogonal decomposition.  λ is changed only when
+// the residual goes down; returns the residual at λ.
+double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                     const std::vector<ContactBlock>& blocks, Eigen::VectorXd& lambda,
+                     double tolerance, int steps, int& iterations) {
+  double r = contact_residual(G, g, blocks, lambda);
+  Eigen::VectorXd F, Ft, trial;
+  Eigen::MatrixXd J;
+  for (int k = 0; k < steps && r > tolerance; ++k) {
+    natural_map(G, g, blocks, lambda, F, &J);
+    const Eigen::VectorXd step = J.completeOrthogonalDecomposition().solve(-F);
+    if (!step.allFinite()) break;
+    bool improved = false;
+    for (double t = 1.0; t > 1e-6; t *= 0.5) {
+      trial = lambda + t * step;
+      const double rt = contact_residual(G, g, blocks, trial);
+      if (rt < r) {
+        lambda = trial;
+        r = rt;
+        improved = true;
+        break;
+      }
+    }
+    ++iterations;
+    if (!improved) break;
+  }
+  return r;
 }
 
 }  // namespace
@@ -131,10 +233,32 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
   // iteration diverges (impulses of 1e17 on a hinged arm landing on a floor).  A residual
   // grown a thousandfold over the best and past the starting one restarts from the best
   // iterate with ρ four times the one that diverged, and ρ never again goes below it.
-  Eigen::VectorXd z_best = z;
+  Eigen::VectorXd z_admm = z, z_best = z, zn;
   const double start = res.residual;
-  double best = start, rho_min = 0.0;
+  double admm_best = start, best = start, rho_min = 0.0, stall_mark = start;
+  // semismooth Newton from the best point so far, where ADMM's linear rate is slow: its
+  // point is returned when it converges or is the best at the end; ADMM's own iterates and
+  // their restarts go on undisturbed
+  const auto polish = [&](int steps) {
+    zn = z_best;
+    const double rn =
+        newton_polish(G, g, blocks, zn, options.tolerance, steps, res.newton_iterations);
+    if (rn < best) {
+      best = rn;
+      z_best = zn;
+    }
+    return rn <= options.tolerance;
+  };
   for (int it = 1; it <= options.max_iterations; ++it) {
+    // stalled: ADMM's best not halved over the last kStall iterations
+    if (it % kStall == 0) {
+      if (!(admm_best < 0.5 * stall_mark) && polish(kPolishSteps)) {
+        z = zn;
+        res.converged = true;
+        break;
+      }
+      stall_mark = admm_best;
+    }
     rhs = rho * z - y - g - s;
     x = llt.solve(rhs);
     z_prev = z;
@@ -152,8 +276,12 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
     if (res.residual < best) {
       best = res.residual;
       z_best = z;
-    } else if (!(res.residual <= std::max(1e3 * best, start))) {
-      z = z_best;
+    }
+    if (res.residual < admm_best) {
+      admm_best = res.residual;
+      z_admm = z;
+    } else if (!(res.residual <= std::max(1e3 * admm_best, start))) {
+      z = z_admm;
       u.noalias() = G * z + g;
       de_saxce(blocks, u, s);
       y = -(u + s);
@@ -174,10 +302,12 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
       }
     }
   }
-  if (!res.converged) {  // the best iterate, not the last
-    z = z_best;
-    res.residual = best;
+  if (!res.converged && polish(4 * kPolishSteps)) {
+    z = zn;
+    res.converged = true;
   }
+  if (!res.converged) z = z_best;  // the best point, not the last
+  res.residual = contact_residual(G, g, blocks, z);
   lambda = z;
   return res;
 }
