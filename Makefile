@@ -117,7 +117,7 @@ empty :=
 space := $(empty) $(empty)
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPPELL_SANITIZE=ON \
-	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" \
+	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" -DAPPELL_UNITY=ON \
 	      -DAPPELL_BUILD_BENCH=OFF >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target appell_tests
 	@cd $(ASAN_BUILD) && pids=""; for i in $$(seq 0 $$(($(JOBS) - 1))); do \
@@ -135,7 +135,7 @@ test-asan: deps
 # under ThreadSanitizer; nothing else is built
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPPELL_TSAN=ON \
-	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" \
+	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" -DAPPELL_UNITY=ON \
 	      -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target threads_tsan_test
 	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/threads_tsan_test
@@ -160,7 +160,7 @@ deps-clang: deps
 FUZZERS := scene expression urdf report mesh mjcf
 fuzz: deps-clang
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(FUZZ_FLAGS)" \
+	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(FUZZ_FLAGS)" -DAPPELL_UNITY=ON \
 	      -DAPPELL_FUZZ=ON -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZERS:%=%_fuzz)
 	mkdir -p $(FUZZERS:%=$(FUZZ_BUILD)/corpus/%)
