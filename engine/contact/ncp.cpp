@@ -62,15 +62,15 @@ double block_scale(const Eigen::MatrixXd& G, const ContactBlock& b) {
 }
 
 // The natural map of the law, F_b(λ) = λ_b − Π_b(λ_b − û_b/γ_b) per block (its norm times
-// γ_b is the block's residual), and with `J` its generalized Jacobian (an element of
-// Clarke's), for the semismooth Newton steps of newton_polish().
+// γ_b is the block's residual, contact_residual()), and J, its generalized Jacobian (an
+// element of Clarke's), for the semismooth Newton steps of newton_polish().
 void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
                  const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& lambda,
-                 Eigen::VectorXd& F, Eigen::MatrixXd* J) {
+                 Eigen::VectorXd& F, Eigen::MatrixXd& J) {
   const Eigen::Index m = g.size();
   const Eigen::VectorXd u = G * lambda + g;
   F.resize(m);
-  if (J) J->setIdentity(m, m);
+  J.setIdentity(m, m);
   for (const ContactBlock& b : blocks) {
     const int r = b.row;
     if (b.fixed) {  // λ = 0: F = λ, J = I
@@ -86,7 +86,6 @@ void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
         uh(0) += b.mu * ut;
         const Eigen::Vector3d x = lambda.segment<3>(r) - uh / gamma;
         F.segment<3>(r) = lambda.segment<3>(r) - project_cone(x, b.mu);
-        if (!J) break;
         // the projection's derivative at x                          (project_cone's cases)
         Eigen::Matrix3d P;
         const double n = x(0), s = std::hypot(x(1), x(2)), mu = b.mu;
@@ -109,7 +108,7 @@ void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
         // J_rows = I_rows − P (I_rows − dû/γ)
         Eigen::MatrixXd inner = -dU / gamma;
         inner.middleCols(r, 3) += Eigen::Matrix3d::Identity();
-        J->middleRows(r, 3) -= P * inner;
+        J.middleRows(r, 3) -= P * inner;
         break;
       }
       case ContactBlock::Kind::Unilateral:
@@ -120,7 +119,7 @@ void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
                               ? std::numeric_limits<double>::infinity()
                               : b.bound;
         F(r) = lambda(r) - std::clamp(x, lo, hi);
-        if (J && x > lo && x < hi) J->row(r) = G.row(r) / gamma;  // I − (I − G/γ)
+        if (x > lo && x < hi) J.row(r) = G.row(r) / gamma;  // I − (I − G/γ)
         break;
       }
     }
@@ -136,10 +135,10 @@ double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
                      const std::vector<ContactBlock>& blocks, Eigen::VectorXd& lambda,
                      double tolerance, int steps, int& iterations) {
   double r = contact_residual(G, g, blocks, lambda);
-  Eigen::VectorXd F, Ft, trial;
+  Eigen::VectorXd F, trial;
   Eigen::MatrixXd J;
   for (int k = 0; k < steps && r > tolerance; ++k) {
-    natural_map(G, g, blocks, lambda, F, &J);
+    natural_map(G, g, blocks, lambda, F, J);
     const Eigen::VectorXd step = J.completeOrthogonalDecomposition().solve(-F);
     if (!step.allFinite()) break;
     bool improved = false;
