@@ -184,7 +184,10 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         for (int i = r[0]; i < r[1]; ++i) a[i].setZero();
   }
   if (blocked) {
-    for (Eigen::MatrixXd& B : *islands) B = (0.5 * (B + B.transpose())).eval();
+    for (Eigen::MatrixXd& B : *islands)  // symmetric in place (no temporary)
+      for (Eigen::Index j = 0; j < B.rows(); ++j)
+        for (Eigen::Index k = j + 1; k < B.cols(); ++k)
+          B(j, k) = B(k, j) = 0.5 * (B(j, k) + B(k, j));
     return;
   }
   if (!first) {

@@ -281,7 +281,7 @@ ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen
     li_ = lambda.segment(is.row0, is.rows);
     island_blocks_.assign(blocks_.begin() + is.block0, blocks_.begin() + is.block0 + is.blocks);
     for (ContactBlock& b : island_blocks_) b.row -= is.row0;
-    const ContactSolverResult r = solve_contact_problem(Gis_[i], gi_, island_blocks_, li_, so);
+    const ContactSolverResult r = solve_contact_problem(Gis_[i], gi_, island_blocks_, li_, so, &solver_);
     lambda.segment(is.row0, is.rows) = li_;
     worst.iterations = std::max(worst.iterations, r.iterations);
     worst.residual = std::max(worst.residual, r.residual);

@@ -9,7 +9,7 @@ namespace appell {
 
 Eigen::Vector3d project_cone(const Eigen::Vector3d& x, double mu) {
   const double n = x(0);
-  const double s = std::hypot(x(1), x(2));
+  const double s = std::sqrt(x(1) * x(1) + x(2) * x(2));
   // inside K_μ (n ≥ 0 said apart: with μ = 0 and no tangential part, s ≤ μ n holds for
   // any n, and a frictionless contact would pull)
   if (n >= 0 && s <= mu * n) return x;
@@ -52,13 +52,52 @@ void de_saxce(const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& u,
   s.setZero();
   for (const ContactBlock& b : blocks)
     if (b.kind == ContactBlock::Kind::Contact && !b.fixed)
-      s(b.row) = b.mu * std::hypot(u(b.row + 1), u(b.row + 2));
+      s(b.row) = b.mu * std::sqrt(u(b.row + 1) * u(b.row + 1) + u(b.row + 2) * u(b.row + 2));
+}
+
+// a block's scale: its largest diagonal entry of G (1 when its rows move nothing)
+template <class Diagonal>
+double block_scale(const Diagonal& diag, const ContactBlock& b) {
+  double gamma = 0.0;
+  for (int i = 0; i < b.size(); ++i) gamma = std::max(gamma, diag(b.row + i));
+  return gamma > 0 ? gamma : 1.0;
 }
 
 double block_scale(const Eigen::MatrixXd& G, const ContactBlock& b) {
-  double gamma = 0.0;
-  for (int i = 0; i < b.size(); ++i) gamma = std::max(gamma, G(b.row + i, b.row + i));
-  return gamma > 0 ? gamma : 1.0;
+  return block_scale(G.diagonal(), b);
+}
+
+// the natural residual at λ from the rows' velocities u = G λ + g and the blocks' scales
+double residual_at(const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
+                   const Eigen::VectorXd& lambda, const Eigen::VectorXd& u) {
+  double r = 0.0;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const ContactBlock& b = blocks[k];
+    const double gk = gamma(static_cast<Eigen::Index>(k));
+    double e = 0.0;
+    if (b.fixed) {  // λ = 0 whatever u
+      r = std::max(r, lambda.segment(b.row, b.size()).norm() * gk);
+      continue;
+    }
+    switch (b.kind) {
+      case ContactBlock::Kind::Contact: {
+        Eigen::Vector3d uh = u.segment<3>(b.row);
+        uh(0) += b.mu * std::sqrt(uh(1) * uh(1) + uh(2) * uh(2));
+        const Eigen::Vector3d l = lambda.segment<3>(b.row);
+        e = (l - project_cone(l - uh / gk, b.mu)).norm() * gk;
+        break;
+      }
+      case ContactBlock::Kind::Unilateral:
+        e = std::abs(lambda(b.row) - std::max(lambda(b.row) - u(b.row) / gk, 0.0)) * gk;
+        break;
+      case ContactBlock::Kind::Bounded:
+        e = std::abs(lambda(b.row) - std::clamp(lambda(b.row) - u(b.row) / gk, -b.bound, b.bound)) *
+            gk;
+        break;
+    }
+    r = std::max(r, e);
+  }
+  return r;
 }
 
 // The natural map of the law, F_b(λ) = λ_b − Π_b(λ_b − û_b/γ_b) per block (its norm times
@@ -81,14 +120,14 @@ void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
     switch (b.kind) {
       case ContactBlock::Kind::Contact: {
         // û = u + μ‖u_t‖ e_n, dû/dλ = (I + μ e_n t̂ᵀ) G_rows (t̂ = u_t/‖u_t‖)
-        const double ut = std::hypot(u(r + 1), u(r + 2));
+        const double ut = std::sqrt(u(r + 1) * u(r + 1) + u(r + 2) * u(r + 2));
         Eigen::Vector3d uh = u.segment<3>(r);
         uh(0) += b.mu * ut;
         const Eigen::Vector3d x = lambda.segment<3>(r) - uh / gamma;
         F.segment<3>(r) = lambda.segment<3>(r) - project_cone(x, b.mu);
         // the projection's derivative at x                          (project_cone's cases)
         Eigen::Matrix3d P;
-        const double n = x(0), s = std::hypot(x(1), x(2)), mu = b.mu;
+        const double n = x(0), s = std::sqrt(x(1) * x(1) + x(2) * x(2)), mu = b.mu;
         if (n >= 0 && s <= mu * n) {
           P.setIdentity();
         } else if (mu * s <= -n || s == 0) {
@@ -162,41 +201,72 @@ double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
 
 double contact_residual(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
                         const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& lambda) {
-  const Eigen::VectorXd u = G * lambda + g;
-  double r = 0.0;
-  for (const ContactBlock& b : blocks) {
-    const double gamma = block_scale(G, b);
-    double e = 0.0;
-    if (b.fixed) {  // λ = 0 whatever u
-      r = std::max(r, lambda.segment(b.row, b.size()).norm() * gamma);
-      continue;
-    }
-    switch (b.kind) {
-      case ContactBlock::Kind::Contact: {
-        Eigen::Vector3d uh = u.segment<3>(b.row);
-        uh(0) += b.mu * uh.tail<2>().norm();
-        const Eigen::Vector3d l = lambda.segment<3>(b.row);
-        e = (l - project_cone(l - uh / gamma, b.mu)).norm() * gamma;
-        break;
-      }
-      case ContactBlock::Kind::Unilateral:
-        e = std::abs(lambda(b.row) - std::max(lambda(b.row) - u(b.row) / gamma, 0.0)) * gamma;
-        break;
-      case ContactBlock::Kind::Bounded:
-        e = std::abs(lambda(b.row) -
-                     std::clamp(lambda(b.row) - u(b.row) / gamma, -b.bound, b.bound)) *
-            gamma;
-        break;
-    }
-    r = std::max(r, e);
-  }
-  return r;
+  Eigen::VectorXd gamma(blocks.size());
+  for (size_t k = 0; k < blocks.size(); ++k)
+    gamma(static_cast<Eigen::Index>(k)) = block_scale(G, blocks[k]);
+  return residual_at(blocks, gamma, lambda, G * lambda + g);
 }
 
-ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
-                                          const std::vector<ContactBlock>& blocks,
-                                          Eigen::VectorXd& lambda,
-                                          const ContactSolverOptions& options) {
+namespace {
+
+// The factor of G + ρI, refreshed in place when ρ changes.
+struct DenseFactor {
+  const Eigen::MatrixXd& G;
+  ContactWorkspace& w;
+  void prepare() {}
+  void factor(double rho) {
+    // into the LLT's own storage, sized at the first solve of this size
+    w.dense.compute(G + rho * Eigen::MatrixXd::Identity(G.rows(), G.cols()));
+  }
+  void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
+    x = rhs;
+    w.dense.solveInPlace(x);
+  }
+  const Eigen::MatrixXd& dense() { return G; }
+};
+
+struct SparseFactor {
+  const Eigen::SparseMatrix<double>& G;
+  ContactWorkspace& w;
+  // A on G's pattern with every diagonal entry stored, its ordering and symbolic factor
+  void prepare() {
+    const Eigen::Index m = G.rows();
+    Eigen::SparseMatrix<double>& A = w.A;
+    A = G;
+    bool complete = true;
+    for (Eigen::Index k = 0; k < m && complete; ++k) complete = A.coeff(k, k) != 0.0;
+    if (!complete) {  // a row that moves nothing: its diagonal entry is an explicit zero
+      for (Eigen::Index k = 0; k < m; ++k) A.coeffRef(k, k) += 0.0;
+      A.makeCompressed();
+    }
+    w.diagonal.resize(static_cast<size_t>(m));
+    for (Eigen::Index k = 0; k < m; ++k) {
+      const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[k];
+      const int* end = A.innerIndexPtr() + A.outerIndexPtr()[k + 1];
+      w.diagonal[static_cast<size_t>(k)] =
+          static_cast<int>(std::lower_bound(begin, end, static_cast<int>(k)) - A.innerIndexPtr());
+    }
+    w.g_diagonal.resize(m);
+    for (Eigen::Index k = 0; k < m; ++k) w.g_diagonal(k) = A.valuePtr()[w.diagonal[k]];
+    w.sparse.analyzePattern(A);
+  }
+  void factor(double rho) {
+    double* values = w.A.valuePtr();
+    for (size_t k = 0; k < w.diagonal.size(); ++k)
+      values[w.diagonal[k]] = w.g_diagonal(static_cast<Eigen::Index>(k)) + rho;
+    w.sparse.factorize(w.A);
+  }
+  void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) { x = w.sparse.solve(rhs); }
+  const Eigen::MatrixXd& dense() {
+    w.G_dense = G;
+    return w.G_dense;
+  }
+};
+
+template <class Matrix, class Factor>
+ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
+                          const std::vector<ContactBlock>& blocks, Eigen::VectorXd& lambda,
+                          const ContactSolverOptions& options, ContactWorkspace& w) {
   const Eigen::Index m = g.size();
   ContactSolverResult res;
   if (lambda.size() != m || !lambda.allFinite()) lambda.setZero(m);
@@ -204,35 +274,49 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
     res.converged = true;
     return res;
   }
+  Eigen::VectorXd &z = w.z, &x = w.x, &y = w.y, &u = w.u, &s = w.s, &z_prev = w.z_prev,
+                  &rhs = w.rhs;
+  for (Eigen::VectorXd* v : {&x, &y, &u, &s, &z_prev, &rhs}) v->resize(m);
+  w.gamma.resize(static_cast<Eigen::Index>(blocks.size()));
+  const auto diag = G.diagonal();
+  for (size_t k = 0; k < blocks.size(); ++k)
+    w.gamma(static_cast<Eigen::Index>(k)) = block_scale(diag, blocks[k]);
+  const auto residual = [&](const Eigen::VectorXd& l) {  // u holds G l + g
+    return residual_at(blocks, w.gamma, l, u);
+  };
   // the scale of G: the penalty starts at its mean diagonal, the balancing compares
   // impulse-sized residuals in velocity units through it
-  const double gmax = std::max(G.diagonal().maxCoeff(), 1e-300);
-  double rho = std::max(G.trace() / static_cast<double>(m), 1e-12 * gmax);
-  Eigen::VectorXd z = lambda, x(m), y(m), u(m), s(m), z_prev(m), rhs(m);
+  double gmax = 0.0, trace = 0.0;
+  for (Eigen::Index k = 0; k < m; ++k) {
+    gmax = std::max(gmax, static_cast<double>(diag(k)));
+    trace += diag(k);
+  }
+  gmax = std::max(gmax, 1e-300);
+  double rho = std::max(trace / static_cast<double>(m), 1e-12 * gmax);
+  z = lambda;
   project(blocks, z);
-  u.noalias() = G * z + g;
+  u.noalias() = G * z;
+  u += g;
   de_saxce(blocks, u, s);
   y = -(u + s);  // the dual of a solution is −û: exact when the warm start is
-  res.residual = contact_residual(G, g, blocks, z);
+  res.residual = residual(z);
   if (res.residual <= options.tolerance) {
     lambda = z;
     res.converged = true;
     return res;
   }
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  auto factor = [&] {
-    Eigen::MatrixXd A = G;
-    A.diagonal().array() += rho;
-    llt.compute(A);
-  };
-  factor();
+  Factor factor{G, w};
+  factor.prepare();
+  factor.factor(rho);
   // the best iterate so far, and the penalty's floor: with G singular (a link on one hinge
   // gives a contact's three rows rank 1) the De Saxcé correction, held fixed in each
   // x-update, is fed back through G's null space amplified by 1/ρ; below some ρ the
   // iteration diverges (impulses of 1e17 on a hinged arm landing on a floor).  A residual
   // grown a thousandfold over the best and past the starting one restarts from the best
   // iterate with ρ four times the one that diverged, and ρ never again goes below it.
-  Eigen::VectorXd z_admm = z, z_best = z, zn;
+  Eigen::VectorXd &z_admm = w.z_admm, &z_best = w.z_best, &zn = w.zn;
+  z_admm = z;
+  z_best = z;
   const double start = res.residual;
   double admm_best = start, best = start, rho_min = 0.0, stall_mark = start;
   // semismooth Newton from the best point so far, where ADMM's linear rate is slow: its
@@ -240,34 +324,36 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
   // their restarts go on undisturbed
   const auto polish = [&](int steps) {
     zn = z_best;
-    const double rn =
-        newton_polish(G, g, blocks, zn, options.tolerance, steps, res.newton_iterations);
+    const double rn = newton_polish(factor.dense(), g, blocks, zn, options.tolerance, steps,
+                                    res.newton_iterations);
     if (rn < best) {
       best = rn;
       z_best = zn;
     }
     return rn <= options.tolerance;
   };
+  bool polished = false;
   for (int it = 1; it <= options.max_iterations; ++it) {
     // stalled: ADMM's best not halved over the last kStall iterations
     if (it % kStall == 0) {
       if (!(admm_best < 0.5 * stall_mark) && polish(kPolishSteps)) {
-        z = zn;
+        polished = true;
         res.converged = true;
         break;
       }
       stall_mark = admm_best;
     }
     rhs = rho * z - y - g - s;
-    x = llt.solve(rhs);
+    factor.solve(rhs, x);
     z_prev = z;
     z = x + y / rho;
     project(blocks, z);
     y += rho * (x - z);
-    u.noalias() = G * z + g;
+    u.noalias() = G * z;
+    u += g;
     de_saxce(blocks, u, s);
     res.iterations = it;
-    res.residual = contact_residual(G, g, blocks, z);
+    res.residual = residual(z);
     if (res.residual <= options.tolerance) {
       res.converged = true;
       break;
@@ -281,34 +367,64 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
       z_admm = z;
     } else if (!(res.residual <= std::max(1e3 * admm_best, start))) {
       z = z_admm;
-      u.noalias() = G * z + g;
+      u.noalias() = G * z;
+      u += g;
       de_saxce(blocks, u, s);
       y = -(u + s);
       rho_min = rho = 4.0 * rho;
-      factor();
+      factor.factor(rho);
       continue;
     }
     // balance the primal (x − z, impulses) and dual (ρ Δz, velocities) residuals
     if (it % 8 == 0) {
-      const double primal = gmax * (x - z).lpNorm<Eigen::Infinity>();
-      const double dual = rho * (z - z_prev).lpNorm<Eigen::Infinity>();
+      const double primal = gmax * (x - z).template lpNorm<Eigen::Infinity>();
+      const double dual = rho * (z - z_prev).template lpNorm<Eigen::Infinity>();
       if (primal > 10.0 * dual && rho < 1e8 * gmax) {
         rho *= 4.0;
-        factor();
+        factor.factor(rho);
       } else if (dual > 10.0 * primal && rho > 1e-8 * gmax && rho >= 4.0 * rho_min) {
         rho /= 4.0;
-        factor();
+        factor.factor(rho);
       }
     }
   }
   if (!res.converged && polish(4 * kPolishSteps)) {
-    z = zn;
+    polished = true;
     res.converged = true;
   }
-  if (!res.converged) z = z_best;  // the best point, not the last
-  res.residual = contact_residual(G, g, blocks, z);
+  if (polished)
+    z = zn;
+  else if (!res.converged)
+    z = z_best;  // the best point, not the last
+  if (!res.converged || polished) {
+    u.noalias() = G * z;
+    u += g;
+    res.residual = residual(z);
+  }
   lambda = z;
   return res;
+}
+
+}  // namespace
+
+ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                                          const std::vector<ContactBlock>& blocks,
+                                          Eigen::VectorXd& lambda,
+                                          const ContactSolverOptions& options,
+                                          ContactWorkspace* ws) {
+  ContactWorkspace local;
+  return solve<Eigen::MatrixXd, DenseFactor>(G, g, blocks, lambda, options, ws ? *ws : local);
+}
+
+ContactSolverResult solve_contact_problem(const Eigen::SparseMatrix<double>& G,
+                                          const Eigen::VectorXd& g,
+                                          const std::vector<ContactBlock>& blocks,
+                                          Eigen::VectorXd& lambda,
+                                          const ContactSolverOptions& options,
+                                          ContactWorkspace* ws) {
+  ContactWorkspace local;
+  return solve<Eigen::SparseMatrix<double>, SparseFactor>(G, g, blocks, lambda, options,
+                                                          ws ? *ws : local);
 }
 
 }  // namespace appell

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <Eigen/Sparse>
 #include <vector>
 
 namespace appell {
@@ -61,6 +62,23 @@ struct ContactSolverResult {
   bool converged = false;
 };
 
+// What a solve works in, kept by the caller from step to step: once sized by the first
+// problems, a solve of no larger size allocates nothing (the factor of G + ρI is refreshed in
+// place when ρ changes, never copied into a new matrix).
+struct ContactWorkspace {
+  Eigen::VectorXd z, x, y, u, s, z_prev, rhs, z_admm, z_best, zn, gamma;
+  Eigen::LLT<Eigen::MatrixXd> dense;  // G + ρI of a dense G
+  // a sparse G: A = G + ρI on G's pattern (the diagonal always stored), its factor, and
+  // where A's diagonal entries sit in its values
+  Eigen::SparseMatrix<double> A;
+  Eigen::VectorXd g_diagonal;
+  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> sparse;
+  std::vector<int> diagonal;
+  // the Newton polish's (a fallback: allocation allowed there)
+  Eigen::MatrixXd G_dense, J;
+  Eigen::VectorXd F, trial, step;
+};
+
 // The natural residual of the law at λ, with u = G λ + g: per block the velocity-scaled
 // distance ‖λ − Π(λ − û/γ)‖·γ (γ = the block's largest diagonal entry of G, Π the
 // projection onto the block's admissible set); the largest over the blocks.  Zero exactly
@@ -70,10 +88,21 @@ double contact_residual(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
 
 // Solves the problem; `lambda` holds the warm start on entry (zeros or the previous step's
 // impulses; resized to zeros when its size is wrong) and the impulses on return.
+// `ws`: the caller's workspace (a local one when null).
 ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
                                           const std::vector<ContactBlock>& blocks,
                                           Eigen::VectorXd& lambda,
-                                          const ContactSolverOptions& options = {});
+                                          const ContactSolverOptions& options = {},
+                                          ContactWorkspace* ws = nullptr);
+// The same on a sparse G (both triangles stored): a large island whose rows couple few
+// others (a stack of boxes: each box's contacts meet only its neighbours'), where the
+// factor of G + ρI costs O(rows) instead of O(rows³).
+ContactSolverResult solve_contact_problem(const Eigen::SparseMatrix<double>& G,
+                                          const Eigen::VectorXd& g,
+                                          const std::vector<ContactBlock>& blocks,
+                                          Eigen::VectorXd& lambda,
+                                          const ContactSolverOptions& options = {},
+                                          ContactWorkspace* ws = nullptr);
 
 // The projection of (n, t1, t2) onto the cone ‖t‖ ≤ μ n (μ ≥ 0).
 Eigen::Vector3d project_cone(const Eigen::Vector3d& x, double mu);
