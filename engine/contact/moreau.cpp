@@ -281,7 +281,8 @@ ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen
     li_ = lambda.segment(is.row0, is.rows);
     island_blocks_.assign(blocks_.begin() + is.block0, blocks_.begin() + is.block0 + is.blocks);
     for (ContactBlock& b : island_blocks_) b.row -= is.row0;
-    const ContactSolverResult r = solve_contact_problem(Gis_[i], gi_, island_blocks_, li_, so, &solver_);
+    const ContactSolverResult r =
+        solve_contact_problem(Gis_[i], gi_, island_blocks_, li_, so, &solver_);
     lambda.segment(is.row0, is.rows) = li_;
     worst.iterations = std::max(worst.iterations, r.iterations);
     worst.residual = std::max(worst.residual, r.residual);
@@ -305,7 +306,11 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
       // a row that already pushed at the last step is in contact, not meeting
       r.impact = v0_(b.row) < -1e-9 && !landed_.count(key);
       if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
-    } else if (r.point.gap > 0) {
+    } else if (r.point.gap > o_.closed_gap || (r.point.gap > 0 && v0_(b.row) > 0)) {
+      // (a closed row at rest, 0 < g ≤ closed_gap and u_n = 0, takes no shift: the gaps of
+      // a resting face's corners carry the collision test's noise, ~1e-12 m, which g/h would
+      // make into targets its redundant rows cannot all meet, and the solver would stall at
+      // 1e-9 m/s; a separating one keeps it)
       g_(b.row) += r.point.gap / h;
     }
     if (!warm) continue;
