@@ -159,6 +159,66 @@ TEST(TreeDelassus, FreeBodyMatchesJMinvJt) {
   }
 }
 
+TEST(TreeDelassus, StackIslandIsSparseAndSolvesAsTheDenseOne) {
+  // twelve free boxes in a column, four corner contacts (3 rows each) under each: one island
+  // of 144 rows in which a box's rows meet only its neighbours'.  Its G is kept sparse, equal
+  // to the dense G of the same rows, and the solver gives the same motion on either.
+  ModelBuilder b;
+  const int n = 12;
+  for (int k = 0; k < n; ++k) {
+    Body B;
+    B.name = "box" + std::to_string(k);
+    B.mass = 1.0 + 0.1 * k;
+    B.inertia = Vec3(0.002, 0.0021, 0.0019).asDiagonal() * B.mass;
+    B.position = Vec3(0.001 * k, 0.0, 0.05 + 0.1 * k);
+    b.add_body(B);
+  }
+  const Model m = compile(b);
+  Data d(m);
+  ASSERT_EQ(recursive_rates(m, d, m.initial_state().q, m.initial_state().u, {}), SolveStatus::Ok);
+  std::vector<TwistRow> rows;
+  for (int k = 0; k < n; ++k)
+    for (int c = 0; c < 4; ++c) {
+      const Vec3 p(0.001 * k + ((c & 1) ? 0.05 : -0.05), (c & 2) ? 0.05 : -0.05, 0.1 * k);
+      for (const Vec3& dir : {Vec3(0, 0, 1), Vec3(1, 0, 0), Vec3(0, 1, 0)})
+        rows.push_back(point_row(d, k == 0 ? kWorld : k - 1, k, p, dir));
+    }
+  const int rows_n = static_cast<int>(rows.size());
+  Eigen::MatrixXd G, R, G1, R1;
+  tree_delassus(m, d, rows, G, R);  // dense, the whole matrix
+  const std::vector<int> first(rows_n, 0);
+  ResponseSupport support;
+  std::vector<IslandMatrix> islands;
+  tree_delassus(m, d, rows, G1, R1, &first, &support, &islands);
+  ASSERT_EQ(islands.size(), 1u);
+  ASSERT_TRUE(islands[0].sparse);
+  const Eigen::MatrixXd S = islands[0].coupled;
+  EXPECT_LT((S - G).norm(), 1e-12 * G.norm());
+  EXPECT_LT(islands[0].coupled.nonZeros(), rows_n * rows_n / 4);
+  // the same problem on both, μ = 0.8: free velocities the bodies can have (g = J v, in G's
+  // range: with redundant corners any other g has no sticking solution), pressing each box
+  // down and sliding some
+  std::vector<ContactBlock> blocks(n * 4);
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(rows_n);
+  for (int c = 0; c < n * 4; ++c) {
+    blocks[c].row = 3 * c;
+    blocks[c].mu = 0.8;
+    x(3 * c) = -0.01 * (1 + c % 3);
+    x(3 * c + 1) = 0.005 * (c % 5 - 2);
+  }
+  const Eigen::VectorXd g = G * x;
+  Eigen::VectorXd ld, ls;
+  ContactSolverOptions o;
+  o.tolerance = 1e-12;
+  const ContactSolverResult rd = solve_contact_problem(G, g, blocks, ld, o);
+  const ContactSolverResult rs = solve_contact_problem(islands[0].coupled, g, blocks, ls, o);
+  ASSERT_TRUE(rd.converged);
+  ASSERT_TRUE(rs.converged);
+  // the motion is unique where the impulses of redundant corners are not
+  EXPECT_LT((G * (ld - ls)).lpNorm<Eigen::Infinity>(), 1e-10);
+  EXPECT_LE(contact_residual(G, g, blocks, ls), 1e-12);
+}
+
 TEST(TreeDelassus, ResponseKeepsTheLoopClosed) {
   // a four-bar linkage: one joint closes the loop as bilateral extra rows; an impulse on a
   // contact row must move the linkage only along the loop's motions: A Δu = 0

@@ -41,6 +41,8 @@ TwistRow joint_row(const Model& m, Data& d, int tree_joint) {
 
 namespace {
 
+constexpr int kSparseIsland = 48;  // rows from which an island's G may be kept sparse
+
 void add_row(const Model& m, const TwistRow& r, double lam, RecursiveWorkspace& ws) {
   for (int s = 0; s < 2; ++s) {
     const int b = r.body[s];
@@ -67,7 +69,7 @@ double row_dot(const Model& m, const TwistRow& r, const std::vector<SpatialMotio
 
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
                    Eigen::MatrixXd& response, const std::vector<int>* first,
-                   ResponseSupport* support, std::vector<Eigen::MatrixXd>* islands,
+                   ResponseSupport* support, std::vector<IslandMatrix>* islands,
                    Eigen::VectorXd* tree_diagonal) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
@@ -75,17 +77,13 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   const int nj = static_cast<int>(tree.joints.size());
   // the island of each row, and the blocks
   const bool blocked = first && islands;
-  std::vector<int> island(blocked ? n : 0);
+  std::vector<int> island(blocked ? n : 0), island_start;
   if (blocked) {
-    int count = 0;
-    for (int k = 0; k < n; ++k) island[k] = (*first)[k] == k ? count++ : count - 1;
-    islands->resize(count);
-    for (int k = 0; k < n; ++k)
-      if ((*first)[k] == k) {
-        int len = 1;
-        while (k + len < n && (*first)[k + len] == k) ++len;
-        (*islands)[island[k]].resize(len, len);
-      }
+    for (int k = 0; k < n; ++k) {
+      if ((*first)[k] == k) island_start.push_back(k);
+      island[k] = static_cast<int>(island_start.size()) - 1;
+    }
+    islands->resize(island_start.size());
   } else if (G.rows() != n || G.cols() != n) {
     G.resize(n, n);
   }
@@ -104,6 +102,53 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
     support->values.clear();
   }
   if (!sparse && (response.rows() != tree.nu || response.cols() != n)) response.resize(tree.nu, n);
+  // per row, the top joints of its bodies' subtrees (−1: the world); per top, its rows
+  std::vector<std::array<int, 2>> row_tops(sparse ? n : 0);
+  std::vector<int> top_start(sparse ? nj + 1 : 0, 0), top_rows, seen;
+  if (sparse) {
+    for (int k = 0; k < n; ++k)
+      for (int s = 0; s < 2; ++s) {
+        const int b = rows[k].body[s];
+        row_tops[k][s] = b == kWorld ? -1 : top[tree.tree_index[b]];
+        if (row_tops[k][s] >= 0 && !(s == 1 && row_tops[k][1] == row_tops[k][0]))
+          ++top_start[row_tops[k][s] + 1];
+      }
+    for (int t = 0; t < nj; ++t) top_start[t + 1] += top_start[t];
+    top_rows.resize(top_start[nj]);
+    std::vector<int> fill(top_start.begin(), top_start.end() - 1);
+    for (int k = 0; k < n; ++k)
+      for (int s = 0; s < 2; ++s)
+        if (row_tops[k][s] >= 0 && !(s == 1 && row_tops[k][1] == row_tops[k][0]))
+          top_rows[fill[row_tops[k][s]]++] = k;
+    seen.assign(n, -1);
+  }
+  const auto partners = [&](int k) {  // rows sharing a subtree with row k, with repeats
+    int count = 0;
+    for (int s = 0; s < 2; ++s)
+      if (row_tops[k][s] >= 0 && !(s == 1 && row_tops[k][1] == row_tops[k][0]))
+        count += top_start[row_tops[k][s] + 1] - top_start[row_tops[k][s]];
+    return count;
+  };
+  // an island is sparse when it is large and its rows' partners few
+  if (blocked)
+    for (size_t i = 0; i < islands->size(); ++i) {
+      const int k0 = island_start[i];
+      const int len = (i + 1 < island_start.size() ? island_start[i + 1] : n) - k0;
+      IslandMatrix& B = (*islands)[i];
+      long count = 0;
+      if (sparse)
+        for (int k = k0; k < k0 + len; ++k) count += partners(k);
+      B.sparse = sparse && len >= kSparseIsland && count < 0.5 * len * static_cast<double>(len);
+      if (B.sparse) {
+        // filled column by column below, in place: the storage of the last step is reused
+        B.coupled.resize(len, len);
+        B.coupled.resizeNonZeros(count);
+        B.coupled.outerIndexPtr()[0] = 0;
+        B.dense.resize(0, 0);
+      } else {
+        B.dense.resize(len, len);
+      }
+    }
   const auto u_begin = [&](int i) { return i < nj ? tree.joints[i].u_offset : tree.nu; };
   for (int i = nj - 1, next = nj; i >= 0; --i)
     if (top[i] == i) {
@@ -171,8 +216,27 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
     }
     // within the island: rows from its first to the next island's first
     const int j0 = first ? (*first)[k] : 0;
-    if (blocked) {
-      Eigen::MatrixXd& B = (*islands)[island[k]];
+    if (blocked && (*islands)[island[k]].sparse) {
+      // column k − j0: the rows sharing a subtree with row k, in order
+      Eigen::SparseMatrix<double>& S = (*islands)[island[k]].coupled;
+      int* inner = S.innerIndexPtr();
+      const int begin = S.outerIndexPtr()[k - j0];
+      int end = begin;
+      for (int s = 0; s < 2; ++s) {
+        const int t = row_tops[k][s];
+        if (t < 0 || (s == 1 && t == row_tops[k][0])) continue;
+        for (int p = top_start[t]; p < top_start[t + 1]; ++p) {
+          const int j = top_rows[p];
+          if (seen[j] == k) continue;
+          seen[j] = k;
+          inner[end++] = j - j0;
+        }
+      }
+      std::sort(inner + begin, inner + end);
+      for (int p = begin; p < end; ++p) S.valuePtr()[p] = row_dot(m, rows[inner[p] + j0], a);
+      S.outerIndexPtr()[k - j0 + 1] = end;
+    } else if (blocked) {
+      Eigen::MatrixXd& B = (*islands)[island[k]].dense;
       for (int j = j0; j < j0 + B.rows(); ++j) B(j - j0, k - j0) = row_dot(m, rows[j], a);
     } else {
       for (int j = j0; j < n && (!first || (*first)[j] == j0); ++j)
@@ -184,10 +248,29 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         for (int i = r[0]; i < r[1]; ++i) a[i].setZero();
   }
   if (blocked) {
-    for (Eigen::MatrixXd& B : *islands)  // symmetric in place (no temporary)
+    for (size_t i = 0; i < islands->size(); ++i) {
+      IslandMatrix& I = (*islands)[i];
+      if (I.sparse) {  // the pattern is symmetric: average (j, k) and (k, j) in place
+        Eigen::SparseMatrix<double>& S = I.coupled;
+        S.resizeNonZeros(S.outerIndexPtr()[S.cols()]);
+        const int* outer = S.outerIndexPtr();
+        const int* inner = S.innerIndexPtr();
+        double* value = S.valuePtr();
+        for (int k = 0; k < S.cols(); ++k)
+          for (int p = outer[k]; p < outer[k + 1]; ++p) {
+            const int j = inner[p];
+            if (j <= k) continue;
+            const int q = static_cast<int>(
+                std::lower_bound(inner + outer[j], inner + outer[j + 1], k) - inner);
+            value[p] = value[q] = 0.5 * (value[p] + value[q]);
+          }
+        continue;
+      }
+      Eigen::MatrixXd& B = I.dense;  // symmetric in place (no temporary)
       for (Eigen::Index j = 0; j < B.rows(); ++j)
         for (Eigen::Index k = j + 1; k < B.cols(); ++k)
           B(j, k) = B(k, j) = 0.5 * (B(j, k) + B(k, j));
+    }
     return;
   }
   if (!first) {

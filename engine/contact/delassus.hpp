@@ -12,6 +12,7 @@
 // O(m·(n + m_A²) + m²·terms) for m rows, m_A bilateral rows; no n × n matrix anywhere.
 #pragma once
 
+#include <Eigen/Sparse>
 #include <array>
 #include <vector>
 
@@ -53,6 +54,26 @@ struct ResponseSupport {
   std::vector<double> values;            // the columns' entries on those ranges, packed
 };
 //
+//
+// An island's block is kept sparse when its rows couple few others: a stack of boxes, whose
+// box's contacts meet only the neighbouring boxes' (its G costs O(rows), not O(rows²), and the
+// solver's factor of G + ρI O(rows), not O(rows³)).
+struct IslandMatrix {
+  bool sparse = false;
+  Eigen::MatrixXd dense;
+  Eigen::SparseMatrix<double> coupled;  // both triangles, every diagonal entry stored
+  Eigen::Index size() const { return sparse ? coupled.rows() : dense.rows(); }
+  double diagonal(Eigen::Index k) const { return sparse ? coupled.coeff(k, k) : dense(k, k); }
+  // y += G x
+  template <class X, class Y>
+  void add_product(const X& x, Y&& y) const {
+    if (sparse)
+      y.noalias() += coupled * x;
+    else
+      y.noalias() += dense * x;
+  }
+};
+//
 // `tree_diagonal` (optional): each row's response on the tree alone, (J M⁻¹ Jᵀ)_kk, before
 // the bilateral rows' reaction; G_kk / (J M⁻¹ Jᵀ)_kk is the squared sine of the angle by
 // which row k stands out of the bilateral rows (rank_policy.hpp, P2): zero for a row the
@@ -60,8 +81,7 @@ struct ResponseSupport {
 // bilateral rows.
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
                    Eigen::MatrixXd& response, const std::vector<int>* first = nullptr,
-                   ResponseSupport* support = nullptr,
-                   std::vector<Eigen::MatrixXd>* islands = nullptr,
+                   ResponseSupport* support = nullptr, std::vector<IslandMatrix>* islands = nullptr,
                    Eigen::VectorXd* tree_diagonal = nullptr);
 // du += response λ, on the written entries only
 void add_response(const Eigen::MatrixXd& response, const ResponseSupport& support,

@@ -282,7 +282,9 @@ ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen
     island_blocks_.assign(blocks_.begin() + is.block0, blocks_.begin() + is.block0 + is.blocks);
     for (ContactBlock& b : island_blocks_) b.row -= is.row0;
     const ContactSolverResult r =
-        solve_contact_problem(Gis_[i], gi_, island_blocks_, li_, so, &solver_);
+        Gis_[i].sparse
+            ? solve_contact_problem(Gis_[i].coupled, gi_, island_blocks_, li_, so, &solver_)
+            : solve_contact_problem(Gis_[i].dense, gi_, island_blocks_, li_, so, &solver_);
     lambda.segment(is.row0, is.rows) = li_;
     worst.iterations = std::max(worst.iterations, r.iterations);
     worst.residual = std::max(worst.residual, r.residual);
@@ -387,8 +389,8 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
     // the rows' velocities after the step (G by island)
     Eigen::VectorXd v = gfree_;
     for (size_t i = 0; i < islands_.size(); ++i)
-      v.segment(islands_[i].row0, islands_[i].rows).noalias() +=
-          Gis_[i] * lambda_.segment(islands_[i].row0, islands_[i].rows);
+      Gis_[i].add_product(lambda_.segment(islands_[i].row0, islands_[i].rows),
+                          v.segment(islands_[i].row0, islands_[i].rows));
     // a row the bodies cannot move that the imposed motion closes: no force can act
     if (const int k = violated_fixed_row(v); k >= 0) {
       d.diagnostics.status = SolveStatus::Inconsistent;
@@ -633,7 +635,7 @@ void MoreauStepper::mark_fixed() {
     const Island& is = islands_[i];
     for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
       ContactBlock& b = blocks_[k];
-      const double g = Gis_[i](b.row - is.row0, b.row - is.row0);
+      const double g = Gis_[i].diagonal(b.row - is.row0);
       b.fixed = b.kind != ContactBlock::Kind::Bounded && !(g > tau2 * diag0_(b.row));
     }
   }

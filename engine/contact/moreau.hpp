@@ -187,8 +187,8 @@ class MoreauStepper {
   std::vector<Island> islands_;
   ResponseSupport support_;
   std::vector<ContactBlock> island_blocks_;
-  std::vector<Eigen::MatrixXd> Gis_;  // G by island (the gathered rows' order)
-  ContactWorkspace solver_;           // the solver's, reused from island to island
+  std::vector<IslandMatrix> Gis_;  // G by island (the gathered rows' order)
+  ContactWorkspace solver_;        // the solver's, reused from island to island
   Eigen::VectorXd gi_, li_;
   double h_ = 0.0;  // the step being taken
   std::vector<ContactPoint> points_;

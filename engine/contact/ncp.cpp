@@ -248,7 +248,20 @@ struct SparseFactor {
     }
     w.g_diagonal.resize(m);
     for (Eigen::Index k = 0; k < m; ++k) w.g_diagonal(k) = A.valuePtr()[w.diagonal[k]];
+    // the ordering and the symbolic factor depend on the pattern alone: a resting stack
+    // keeps its pattern from step to step
+    const int* outer = A.outerIndexPtr();
+    const int* inner = A.innerIndexPtr();
+    const int nnz = outer[m];
+    const bool same = w.analyzed && static_cast<Eigen::Index>(w.pattern_outer.size()) == m + 1 &&
+                      static_cast<int>(w.pattern_inner.size()) == nnz &&
+                      std::equal(outer, outer + m + 1, w.pattern_outer.begin()) &&
+                      std::equal(inner, inner + nnz, w.pattern_inner.begin());
+    if (same) return;
+    w.pattern_outer.assign(outer, outer + m + 1);
+    w.pattern_inner.assign(inner, inner + nnz);
     w.sparse.analyzePattern(A);
+    w.analyzed = true;
   }
   void factor(double rho) {
     double* values = w.A.valuePtr();

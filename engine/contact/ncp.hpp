@@ -74,6 +74,8 @@ struct ContactWorkspace {
   Eigen::VectorXd g_diagonal;
   Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> sparse;
   std::vector<int> diagonal;
+  std::vector<int> pattern_outer, pattern_inner;  // the pattern the symbolic factor is for
+  bool analyzed = false;
   // the Newton polish's (a fallback: allocation allowed there)
   Eigen::MatrixXd G_dense, J;
   Eigen::VectorXd F, trial, step;
