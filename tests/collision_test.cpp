@@ -325,6 +325,27 @@ TEST(Collision, BoxOnBoxGivesTheOverlapsCorners) {
   }
 }
 
+TEST(Collision, BoxOnBoxTurnedByARoundingErrorKeepsItsFourCorners) {
+  // the upper box turned about x by 1e-9 rad and set so that its face crosses the lower
+  // one's: two corners overlap by 1e-10 m, two are 1e-10 m apart.  Every corner is a contact
+  // at its own gap (the rigid face's: ± 1e-10 m), not only the two that overlap.
+  const Vec3 half(0.1, 0.1, 0.1);
+  World w(2, {box(0, half), box(1, half)});
+  const double tilt = 1e-9;
+  w.place(0, Vec3::Zero());
+  w.place(1, Vec3(0, 0, 0.2), rot(Vec3::UnitX(), tilt));
+  const auto pts = w.detect(1e-3);
+  ASSERT_EQ(pts.size(), 4u);
+  int above = 0;
+  for (const ContactPoint& c : pts) {
+    // the corner at y = ±0.1 of the upper face is raised by ±0.1 tilt
+    const double want = (c.point.y() > 0 ? 1 : -1) * 0.1 * tilt;
+    EXPECT_NEAR(c.gap, want, 1e-13);
+    above += c.gap > 0;
+  }
+  EXPECT_EQ(above, 2);
+}
+
 // a cylinder standing on its face: its bottom rim's points, all at the gap δ, on the
 // circle of radius r
 TEST(Collision, CylinderOnItsFaceGivesRimPoints) {

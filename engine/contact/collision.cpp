@@ -291,10 +291,42 @@ class BulletDetector final : public ContactDetector {
       input.m_transformA = ea.tr;
       input.m_transformB = eb.tr;
       boxes.getClosestPoints(input, clip_, nullptr);
+      // the separating direction and the gap: the detector's where they overlap, GJK's apart
+      Vec3 n;
+      double gap = 0.0;
+      if (!clip_.points.empty()) {
+        n = clip_.points.front().n;
+      } else {
+        btGjkEpaSolver2::sResults r;
+        const btVector3 guess = eb.tr.getOrigin() - ea.tr.getOrigin();
+        if (!btGjkEpaSolver2::SignedDistance(ea.shape.get(), ea.tr, eb.shape.get(), eb.tr,
+                                             guess.fuzzyZero() ? btVector3(1, 0, 0) : guess, r))
+          return;
+        gap = r.distance - ea.shape->getMargin() - eb.shape->getMargin();
+        n = -eig(ea.tr.getBasis() * r.normal);
+        if (!(gap < margin) || !n.allFinite() || std::abs(n.norm() - 1) > 1e-6) return;
+      }
+      // The detector keeps only points that overlap: a resting face whose box turned by a
+      // rounding error overlaps at two corners and is a hair apart at the others, and gave
+      // two points (a stack of ten tipped over).  So b is moved along n into a by the gap
+      // and the margin (at most a tenth of the thinner box), measured there, and moved
+      // back: a rigid shift adds the same length to every point's gap, and every corner
+      // within the margin is found, in one consistent face.
+      const double shift = std::max(gap, 0.0) +
+                           std::min(margin, 0.1 * std::min(m.shapes()[a].half_extents.minCoeff(),
+                                                           m.shapes()[b].half_extents.minCoeff()));
+      clip_.points.clear();
+      input.m_transformB.setOrigin(eb.tr.getOrigin() - bt(Vec3(shift * n)));
+      boxes.getClosestPoints(input, clip_, nullptr);
+      for (ClipResult::Point& p : clip_.points) {
+        p.on_b += shift * n;
+        p.depth += shift * n.dot(p.n);
+      }
       if (!clip_.points.empty()) {
         int f = 0;
         for (const ClipResult::Point& p : clip_.points)
-          out.push_back(point(m, a, b, p.on_b - 0.5 * p.depth * p.n, p.n, p.depth, f++));
+          if (p.depth < margin)
+            out.push_back(point(m, a, b, p.on_b - 0.5 * p.depth * p.n, p.n, p.depth, f++));
         return;
       }
     }
