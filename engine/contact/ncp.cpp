@@ -24,6 +24,8 @@ namespace {
 
 constexpr int kStall = 256;       // ADMM iterations that must halve its best residual
 constexpr int kPolishSteps = 16;  // Newton steps of a polish (four times that at the end)
+constexpr int kEarlyPolish = 8;   // the ADMM iteration at which a small island tries Newton
+constexpr int kSmallIsland = 48;  // rows
 
 // z ← Π(z) block by block: the cone, the half-line or the interval
 void project(const std::vector<ContactBlock>& blocks, Eigen::VectorXd& z) {
@@ -101,29 +103,35 @@ double residual_at(const std::vector<ContactBlock>& blocks, const Eigen::VectorX
 }
 
 // The natural map of the law, F_b(λ) = λ_b − Π_b(λ_b − û_b/γ_b) per block (its norm times
-// γ_b is the block's residual, contact_residual()), and J, its generalized Jacobian (an
-// element of Clarke's), for the semismooth Newton steps of newton_polish().
+// γ_b is the block's residual, residual_at()), and J, its generalized Jacobian (an element
+// of Clarke's), for the semismooth Newton steps of newton_polish(); into w.F and w.J, with
+// w.un = G λ + g.
 void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
-                 const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& lambda,
-                 Eigen::VectorXd& F, Eigen::MatrixXd& J) {
+                 const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
+                 const Eigen::VectorXd& lambda, ContactWorkspace& w) {
   const Eigen::Index m = g.size();
-  const Eigen::VectorXd u = G * lambda + g;
+  Eigen::VectorXd& u = w.un;
+  u.noalias() = G * lambda;
+  u += g;
+  Eigen::VectorXd& F = w.F;
+  Eigen::MatrixXd& J = w.J;
   F.resize(m);
   J.setIdentity(m, m);
-  for (const ContactBlock& b : blocks) {
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const ContactBlock& b = blocks[k];
     const int r = b.row;
     if (b.fixed) {  // λ = 0: F = λ, J = I
       F.segment(r, b.size()) = lambda.segment(r, b.size());
       continue;
     }
-    const double gamma = block_scale(G, b);
+    const double gam = gamma(static_cast<Eigen::Index>(k));
     switch (b.kind) {
       case ContactBlock::Kind::Contact: {
         // û = u + μ‖u_t‖ e_n, dû/dλ = (I + μ e_n t̂ᵀ) G_rows (t̂ = u_t/‖u_t‖)
         const double ut = std::sqrt(u(r + 1) * u(r + 1) + u(r + 2) * u(r + 2));
         Eigen::Vector3d uh = u.segment<3>(r);
         uh(0) += b.mu * ut;
-        const Eigen::Vector3d x = lambda.segment<3>(r) - uh / gamma;
+        const Eigen::Vector3d x = lambda.segment<3>(r) - uh / gam;
         F.segment<3>(r) = lambda.segment<3>(r) - project_cone(x, b.mu);
         // the projection's derivative at x                          (project_cone's cases)
         Eigen::Matrix3d P;
@@ -142,23 +150,26 @@ void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
               mu * (a * mu * th * th.transpose() +
                     (pn / s) * (Eigen::Matrix2d::Identity() - th * th.transpose()));
         }
-        Eigen::MatrixXd dU = G.middleRows(r, 3);  // dû/dλ
-        if (ut > 0) dU.row(0) += (b.mu / ut) * (u(r + 1) * G.row(r + 1) + u(r + 2) * G.row(r + 2));
-        // J_rows = I_rows − P (I_rows − dû/γ)
-        Eigen::MatrixXd inner = -dU / gamma;
-        inner.middleCols(r, 3) += Eigen::Matrix3d::Identity();
-        J.middleRows(r, 3) -= P * inner;
+        // J_rows = I_rows − P (I_rows − dû/γ) = (I − P) on the block + P dû/γ
+        const Eigen::Matrix3d Pg = P / gam;
+        J.middleRows(r, 3).noalias() = Pg * G.middleRows(r, 3);
+        if (ut > 0) {
+          const Eigen::Vector3d c = Pg.col(0) * (b.mu / ut);
+          for (Eigen::Index j = 0; j < m; ++j)
+            J.block<3, 1>(r, j) += c * (u(r + 1) * G(r + 1, j) + u(r + 2) * G(r + 2, j));
+        }
+        J.block<3, 3>(r, r) += Eigen::Matrix3d::Identity() - P;
         break;
       }
       case ContactBlock::Kind::Unilateral:
       case ContactBlock::Kind::Bounded: {
-        const double x = lambda(r) - u(r) / gamma;
+        const double x = lambda(r) - u(r) / gam;
         const double lo = b.kind == ContactBlock::Kind::Unilateral ? 0.0 : -b.bound;
         const double hi = b.kind == ContactBlock::Kind::Unilateral
                               ? std::numeric_limits<double>::infinity()
                               : b.bound;
         F(r) = lambda(r) - std::clamp(x, lo, hi);
-        if (x > lo && x < hi) J.row(r) = G.row(r) / gamma;  // I − (I − G/γ)
+        if (x > lo && x < hi) J.row(r) = G.row(r) / gam;  // I − (I − G/γ)
         break;
       }
     }
@@ -167,23 +178,35 @@ void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
 
 // Semismooth Newton on the natural map [Acary & Brogliato 2008, §13.3; Alart & Curnier
 // 1991 for the frictional law], from λ, with a backtracking line search on the residual:
-// quadratic near a solution where ADMM is linear, and on G singular (a hinge's contact)
-// the minimum-norm step of a complete orthogonal decomposition.  λ is changed only when
-// the residual goes down; returns the residual at λ.
+// quadratic near a solution where ADMM is linear.  J is singular where G is (a hinge's
+// contact, redundant corners): the step solves (JᵀJ + εI) δ = −JᵀF with ε = 1e-12 of JᵀJ's
+// largest diagonal entry, the least-squares step of least norm to that precision (a
+// Levenberg–Marquardt step; J. Nocedal & S. Wright, Numerical Optimization, §10.3), on the
+// workspace's storage.  λ is changed only when the residual goes down; returns the residual
+// at λ.
 double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
-                     const std::vector<ContactBlock>& blocks, Eigen::VectorXd& lambda,
-                     double tolerance, int steps, int& iterations) {
-  double r = contact_residual(G, g, blocks, lambda);
-  Eigen::VectorXd F, trial;
-  Eigen::MatrixXd J;
+                     const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
+                     Eigen::VectorXd& lambda, double tolerance, int steps, int& iterations,
+                     ContactWorkspace& w) {
+  Eigen::VectorXd &trial = w.trial, &step = w.step, &ut = w.ut;
+  ut.noalias() = G * lambda;
+  ut += g;
+  double r = residual_at(blocks, gamma, lambda, ut);
   for (int k = 0; k < steps && r > tolerance; ++k) {
-    natural_map(G, g, blocks, lambda, F, J);
-    const Eigen::VectorXd step = J.completeOrthogonalDecomposition().solve(-F);
-    if (!step.allFinite()) break;
+    natural_map(G, g, blocks, gamma, lambda, w);
+    w.JtJ.noalias() = w.J.transpose() * w.J;
+    const double eps = 1e-12 * std::max(w.JtJ.diagonal().maxCoeff(), 1e-300);
+    w.JtJ.diagonal().array() += eps;
+    w.lm.compute(w.JtJ);
+    step.noalias() = -(w.J.transpose() * w.F);
+    w.lm.solveInPlace(step);
+    if (w.lm.info() != Eigen::Success || !step.allFinite()) break;
     bool improved = false;
     for (double t = 1.0; t > 1e-6; t *= 0.5) {
       trial = lambda + t * step;
-      const double rt = contact_residual(G, g, blocks, trial);
+      ut.noalias() = G * trial;
+      ut += g;
+      const double rt = residual_at(blocks, gamma, trial, ut);
       if (rt < r) {
         lambda = trial;
         r = rt;
@@ -337,8 +360,8 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
   // their restarts go on undisturbed
   const auto polish = [&](int steps) {
     zn = z_best;
-    const double rn = newton_polish(factor.dense(), g, blocks, zn, options.tolerance, steps,
-                                    res.newton_iterations);
+    const double rn = newton_polish(factor.dense(), g, blocks, w.gamma, zn, options.tolerance,
+                                    steps, res.newton_iterations, w);
     if (rn < best) {
       best = rn;
       z_best = zn;
@@ -347,6 +370,13 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
   };
   bool polished = false;
   for (int it = 1; it <= options.max_iterations; ++it) {
+    // a small island: Newton early, where ADMM's linear rate on an ill-conditioned G
+    // (a light hub on long spokes: G's eigenvalues 0.28 to 501) would take thousands
+    if (it == kEarlyPolish && m <= kSmallIsland && polish(kPolishSteps)) {
+      polished = true;
+      res.converged = true;
+      break;
+    }
     // stalled: ADMM's best not halved over the last kStall iterations
     if (it % kStall == 0) {
       if (!(admm_best < 0.5 * stall_mark) && polish(kPolishSteps)) {

@@ -76,9 +76,10 @@ struct ContactWorkspace {
   std::vector<int> diagonal;
   std::vector<int> pattern_outer, pattern_inner;  // the pattern the symbolic factor is for
   bool analyzed = false;
-  // the Newton polish's (a fallback: allocation allowed there)
-  Eigen::MatrixXd G_dense, J;
-  Eigen::VectorXd F, trial, step;
+  // the Newton polish's
+  Eigen::MatrixXd G_dense, J, JtJ;
+  Eigen::LLT<Eigen::MatrixXd> lm;
+  Eigen::VectorXd F, trial, step, un, ut;
 };
 
 // The natural residual of the law at λ, with u = G λ + g: per block the velocity-scaled
