@@ -194,11 +194,12 @@ inline int run_with_pairs(int argc, char** argv, const std::vector<PairRow>& row
     }
     for (const auto& [side, name] : {std::pair{"ours_error", r.ours}, {"theirs_error", r.theirs}})
       if (const std::string e = rep.error(name); !e.empty()) row[side] = e;
-    auto us = [](double ns) {
-      char t[32];
+    // a time, "skipped" (with its reason below the table), or "-" when filtered out
+    auto us = [&rep](double ns, const std::string& name) {
+      char t[32] = "-";
       if (ns > 0)
         std::snprintf(t, sizeof t, "%.2f", ns / 1e3);
-      else
+      else if (!rep.error(name).empty())
         std::snprintf(t, sizeof t, "skipped");
       return std::string(t);
     };
@@ -207,8 +208,8 @@ inline int run_with_pairs(int argc, char** argv, const std::vector<PairRow>& row
       if (!std::isnan(v)) std::snprintf(t, sizeof t, f, v);
       return std::string(t);
     };
-    std::printf("%-16s %12s %12s %8s %10s %10s %10s %10s\n", r.scene.c_str(), us(a).c_str(),
-                us(b).c_str(), fmt("%.2f", a > 0 && b > 0 ? a / b : std::nan("")).c_str(),
+    std::printf("%-16s %12s %12s %8s %10s %10s %10s %10s\n", r.scene.c_str(), us(a, r.ours).c_str(),
+                us(b, r.theirs).c_str(), fmt("%.2f", a > 0 && b > 0 ? a / b : std::nan("")).c_str(),
                 fmt("%.0f", rep.counter(r.ours, "max_contacts")).c_str(),
                 fmt("%.0f", rep.counter(r.theirs, "max_contacts")).c_str(),
                 fmt("%.1e", rep.counter(r.ours, "penetration")).c_str(),

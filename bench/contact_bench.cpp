@@ -48,6 +48,9 @@
 //                whole run (SimulationResult::max_penetration); MuJoCo −dist over the window
 //                (its soft contacts rest at a penetration)
 //   touchdowns   steps of the window where contact began after a step without any
+// (counted in the timed loop on both sides: one pass over the step's contacts).  A resting
+// scene (stacks, boxes apart, quadrupeds) also checks that each engine kept at least the
+// points its faces and feet make at the last step (4 a box, 1 a foot).
 //   speed        the first body's speed at the end (m/s)
 //   appell: unconverged (0 when timed), impacts in the window; MuJoCo: nefc, njmax
 // After the run, one row per scene: µs per step each, the ratio appell / MuJoCo, the
@@ -98,11 +101,12 @@ struct Probe {
 // called after the settle and after the window.
 struct BenchScene {
   std::string name;
-  std::string appell;                     // scene JSON
-  std::string mujoco;                     // MJCF text, or "" for the file kQuadrupedMjcf as it is
-  int steps = 1000;                       // the timed window
-  bool long_run = false;                  // run only with --long
-  std::string skip;                       // why both benchmarks are skipped ("" to run them)
+  std::string appell;     // scene JSON
+  std::string mujoco;     // MJCF text, or "" for the file kQuadrupedMjcf as it is
+  int steps = 1000;       // the timed window
+  bool long_run = false;  // run only with --long
+  std::string skip;       // why both benchmarks are skipped ("" to run them)
+  int contacts = 0;  // the contact points a resting scene has (4 a box face on a face, 1 a foot)
   std::function<void(mjData*)> mj_start;  // MuJoCo's state at t = 0 beyond the MJCF's
   std::function<std::string(const Probe&)> check;
 };
@@ -459,6 +463,7 @@ std::vector<BenchScene> make_scenes() {
   for (int n : {5, 10, 20}) {  // a column of n boxes
     BenchScene s;
     s.name = "stack/" + std::to_string(n);
+    s.contacts = 4 * n;
     s.steps = n <= 10 ? 2000 : 1000;
     std::vector<std::string> bodies;
     s.mujoco = mj_header(0.8);
@@ -490,6 +495,7 @@ std::vector<BenchScene> make_scenes() {
   for (int n : {10, 100, 1000}) {  // n boxes resting apart
     BenchScene s;
     s.name = "boxes/" + std::to_string(n);
+    s.contacts = 4 * n;
     s.steps = n <= 10 ? 2000 : n <= 100 ? 500 : 50;
     std::vector<std::string> bodies;
     s.mujoco = mj_header(0.8);
@@ -506,6 +512,7 @@ std::vector<BenchScene> make_scenes() {
   {  // the URDF quadruped (MuJoCo: the same model in MJCF)
     BenchScene s;
     s.name = "quadruped";
+    s.contacts = 4;
     s.steps = 3000;
     s.appell = appell_quadruped();
     s.mujoco = mj_quadruped();
@@ -521,6 +528,7 @@ std::vector<BenchScene> make_scenes() {
   {  // the MJCF quadruped, one file for both
     BenchScene s;
     s.name = "quadruped_mjcf";
+    s.contacts = 4;
     s.steps = 3000;
     s.appell =
         R"({"include": {"mjcf": ")" + kQuadrupedMjcf +
@@ -625,6 +633,9 @@ void appell_bench(benchmark::State& st, const BenchScene& s) {
   if (s.check) why = s.check(appell_probe(sim));
   if (why.empty() && s.name == "bounce" && touchdowns < 2)
     why = "the ball no longer bounces (" + std::to_string(touchdowns) + " touchdowns)";
+  if (why.empty() && contacts < s.contacts)
+    why = "kept " + std::to_string(contacts) + " contact points at the last step, " +
+          std::to_string(s.contacts) + " expected";
   const SimulationResult& r = sim.result();
   if (!why.empty()) {
     appell_skip(st, s, sim, why, seconds());
@@ -692,6 +703,9 @@ void mujoco_bench(benchmark::State& st, const BenchScene& s) {
   if (why.empty() && s.check) why = s.check(mujoco_probe(mj.d));
   if (why.empty() && s.name == "bounce" && touchdowns < 2)
     why = "the ball no longer bounces (" + std::to_string(touchdowns) + " touchdowns)";
+  if (why.empty() && contacts < s.contacts)
+    why = "kept " + std::to_string(contacts) + " contacts (d->ncon) at the last step, " +
+          std::to_string(s.contacts) + " expected";
   if (!why.empty()) {
     why = "MuJoCo, " + s.name + ": " + why;
     std::fprintf(stderr, "%s\n", why.c_str());
