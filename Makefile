@@ -238,7 +238,8 @@ bench: deps
 	  ./$(BUILD)/engines_bench --benchmark_out_format=json \
 	    --benchmark_out=$(BUILD)/engines_bench.json --ratios_out=$(BUILD)/bench.json; \
 	fi
-	@# contact: a time step against MuJoCo's mj_step (boxes, a pile, the quadruped standing)
+	@# contact: a time step against MuJoCo's mj_step (sliding, rolling, bouncing, stacks, a pile,
+	@# boxes apart, two quadrupeds standing), one row per scene in build/contact_ratios.json
 	if [ -x ./$(BUILD)/contact_bench ]; then \
 	  ./$(BUILD)/contact_bench --benchmark_out_format=json \
 	    --benchmark_out=$(BUILD)/contact_bench.json --ratios_out=$(BUILD)/contact_ratios.json; \

@@ -1,12 +1,14 @@
-// The ratio table of engines_bench: a console reporter that also keeps every benchmark's CPU
-// time per iteration, and after the run prints, per chain length n, the ratios between
-// benchmarks of that run (README, Benchmarks), and writes them with the raw times as JSON
-// when asked (--ratios_out=FILE).  A benchmark whose iteration is a whole run of many steps
-// (counter steps_per_iteration, bench/simulate_command.cpp) is kept as wall time per step.
+// The ratio tables: a console reporter that also keeps every benchmark's CPU time per
+// iteration and counters; after the run engines_bench prints, per chain length n, the ratios
+// between benchmarks of that run (README, Benchmarks), contact_bench one row per scene with
+// both engines' times, ratio and contacts (run_with_pairs); both write them with the raw
+// times as JSON when asked (--ratios_out=FILE).  A benchmark whose iteration is a whole run of many
+// steps (counter steps_per_iteration, bench/simulate_command.cpp) is kept as wall time per step.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -21,26 +23,47 @@ class CollectingReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs)
+    for (const Run& r : runs) {
+      // "BM_X/n", without "/real_time", "/iterations:N" or "/min_time:T"
+      std::string name = r.benchmark_name();
+      for (const char* suffix : {"/real_time", "/iterations:", "/min_time:"})
+        if (const size_t at = name.find(suffix); at != std::string::npos) name.erase(at);
+      if (r.error_occurred) errors_[name] = r.error_message;
       if (!r.error_occurred && r.run_type == Run::RT_Iteration && r.iterations > 0) {
         const auto steps = r.counters.find("steps_per_iteration");
-        std::string name = r.benchmark_name();  // "BM_X/n", without "/real_time"
-        if (const size_t at = name.find("/real_time"); at != std::string::npos) name.erase(at);
+        for (const auto& [key, counter] : r.counters) counters_[name][key] = counter.value;
         ns_[name] = steps == r.counters.end()
                         ? 1e9 * r.cpu_accumulated_time / static_cast<double>(r.iterations)
                         : 1e9 * r.real_accumulated_time / static_cast<double>(r.iterations) /
                               steps->second.value;
       }
+    }
   }
-  // CPU ns per iteration of "BM_X/n" (wall ns per step for whole runs), or 0 when it did not run
+  // CPU ns per iteration of "BM_X/n" (n < 0: of "BM_X"; wall ns per step for whole runs), or
+  // 0 when it did not run
   double ns(const std::string& name, int n) const {
-    const auto it = ns_.find(name + "/" + std::to_string(n));
+    const auto it = ns_.find(n < 0 ? name : name + "/" + std::to_string(n));
     return it == ns_.end() ? 0.0 : it->second;
   }
   const std::map<std::string, double>& all() const { return ns_; }
+  // a counter of "BM_X/..." (its name without suffixes), or NaN when it did not run
+  double counter(const std::string& name, const std::string& key) const {
+    const auto it = counters_.find(name);
+    if (it == counters_.end()) return std::nan("");
+    const auto c = it->second.find(key);
+    return c == it->second.end() ? std::nan("") : c->second;
+  }
+  const std::map<std::string, std::map<std::string, double>>& counters() const { return counters_; }
+  // why "BM_X/..." was skipped, or "" when it ran
+  std::string error(const std::string& name) const {
+    const auto it = errors_.find(name);
+    return it == errors_.end() ? "" : it->second;
+  }
 
  private:
   std::map<std::string, double> ns_;
+  std::map<std::string, std::map<std::string, double>> counters_;
+  std::map<std::string, std::string> errors_;
 };
 
 // A ratio a / (k b) of two benchmarks at the same n; absent (null) when either is missing.
@@ -84,11 +107,9 @@ inline void print_ratio_table(const nlohmann::ordered_json& table,
   }
 }
 
-// Runs the benchmarks of argv, prints the ratios, and writes them with the raw times to the
-// file of --ratios_out=FILE when given.  The exit status of a main().
-inline int run_with_ratios(int argc, char** argv, const std::vector<Ratio>& ratios,
-                           const std::vector<int>& sizes) {
-  std::string out;
+// Runs the benchmarks of argv (less --ratios_out=FILE, returned in `out`) into `rep`; false
+// on an unrecognized argument.
+inline bool run_benchmarks(int argc, char** argv, CollectingReporter& rep, std::string& out) {
   std::vector<char*> rest;
   const std::string flag = "--ratios_out=";
   for (int i = 0; i < argc; ++i) {
@@ -100,10 +121,30 @@ inline int run_with_ratios(int argc, char** argv, const std::vector<Ratio>& rati
   }
   int n = static_cast<int>(rest.size());
   benchmark::Initialize(&n, rest.data());
-  if (benchmark::ReportUnrecognizedArguments(n, rest.data())) return 1;
-  CollectingReporter rep;
+  if (benchmark::ReportUnrecognizedArguments(n, rest.data())) return false;
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
+  return true;
+}
+
+inline int write_json(const std::string& out, const nlohmann::ordered_json& doc) {
+  std::ofstream f(out);
+  f << doc.dump(2) << "\n";
+  if (!f) {
+    std::fprintf(stderr, "error: cannot write '%s'\n", out.c_str());
+    return 1;
+  }
+  std::printf("ratios and times written to %s\n", out.c_str());
+  return 0;
+}
+
+// Runs the benchmarks of argv, prints the ratios, and writes them with the raw times to the
+// file of --ratios_out=FILE when given.  The exit status of a main().
+inline int run_with_ratios(int argc, char** argv, const std::vector<Ratio>& ratios,
+                           const std::vector<int>& sizes) {
+  std::string out;
+  CollectingReporter rep;
+  if (!run_benchmarks(argc, argv, rep, out)) return 1;
   const nlohmann::ordered_json table = ratio_table(rep, ratios, sizes);
   print_ratio_table(table, ratios);
   if (out.empty()) return 0;
@@ -113,14 +154,81 @@ inline int run_with_ratios(int argc, char** argv, const std::vector<Ratio>& rati
       "of times from this one run";
   doc["ratios"] = table;
   doc["cpu_ns"] = rep.all();
-  std::ofstream f(out);
-  f << doc.dump(2) << "\n";
-  if (!f) {
-    std::fprintf(stderr, "error: cannot write '%s'\n", out.c_str());
-    return 1;
+  return write_json(out, doc);
+}
+
+// One row of a two-engine table (bench/contact_bench.cpp): a scene, our benchmark and the
+// other engine's, each an iteration per time step with the counters "contacts",
+// "max_contacts" and "penetration".
+struct PairRow {
+  std::string scene, ours, theirs;
+};
+
+// Runs the benchmarks of argv and prints, per row, µs per iteration of each, the ratio ours /
+// theirs, the contacts and the largest penetration each side (a skipped benchmark: its
+// reason), then `flags` (how each side was compiled); writes the table with the raw times
+// and counters to --ratios_out=FILE when given.  The exit status of a main().
+inline int run_with_pairs(int argc, char** argv, const std::vector<PairRow>& rows,
+                          const std::string& flags) {
+  std::string out;
+  CollectingReporter rep;
+  if (!run_benchmarks(argc, argv, rep, out)) return 1;
+  nlohmann::ordered_json table = nlohmann::ordered_json::object();
+  std::printf(
+      "\nCPU time per step (µs), one run; contacts: the most points kept at one step "
+      "of the window; penetration: the largest (m)\n");
+  std::printf("%-16s %12s %12s %8s %10s %10s %10s %10s\n", "scene", "appell", "MuJoCo", "ratio",
+              "contacts", "(MuJoCo)", "pen. m", "(MuJoCo)");
+  auto cell = [](double v) {
+    return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v);
+  };
+  for (const PairRow& r : rows) {
+    const double a = rep.ns(r.ours, -1), b = rep.ns(r.theirs, -1);
+    nlohmann::ordered_json row = nlohmann::ordered_json::object();
+    row["ours_us"] = a > 0 ? cell(a / 1e3) : nullptr;
+    row["theirs_us"] = b > 0 ? cell(b / 1e3) : nullptr;
+    row["ratio"] = a > 0 && b > 0 ? cell(a / b) : nullptr;
+    for (const char* key : {"contacts", "max_contacts", "penetration"}) {
+      row[std::string("ours_") + key] = cell(rep.counter(r.ours, key));
+      row[std::string("theirs_") + key] = cell(rep.counter(r.theirs, key));
+    }
+    for (const auto& [side, name] : {std::pair{"ours_error", r.ours}, {"theirs_error", r.theirs}})
+      if (const std::string e = rep.error(name); !e.empty()) row[side] = e;
+    // a time, "skipped" (with its reason below the table), or "-" when filtered out
+    auto us = [&rep](double ns, const std::string& name) {
+      char t[32] = "-";
+      if (ns > 0)
+        std::snprintf(t, sizeof t, "%.2f", ns / 1e3);
+      else if (!rep.error(name).empty())
+        std::snprintf(t, sizeof t, "skipped");
+      return std::string(t);
+    };
+    auto fmt = [](const char* f, double v) {
+      char t[32] = "-";
+      if (!std::isnan(v)) std::snprintf(t, sizeof t, f, v);
+      return std::string(t);
+    };
+    std::printf("%-16s %12s %12s %8s %10s %10s %10s %10s\n", r.scene.c_str(), us(a, r.ours).c_str(),
+                us(b, r.theirs).c_str(), fmt("%.2f", a > 0 && b > 0 ? a / b : std::nan("")).c_str(),
+                fmt("%.0f", rep.counter(r.ours, "max_contacts")).c_str(),
+                fmt("%.0f", rep.counter(r.theirs, "max_contacts")).c_str(),
+                fmt("%.1e", rep.counter(r.ours, "penetration")).c_str(),
+                fmt("%.1e", rep.counter(r.theirs, "penetration")).c_str());
+    table[r.scene] = row;
   }
-  std::printf("ratios and times written to %s\n", out.c_str());
-  return 0;
+  for (const PairRow& r : rows)
+    for (const std::string& name : {r.ours, r.theirs})
+      if (const std::string e = rep.error(name); !e.empty())
+        std::printf("skipped %s: %s\n", name.c_str(), e.c_str());
+  std::printf("\ncompiled with\n%s\n", flags.c_str());
+  if (out.empty()) return 0;
+  nlohmann::ordered_json doc;
+  doc["unit"] = "CPU microseconds per time step; ratios of times from this one run";
+  doc["flags"] = flags;
+  doc["scenes"] = table;
+  doc["cpu_ns"] = rep.all();
+  doc["counters"] = rep.counters();
+  return write_json(out, doc);
 }
 
 }  // namespace appell::bench

@@ -9,6 +9,7 @@
 #include <appell/appell.hpp>
 #include <appell/contact.hpp>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -121,6 +122,44 @@ TEST(ContactScenes, QuadrupedStandsOnItsFeetCarryingItsWeight) {
   const double weight = r.mass() * r.m.gravity().norm();
   EXPECT_NEAR(normal / weight, 1.0, 1e-9);
   RecordProperty("normal_over_weight_minus_1", std::to_string(normal / weight - 1.0));
+}
+
+// The MJCF quadruped with collision shapes (box torso, capsule legs, sphere feet, position
+// servos; bench/contact_bench.cpp times it against MuJoCo) from its keyframe "stand": the
+// same checks, and the four pushing contacts are one per shin (the feet), none on a leg's
+// capsule or the torso.
+TEST(ContactScenes, MjcfQuadrupedWithShapesStandsOnItsFourFeet) {
+  const std::string json =
+      R"({"include": {"mjcf": ")" + std::string(APPELL_SOURCE_DIR) +
+      R"(/scenes/examples/robots/quadruped_shapes.xml", "keyframe": "stand"}})";
+  const Model m = load_model_from_string(json);
+  Data d(m);
+  Eigen::VectorXd q = m.initial_state().q, u = m.initial_state().u;
+  MoreauStepper stepper(m, make_contact_detector(m), SceneRun::options());
+  const double h = 1e-3;
+  ASSERT_EQ(forward(m, d, State{0.0, q, u}), SolveStatus::Ok);
+  const int torso = m.body_index("torso");
+  const double z0 = d.body[torso].x.z();
+  EXPECT_NEAR(z0, 0.2 + 0.2 * std::cos(0.8) + 0.02, 1e-6);  // the keyframe: feet on the ground
+  for (int k = 0; k < 1000; ++k) {
+    ASSERT_EQ(stepper.step(k * h, h, q, u, d), SolveStatus::Ok) << "step " << k;
+    ASSERT_TRUE(stepper.stats().converged) << "step " << k;
+    ASSERT_LE(stepper.stats().penetration, 1e-6) << "step " << k;
+  }
+  EXPECT_NEAR(d.body[torso].x.z(), z0, 0.02);
+  double normal = 0, mass = 0;
+  std::set<int> shins;
+  for (const ContactRecord& c : stepper.records()) {
+    if (c.joint >= 0 || !(c.impulse(0) > 0)) continue;
+    normal += c.impulse(0) * std::abs(c.point.normal.dot(m.gravity().normalized())) / h;
+    const int b = std::max(c.point.body_a, c.point.body_b);
+    EXPECT_NE(m.bodies()[b].name.find("_shin"), std::string::npos) << m.bodies()[b].name;
+    shins.insert(b);
+  }
+  EXPECT_EQ(shins.size(), 4u);
+  for (const Body& b : m.bodies()) mass += b.mass;
+  EXPECT_NEAR(mass, 10 + 4 * 1.5, 1e-12);  // the file's inertials
+  EXPECT_NEAR(normal / (mass * m.gravity().norm()), 1.0, 1e-6);
 }
 
 // A free joint constrains nothing and so joins nothing: a box floating on an explicit
