@@ -24,6 +24,9 @@ namespace {
 
 constexpr int kStall = 256;       // ADMM iterations that must halve its best residual
 constexpr int kPolishSteps = 16;  // Newton steps of a polish (four times that at the end)
+// iterations after a restart during which ρ stays above four times the one that diverged
+// (held for good, it pinned ρ where a pile of 20 boxes took 3,000 iterations, not 400)
+constexpr int kFloorSpan = 128;
 constexpr int kEarlyPolish = 8;   // the ADMM iteration at which a small island tries Newton
 constexpr int kSmallIsland = 48;  // rows
 
@@ -349,12 +352,14 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
   // x-update, is fed back through G's null space amplified by 1/ρ; below some ρ the
   // iteration diverges (impulses of 1e17 on a hinged arm landing on a floor).  A residual
   // grown a thousandfold over the best and past the starting one restarts from the best
-  // iterate with ρ four times the one that diverged, and ρ never again goes below it.
+  // iterate with ρ four times the one that diverged, and ρ does not go below that for the
+  // next kFloorSpan iterations.
   Eigen::VectorXd &z_admm = w.z_admm, &z_best = w.z_best, &zn = w.zn;
   z_admm = z;
   z_best = z;
   const double start = res.residual;
   double admm_best = start, best = start, rho_min = 0.0, stall_mark = start;
+  int floor_until = 0;  // the floor holds for kFloorSpan iterations after a restart
   // semismooth Newton from the best point so far, where ADMM's linear rate is slow: its
   // point is returned when it converges or is the best at the end; ADMM's own iterates and
   // their restarts go on undisturbed
@@ -415,6 +420,7 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
       de_saxce(blocks, u, s);
       y = -(u + s);
       rho_min = rho = 4.0 * rho;
+      floor_until = it + kFloorSpan;
       factor.factor(rho);
       continue;
     }
@@ -425,7 +431,8 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
       if (primal > 10.0 * dual && rho < 1e8 * gmax) {
         rho *= 4.0;
         factor.factor(rho);
-      } else if (dual > 10.0 * primal && rho > 1e-8 * gmax && rho >= 4.0 * rho_min) {
+      } else if (dual > 10.0 * primal && rho > 1e-8 * gmax &&
+                 (it > floor_until || rho >= 4.0 * rho_min)) {
         rho /= 4.0;
         factor.factor(rho);
       }
