@@ -290,17 +290,131 @@ ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen
   return worst;
 }
 
+namespace {
+
+// The first s in [0, span] at which a row's gap g + w s + ½ a s² (g > 0) reaches zero;
+// false when it stays open (Numerical Recipes' stable roots of a quadratic, §5.6).
+bool first_contact(double g, double w, double a, double span, double& s) {
+  const double disc = w * w - 2.0 * a * g;
+  if (!(disc >= 0)) return false;
+  const double q = -(w + std::copysign(std::sqrt(disc), w));
+  s = std::numeric_limits<double>::infinity();
+  if (a != 0) {
+    const double r = q / a;
+    if (r >= 0) s = std::min(s, r);
+  }
+  if (q != 0) {
+    const double r = 2.0 * g / q;
+    if (r >= 0) s = std::min(s, r);
+  }
+  if (!(s <= span)) return false;
+  return true;
+}
+
+void combine(ContactSolverResult& res, const ContactSolverResult& more) {
+  res.iterations = std::max(res.iterations, more.iterations);
+  res.residual = std::max(res.residual, more.residual);
+  res.converged = res.converged && more.converged;
+}
+
+}  // namespace
+
+bool MoreauStepper::leave_free(size_t k, double h) const {
+  // an open row the stage's motion does not close may still close within the next step's
+  // first half: the next step's rows (at its midpoint) then see it overlap, by up to its
+  // approach over half a step.  Where that would be deep for the pair's thinner shape (a
+  // fast body, a thin wall), it bounces now, at the step's end (τ = h: no position
+  // change, Newton's law at its velocity then), short of the surface by its end gap.
+  const ContactRecord& r = records_[k];
+  const int i = blocks_[k].row, nshapes = static_cast<int>(m_.shapes().size());
+  const ContactPoint& p = r.point;
+  double thin = std::numeric_limits<double>::infinity();
+  if (p.shape_a >= 0 && p.shape_b >= 0 && p.shape_a < nshapes && p.shape_b < nshapes)
+    thin = std::min(thickness(m_.shapes()[p.shape_a]), thickness(m_.shapes()[p.shape_b]));
+  return !(gend_(i) + 0.5 * h * yend_(i) < -0.25 * thin);
+}
+
+void MoreauStepper::locate(size_t k, double h, double T, double& tau, double& v) const {
+  // the row's motion from T (the last impulses on it) to the step's end, at its free
+  // acceleration a: g(t) = g_end − y (h − t) + ½ a (h − t)², velocity y − a (h − t)
+  const int i = blocks_[k].row;
+  const double s = h - T, a = acc_(i);
+  const double gT = gend_(i) - yend_(i) * s + 0.5 * a * s * s, wT = yend_(i) - a * s;
+  double ds = 0.0;
+  if (gT <= o_.closed_gap || !first_contact(gT, wT, a, s, ds)) ds = 0.0;
+  tau = T + ds;
+  v = wT + a * ds;
+}
+
+void MoreauStepper::impact_law(size_t k, double h, double tau, double v, int stage) {
+  // Newton's law at the instant τ of contact, free flight after it:
+  //   u_n⁺ ≥ −e v_τ + a (h − τ)                                               (L1)
+  // and the impulse's position error undone, (h − τ) Δu where the scheme moves h/2 Δu
+  // (step(), lcorr_).  A row that would come back within the step (L1's right side ≤ 0)
+  // does not separate: it lands (stage 1: the plain law of an open row, u_n⁺ + g/h ≥ 0,
+  // or u_n⁺ ≥ 0 on a closed one; later stages: u_n⁺ ≥ 0 at τ).
+  const ContactRecord& r = records_[k];
+  const int i = blocks_[k].row;
+  const double e = r.joint < 0 ? r.point.restitution : 0.0;
+  const double sep = -e * v + acc_(i) * (h - tau);
+  records_[k].impact = records_[k].impact || v < -1e-9;
+  law_[k] = Law::Impact;
+  if (sep > 0) {
+    gs_(i) = yend_(i) - sep;
+    when_(i) = tau;
+  } else if (stage == 0) {
+    gs_(i) = yend_(i) + std::max(r.point.gap, 0.0) / h;
+  } else {
+    gs_(i) = yend_(i);
+    when_(i) = tau;
+  }
+}
+
 ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
-  // the normal law's shift: Newton's law on a closed row's approach velocity, the gap on
-  // an open one
+  // Stage 1, the step's own problem: the normal law's shift, Newton's law on a closed
+  // row's approach velocity, the gap on an open one; a row with e > 0 that the free
+  // motion closes within the step (or that is closed and approaching at its start) gets
+  // Newton's law at its instant of contact (impact_law); an open one with e > 0 that the
+  // free motion does not close is left free in this stage.
+  const int n = static_cast<int>(gfree_.size());
+  const int nb = static_cast<int>(blocks_.size());
   g_ = gfree_;
-  if (warm) lambda_.setZero(g_.size());
-  for (size_t k = 0; k < blocks_.size(); ++k) {
+  if (warm) lambda_.setZero(n);
+  acc_ = (gfree_ - v0_) / h;
+  yend_ = gfree_;
+  gend_ = gfree_ * (0.5 * h);
+  when_.setConstant(n, -1.0);  // −1: the impulse acts at the midpoint, as the scheme has it
+  lcorr_.setZero(n);
+  w_.resize(n);
+  gs_ = gfree_;
+  law_.assign(nb, Law::Plain);
+  fixed0_.resize(nb);
+  tisl_.assign(islands_.size(), 0.0);
+  resolve_.assign(islands_.size(), 0);
+  for (int k = 0; k < nb; ++k) {
     const ContactBlock& b = blocks_[k];
     ContactRecord& r = records_[k];
+    fixed0_[k] = b.fixed;
+    r.impact = false;
+    gend_(b.row) += r.point.gap;
     const Key key = key_of(r);
+    const bool located =
+        !r.friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed_.count(key);
+    double tau = 0.0, v = 0.0;
+    if (located) locate(k, h, 0.0, tau, v);
+    const double g0 = r.point.gap - 0.5 * h * v0_(b.row);  // the gap at the step's start
     if (r.friction) {
       // no gap and no impact: the bound alone
+    } else if (located && (g0 > o_.closed_gap || v0_(b.row) < -1e-9)) {
+      if (g0 > o_.closed_gap && tau == 0.0 && leave_free(k, h)) {
+        law_[k] = Law::Free;  // the free motion does not close it
+      } else if (g0 > o_.closed_gap && tau == 0.0) {
+        impact_law(k, h, h, gfree_(b.row), 0);
+        g_(b.row) = gs_(b.row);
+      } else {
+        impact_law(k, h, tau, v, 0);
+        g_(b.row) = gs_(b.row);
+      }
     } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
       // a row that already pushed at the last step is in contact, not meeting
       r.impact = v0_(b.row) < -1e-9 && !landed_.count(key);
@@ -312,34 +426,122 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
     const auto it = warm_.find(key);
     if (it != warm_.end()) lambda_.segment(b.row, b.size()) = it->second.head(b.size());
   }
+  for (int k = 0; k < nb; ++k)
+    if (law_[k] == Law::Free) blocks_[k].fixed = true;
   ContactSolverResult res = solve_islands();
-  // an open row that pushes closes within the step: an impact.  It lands exactly (e = 0),
-  // or Newton's law acts on its approach velocity at once, in a second solve.
-  bool again = false;
-  std::vector<char> resolve(islands_.size(), 0);
-  for (size_t k = 0; k < blocks_.size(); ++k) {
+  // an open row without restitution (e = 0, a limit) that pushes closes within the step:
+  // an impact, which the gap law lands exactly
+  for (int k = 0; k < nb; ++k) {
     const ContactBlock& b = blocks_[k];
     ContactRecord& r = records_[k];
+    if (law_[k] != Law::Plain || r.friction) continue;
     if (!(r.point.gap > o_.closed_gap && lambda_(b.row) > 0 && v0_(b.row) < -1e-9)) continue;
     if (landed_.count(key_of(r))) continue;  // in contact already
     r.impact = true;
-    const double e = r.joint < 0 ? r.point.restitution : 0.0;
-    if (e > 0) {
-      g_(b.row) = gfree_(b.row) + e * v0_(b.row);
-      again = true;
-      for (size_t i = 0; i < islands_.size(); ++i)
-        if (islands_[i].block0 <= static_cast<int>(k) &&
-            static_cast<int>(k) < islands_[i].block0 + islands_[i].blocks)
-          resolve[i] = 1;
+  }
+  // Later stages: the impulses of stage 1 may drive a row it left free closed (Newton's
+  // cradle with gaps: ball 2, struck, meets ball 3).  Each stage starts from the last one's
+  // outcome, at the time T of its impulses, and puts Newton's law on the rows it closes at
+  // the approach velocity they have then; the others keep non-penetration
+  // (u_n⁺ ≥ min(u_n, 0) on a closed one).  Impulses at different instants are separate
+  // (each ≥ 0): a stage solves for its own, from zero.
+  mu_ = lambda_;
+  stage_times(0);
+  for (int stage = 1;; ++stage) {
+    account(h);
+    bool again = false;
+    std::fill(resolve_.begin(), resolve_.end(), 0);
+    for (size_t i = 0; i < islands_.size(); ++i) {
+      const Island& is = islands_[i];
+      for (int k = is.block0; k < is.block0 + is.blocks; ++k)
+        if (law_[k] == Law::Free && gend_(blocks_[k].row) < -1e-3 * o_.closed_gap) resolve_[i] = 1;
+      again = again || resolve_[i];
+    }
+    if (!again || stage > 2 * nb + 2) break;
+    // the next stage's rows
+    gs_ = yend_;
+    for (size_t i = 0; i < islands_.size(); ++i) {
+      if (!resolve_[i]) continue;
+      const Island& is = islands_[i];
+      for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
+        ContactBlock& b = blocks_[k];
+        const ContactRecord& r = records_[k];
+        const int row = b.row;
+        law_[k] = Law::Plain;
+        when_.segment(row, b.size()).setConstant(-1.0);
+        b.fixed = fixed0_[k] || b.kind == ContactBlock::Kind::Bounded;  // no impulse there
+        if (b.fixed) continue;
+        double tau = 0.0, v = 0.0;
+        locate(k, h, tisl_[i], tau, v);
+        const double s = h - tisl_[i];
+        const double gT = gend_(row) - yend_(row) * s + 0.5 * acc_(row) * s * s;
+        if (gT <= o_.closed_gap) {
+          if (v < -1e-9 && !landed_.count(key_of(r)))
+            impact_law(k, h, tau, v, stage);
+          else
+            gs_(row) = std::max(yend_(row), 0.0);  // u_n⁺ ≥ min(u_n, 0)
+        } else if (gend_(row) < 0) {
+          impact_law(k, h, tau, v, stage);
+        } else if (!leave_free(k, h)) {
+          impact_law(k, h, h, yend_(row), stage);
+        } else {
+          law_[k] = Law::Free;
+          b.fixed = true;
+        }
+      }
+    }
+    mu_.setZero(n);
+    combine(res, solve_islands(gs_, mu_, o_.solver, &resolve_));
+    lambda_ += mu_;
+    stage_times(stage);
+  }
+  for (int k = 0; k < nb; ++k) blocks_[k].fixed = fixed0_[k];
+  return res;
+}
+
+void MoreauStepper::stage_times(int stage) {
+  // the instant each of the stage's impulses acts at (when_): a row's own contact instant,
+  // or for the rows that push with it in its island (a touching ball struck, a later
+  // stage's) the island's earliest; a resting row's impulse stays at the midpoint
+  for (size_t i = 0; i < islands_.size(); ++i) {
+    if (stage > 0 && !resolve_[i]) continue;
+    const Island& is = islands_[i];
+    double first = std::numeric_limits<double>::infinity();
+    for (int k = is.block0; k < is.block0 + is.blocks; ++k)
+      if (law_[k] == Law::Impact && when_(blocks_[k].row) >= 0)
+        first = std::min(first, when_(blocks_[k].row));
+    if (!std::isfinite(first)) continue;
+    for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
+      const ContactBlock& b = blocks_[k];
+      const double tau = when_(b.row);
+      if (law_[k] == Law::Impact) {
+        if (tau >= 0) when_.segment(b.row, b.size()).setConstant(tau);  // not a landing
+      } else if (mu_(b.row) != 0 && b.kind != ContactBlock::Kind::Bounded &&
+                 (stage > 0 || !landed_.count(key_of(records_[k])))) {
+        when_.segment(b.row, b.size()).setConstant(first);
+      }
     }
   }
-  if (again) {
-    const ContactSolverResult second = solve_islands(&resolve);
-    res.iterations = std::max(res.iterations, second.iterations);
-    res.residual = std::max(res.residual, second.residual);
-    res.converged = res.converged && second.converged;
+}
+
+void MoreauStepper::account(double h) {
+  // the stage's impulses mu_ at their instants: the end-of-step row velocities and gaps,
+  // the position correction, and each island's time
+  for (size_t i = 0; i < islands_.size(); ++i) {
+    const Island& is = islands_[i];
+    auto mu = mu_.segment(is.row0, is.rows);
+    if (!(mu.lpNorm<Eigen::Infinity>() > 0)) continue;
+    auto when = when_.segment(is.row0, is.rows);
+    auto w = w_.segment(is.row0, is.rows);
+    for (int j = 0; j < is.rows; ++j) {
+      const double t = when(j) >= 0 ? when(j) : 0.5 * h;
+      w(j) = (h - t) * mu(j);
+      lcorr_(is.row0 + j) += (0.5 * h - t) * mu(j);
+      if (when(j) >= 0 && mu(j) != 0) tisl_[i] = std::max(tisl_[i], when(j));
+    }
+    yend_.segment(is.row0, is.rows).noalias() += Gis_[i] * mu;
+    gend_.segment(is.row0, is.rows).noalias() += Gis_[i] * w;
   }
-  return res;
 }
 
 SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& u,
@@ -422,8 +624,15 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
     }
   }
   u = ustar_;
-  // the second half of the positions, at the new velocity
-  tree_qdot(tree, qm, u, qdot_);
+  // the second half of the positions, at the new velocity; an impulse at τ moves the end
+  // position by (h − τ) Δu, where the midpoint form moves it by h/2 Δu: the rest,
+  // (h/2 − τ) R J_iᵀ λ_i over the located impulses (solve_rows, lcorr_), at N(q_m)
+  ucorr_ = u;
+  if (!rows_.empty() && lcorr_.size() == lambda_.size() && lcorr_.lpNorm<Eigen::Infinity>() > 0) {
+    lcorr_ *= 2.0 / h;
+    add_response(R_, support_, lcorr_, ucorr_);
+  }
+  tree_qdot(tree, qm, ucorr_, qdot_);
   q = qm + 0.5 * h * qdot_;
   tree_normalize(tree, q);
   project(q, u, t + h, d);

@@ -141,6 +141,21 @@ class MoreauStepper {
   // law's shifts, the solve, and the second solve of rows that close within the step;
   // warm: start from the last step's impulses (else from lambda_)
   ContactSolverResult solve_rows(double h, bool warm);
+  // a row's law in the stage being solved: as before (Plain), Newton's at its instant of
+  // contact (Impact), or left free (Free: an open row the stage's motion does not close)
+  enum class Law : char { Plain, Impact, Free };
+  // block k's instant of contact τ ≥ T (T when closed at T or not closing) and its
+  // approach velocity v there, on its motion from the last stage's outcome
+  void locate(size_t k, double h, double T, double& tau, double& v) const;
+  // whether an open block k the stage's motion does not close can be left to the next step
+  bool leave_free(size_t k, double h) const;
+  // Newton's law at τ on block k into gs_ (and when_, law_, its record's impact)
+  void impact_law(size_t k, double h, double tau, double v, int stage);
+  // the instants of the stage's impulses mu_ (when_)
+  void stage_times(int stage);
+  // the stage's impulses mu_ into the end-of-step row velocities yend_ and gaps gend_, the
+  // position correction lcorr_ and the islands' times tisl_
+  void account(double h);
   // whether the last step's rows cover this step's first half from (q, u)
   bool covered(const Eigen::VectorXd& q, const Eigen::VectorXd& u, double h) const;
   // impulses at the step's start on the rows the first half would close (u changes)
@@ -205,6 +220,14 @@ class MoreauStepper {
   bool spinning_ = false;                 // this step's velocity is the implicit midpoint
   double midpoint_scale_ = 0.0;  // ‖u* − u‖ of the explicit value: the passes' yardstick
   Eigen::VectorXd diag0_;        // the rows' responses on the tree alone (tree_delassus)
+  // the stages of solve_rows (per row): free acceleration, end-of-step velocity and gap,
+  // the instant of the stage's impulse (−1: the midpoint), the position correction's
+  // impulses, the stage's shift and impulses; per block its law and its rank-policy flag;
+  // per island the time of its last impulses and whether the stage solves it
+  Eigen::VectorXd acc_, yend_, gend_, when_, lcorr_, gs_, mu_, w_, ucorr_;
+  std::vector<Law> law_;
+  std::vector<char> fixed0_, resolve_;
+  std::vector<double> tisl_;
   MoreauStepStats stats_;
 };
 
