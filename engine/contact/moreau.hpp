@@ -19,10 +19,26 @@
 //        u_n⁺ + g / h            for an open one within the margin [a "predictive" row]: the
 //                                gap after the step, g + h/2 u_n⁺, and after the next step's
 //                                first half, g + h u_n⁺, stay ≥ 0
-//      An open row that pushes closes within the step: an impact.  With e = 0 it lands
-//      exactly (no penetration, so nothing for the projection to put back); with e > 0 a
-//      second solve puts Newton's law on it, u_n⁺ + e u_n⁻ ≥ 0, so it bounces within the step.
-//   q⁺  = q_m + h/2 N(q_m) u⁺
+//      An open row without restitution (e = 0, a limit) that pushes closes within the step:
+//      an impact, which it lands exactly (no penetration, so nothing for the projection to
+//      put back).
+//   located impacts (rows with e > 0, solve_rows): a row's free motion over the step is
+//      g(t) = g₀ + v₀ t + ½ a t², g₀ = g(q_m) − h/2 v₀, a = (u*_n − v₀)/h; at its first
+//      root τ (τ = 0 when closed and approaching at the start) it meets at v_τ = v₀ + a τ,
+//      and Newton's law at that instant with free flight after it is
+//        u_n⁺ ≥ −e v_τ + a (h − τ)                                             (L1)
+//      (where L1's right side is ≤ 0 the row would come back within the step: it lands,
+//      by the law above).  An open row the free motion does not close is left free
+//      (λ = 0); if another impulse of the step then drives it closed, a further stage from
+//      the last one's outcome puts L1 on it at the instant and approach velocity it then
+//      has (a cradle with gaps: each pair in turn), the rows already met keeping
+//      u_n⁺ ≥ min(u_n, 0).  Each stage's impulses are ≥ 0 and solved apart, at most
+//      2 (rows) + 2 stages.  Where the rows are closed at once (a touching cradle) the one
+//      solve is Moreau's simultaneous law.
+//   q⁺  = q_m + h/2 N(q_m) u⁺ + N(q_m) Σ_i (h/2 − τ_i) R J_iᵀ λ_i
+//      (an impulse at τ moves the end position by (h − τ) Δu where the midpoint form moves
+//      it by h/2 Δu; over the located impulses, and the impulses of rows pushing with them
+//      at their island's earliest τ; a ball on a plane ends exactly on its ballistic path)
 // then penetration removed by a position projection that leaves u⁺ alone [Cline & Pai
 // 2003, post-stabilization]: δ = R J_nᵀ μ, 0 ≤ μ ⟂ g + J_n δ ≥ 0 (the displacement of least
 // mass-metric norm that closes the gaps), q⁺ ← q⁺ ⊕ δ, repeated while a gap is below
@@ -32,8 +48,9 @@
 // A contact deeper than half its thinner shape's half-thickness, or a body turning so fast
 // that the rows' straight-line prediction misses a thin shape, stops the step
 // (Inconsistent, stats().too_deep) instead of letting one body pass through another.
-// First order in h for smooth motion and impacts alike (Moreau's scheme); exact for
-// motion at constant acceleration (a box sliding or resting on a ramp).
+// First order in h for smooth motion (Moreau's scheme) and for inelastic impacts; exact for
+// motion at constant acceleration (a box sliding or resting on a ramp) and for a ball's
+// bounces between flights at constant acceleration.
 #pragma once
 
 #include <map>
@@ -138,8 +155,9 @@ class MoreauStepper {
   SolveStatus midpoint(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h, Data& d,
                        ContactSolverResult& res);
   // the impulses lambda_ at the free velocity's row velocities gfree_ (and v0_): the normal
-  // law's shifts, the solve, and the second solve of rows that close within the step;
-  // warm: start from the last step's impulses (else from lambda_)
+  // law's shifts, the solve, the located impacts and their later stages (lcorr_: the
+  // position correction's impulses); warm: start from the last step's impulses (else from
+  // lambda_)
   ContactSolverResult solve_rows(double h, bool warm);
   // a row's law in the stage being solved: as before (Plain), Newton's at its instant of
   // contact (Impact), or left free (Free: an open row the stage's motion does not close)
