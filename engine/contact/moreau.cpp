@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "appell/forward.hpp"
 #include "appell/joint.hpp"
 #include "engine/formulations/rank_policy.hpp"
 #include "engine/formulations/recursive.hpp"
@@ -346,17 +347,42 @@ void MoreauStepper::locate(size_t k, double h, double T, double& tau, double& v)
   v = wT + a * ds;
 }
 
-void MoreauStepper::impact_law(size_t k, double h, double tau, double v, int stage) {
+SolveStatus MoreauStepper::rest_accelerations(const Eigen::VectorXd& qm, Data& d) {
+  // the rows' accelerations at q_m from the forces that do not depend on the motion
+  // (gravity, springs, servos' position terms, through the bilateral rows): the recursion at
+  // u = 0.  Only where a contact has restitution (located impacts, impact_law).
+  bool any = false;
+  for (const ContactRecord& r : records_)
+    any = any || (r.joint < 0 && !r.friction && r.point.restitution > 0);
+  if (!any) return SolveStatus::Ok;
+  uzero_.setZero(m_.tree().nu);
+  const SolveStatus st = rates(qm, uzero_, d);
+  if (st != SolveStatus::Ok) return st;
+  row_velocities(m_, d, rows_, joint_accelerations(m_, d), arest_);
+  return SolveStatus::Ok;
+}
+
+void MoreauStepper::impact_law(size_t k, double h, double tau, int stage) {
   // Newton's law at the instant τ of contact, free flight after it:
   //   u_n⁺ ≥ −e v_τ + a (h − τ)                                               (L1)
   // and the impulse's position error undone, (h − τ) Δu where the scheme moves h/2 Δu
-  // (step(), lcorr_).  A row that would come back within the step (L1's right side ≤ 0)
-  // does not separate: it lands (stage 1: the plain law of an open row, u_n⁺ + g/h ≥ 0,
-  // or u_n⁺ ≥ 0 on a closed one; later stages: u_n⁺ ≥ 0 at τ).
+  // (step(), lcorr_).  In the step's own solve a is the row's acceleration at rest,
+  // a_r (rest_accelerations), and v_τ = v₀ + a_r τ: the impulse then does the work
+  // λ a_r (h/2 − τ) in the midpoint rule's energy balance (ū_n = a_r (h/2 − τ) for e = 1)
+  // and the position correction the opposite, −λ a_r (h/2 − τ), through the potential:
+  // an elastic impact keeps the energy also on a spinning body, whose row's free
+  // acceleration has gyroscopic and centripetal parts (they still locate τ).  For a ball
+  // a_r = a.  A row that would come back within the step (L1's right side ≤ 0) does not
+  // separate: it lands (stage 1: the plain law of an open row, u_n⁺ + g/h ≥ 0, or
+  // u_n⁺ ≥ 0 on a closed one; later stages: u_n⁺ ≥ 0 at τ).
   const ContactRecord& r = records_[k];
   const int i = blocks_[k].row;
   const double e = r.joint < 0 ? r.point.restitution : 0.0;
-  const double sep = -e * v + acc_(i) * (h - tau);
+  const double a = stage == 0 && arest_.size() == acc_.size() ? arest_(i) : acc_(i);
+  // the approach velocity at τ: from the step's start (stage 1) or back from the last
+  // stage's outcome
+  const double v = stage == 0 ? v0_(i) + a * tau : yend_(i) - a * (h - tau);
+  const double sep = -e * v + a * (h - tau);
   records_[k].impact = records_[k].impact || v < -1e-9;
   law_[k] = Law::Impact;
   if (sep > 0) {
@@ -385,9 +411,11 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
   gend_ = gfree_ * (0.5 * h);
   when_.setConstant(n, -1.0);  // −1: the impulse acts at the midpoint, as the scheme has it
   lcorr_.setZero(n);
+  lloc_.setZero(n);
   w_.resize(n);
   gs_ = gfree_;
   law_.assign(nb, Law::Plain);
+  taub_.assign(nb, 0.0);
   fixed0_.resize(nb);
   tisl_.assign(islands_.size(), 0.0);
   resolve_.assign(islands_.size(), 0);
@@ -408,12 +436,9 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
     } else if (located && (g0 > o_.closed_gap || v0_(b.row) < -1e-9)) {
       if (g0 > o_.closed_gap && tau == 0.0 && leave_free(k, h)) {
         law_[k] = Law::Free;  // the free motion does not close it
-      } else if (g0 > o_.closed_gap && tau == 0.0) {
-        impact_law(k, h, h, gfree_(b.row), 0);
-        g_(b.row) = gs_(b.row);
       } else {
-        impact_law(k, h, tau, v, 0);
-        g_(b.row) = gs_(b.row);
+        law_[k] = Law::Impact;  // at τ (the step's end where it does not close: too deep)
+        taub_[k] = g0 > o_.closed_gap && tau == 0.0 ? h : tau;
       }
     } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
       // a row that already pushed at the last step is in contact, not meeting
@@ -426,8 +451,11 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
     const auto it = warm_.find(key);
     if (it != warm_.end()) lambda_.segment(b.row, b.size()) = it->second.head(b.size());
   }
-  for (int k = 0; k < nb; ++k)
+  impact_laws(h, 0);
+  for (int k = 0; k < nb; ++k) {
     if (law_[k] == Law::Free) blocks_[k].fixed = true;
+    if (law_[k] == Law::Impact) g_(blocks_[k].row) = gs_(blocks_[k].row);
+  }
   ContactSolverResult res = solve_islands();
   // an open row without restitution (e = 0, a limit) that pushes closes within the step:
   // an impact, which the gap law lands exactly
@@ -476,20 +504,25 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
         const double s = h - tisl_[i];
         const double gT = gend_(row) - yend_(row) * s + 0.5 * acc_(row) * s * s;
         if (gT <= o_.closed_gap) {
-          if (v < -1e-9 && !landed_.count(key_of(r)))
-            impact_law(k, h, tau, v, stage);
-          else
+          if (v < -1e-9 && !landed_.count(key_of(r))) {
+            law_[k] = Law::Impact;
+            taub_[k] = tau;
+          } else {
             gs_(row) = std::max(yend_(row), 0.0);  // u_n⁺ ≥ min(u_n, 0)
+          }
         } else if (gend_(row) < 0) {
-          impact_law(k, h, tau, v, stage);
+          law_[k] = Law::Impact;
+          taub_[k] = tau;
         } else if (!leave_free(k, h)) {
-          impact_law(k, h, h, yend_(row), stage);
+          law_[k] = Law::Impact;
+          taub_[k] = h;
         } else {
           law_[k] = Law::Free;
           b.fixed = true;
         }
       }
     }
+    impact_laws(h, stage);
     mu_.setZero(n);
     combine(res, solve_islands(gs_, mu_, o_.solver, &resolve_));
     lambda_ += mu_;
@@ -497,6 +530,41 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
   }
   for (int k = 0; k < nb; ++k) blocks_[k].fixed = fixed0_[k];
   return res;
+}
+
+void MoreauStepper::impact_laws(double h, int stage) {
+  // Newton's law on the stage's impact rows at one instant per island, its earliest τ
+  // (a row found later, as the step's end τ = h, keeps its own): the rows' shifts are then
+  // J times one velocity, in the range of G, as the laws of a rigid motion must be (several
+  // corners of a box meeting the ground at different τ, with Newton's law at each, ask a
+  // motion no impulses give: the solver then stalls)
+  for (size_t i = 0; i < islands_.size(); ++i) {
+    if (stage > 0 && !resolve_[i]) continue;
+    const Island& is = islands_[i];
+    double first = std::numeric_limits<double>::infinity();
+    for (int k = is.block0; k < is.block0 + is.blocks; ++k)
+      if (law_[k] == Law::Impact && taub_[k] < h) first = std::min(first, taub_[k]);
+    // with resting contacts in the island (rows closed that pushed at the last step: a
+    // ball landing on a box on the ground) Newton's law stays on the start's velocity,
+    // e u_n⁻, as on the resting rows, at the midpoint: their shifts e J u, and the located
+    // ones, are not one velocity's
+    bool resting = false;
+    for (int k = is.block0; stage == 0 && k < is.block0 + is.blocks; ++k) {
+      const ContactRecord& r = records_[k];
+      resting = resting || (law_[k] == Law::Plain && !r.friction && r.point.gap <= o_.closed_gap &&
+                            landed_.count(key_of(r)));
+    }
+    for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
+      if (law_[k] != Law::Impact) continue;
+      if (!resting) {
+        impact_law(k, h, taub_[k] < h ? first : h, stage);
+        continue;
+      }
+      const int row = blocks_[k].row;
+      records_[k].impact = true;
+      gs_(row) = gfree_(row) + records_[k].point.restitution * std::min(v0_(row), 0.0);
+    }
+  }
 }
 
 void MoreauStepper::stage_times(int stage) {
@@ -537,11 +605,52 @@ void MoreauStepper::account(double h) {
       const double t = when(j) >= 0 ? when(j) : 0.5 * h;
       w(j) = (h - t) * mu(j);
       lcorr_(is.row0 + j) += (0.5 * h - t) * mu(j);
+      if (when(j) >= 0) lloc_(is.row0 + j) += mu(j);
       if (when(j) >= 0 && mu(j) != 0) tisl_[i] = std::max(tisl_[i], when(j));
     }
     yend_.segment(is.row0, is.rows).noalias() += Gis_[i] * mu;
     gend_.segment(is.row0, is.rows).noalias() += Gis_[i] * w;
   }
+}
+
+void MoreauStepper::keep_kinetic_energy(const Eigen::VectorXd& qm, double h, Data& d) {
+  // The position correction turns bodies about the impulses' change of ω, not about ω
+  // itself as the midpoint form's half-steps do: with the velocities held that changes
+  // the kinetic energy where M(q) depends on q (a spinning box, whose ω is in the world
+  // frame, by ω · (δθ × L)).  The located impulses λ_loc are scaled by 1 + c so that
+  // the kinetic energy at the corrected end position is the one at the uncorrected:
+  //   KE(q_c, u⁺ + c R Jᵀ λ_loc) = KE(q⁺, u⁺),   to first order in c: ½ A c² + B c + δ = 0
+  // with B = λ_locᵀ u_n⁺, A = λ_locᵀ G λ_loc, δ = KE(q_c, u⁺) − KE(q⁺, u⁺).  A ball, or a
+  // body on one hinge (M constant), has δ = 0.
+  if (!(lloc_.size() == lambda_.size() && lcorr_.lpNorm<Eigen::Infinity>() > 0)) return;
+  const TreeModel& tree = m_.tree();
+  uplus_ = ustar_;
+  add_response(R_, support_, lambda_, uplus_);
+  const auto kinetic = [&](const Eigen::VectorXd& uq) {
+    tree_qdot(tree, qm, uq, qdot_);
+    qend_ = qm + 0.5 * h * qdot_;
+    tree_normalize(tree, qend_);
+    tree_kinematics(m_, qend_, uplus_, d);
+    return kinetic_energy(m_, d);
+  };
+  const double plain = kinetic(uplus_);
+  ucorr_ = uplus_;
+  w_ = lcorr_ * (2.0 / h);
+  add_response(R_, support_, w_, ucorr_);
+  const double delta = kinetic(ucorr_) - plain;
+  double A = 0.0, B = 0.0;
+  for (size_t i = 0; i < islands_.size(); ++i) {
+    const Island& is = islands_[i];
+    const auto l = lloc_.segment(is.row0, is.rows);
+    if (!(l.lpNorm<Eigen::Infinity>() > 0)) continue;
+    const auto lam = lambda_.segment(is.row0, is.rows);
+    B += l.dot(gfree_.segment(is.row0, is.rows) + Gis_[i] * lam);
+    A += l.dot(Gis_[i] * l);
+  }
+  if (!(B > 0) || delta == 0) return;
+  const double disc = B * B - 2.0 * A * delta;
+  const double c = disc >= 0 ? -2.0 * delta / (B + std::sqrt(disc)) : -B / A;
+  lambda_ += std::clamp(c, -0.5, 0.5) * lloc_;
 }
 
 SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& u,
@@ -570,6 +679,8 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
     mark_fixed();
     row_velocities(m_, d, rows_, ustar_, gfree_);
     row_velocities(m_, d, rows_, u, v0_);
+    const SolveStatus st1 = rest_accelerations(qm, d);
+    if (st1 != SolveStatus::Ok) return st1;
     ContactSolverResult res = solve_rows(h, true);
     if (spinning_) {
       const SolveStatus st2 = midpoint(qm, u, h, d, res);
@@ -580,6 +691,7 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
     stats_.iterations = res.iterations;
     stats_.residual = res.residual;
     stats_.converged = res.converged;
+    keep_kinetic_energy(qm, h, d);
     add_response(R_, support_, lambda_, ustar_);
     // the rows' velocities after the step (G by island)
     Eigen::VectorXd v = gfree_;

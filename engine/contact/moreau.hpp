@@ -167,8 +167,14 @@ class MoreauStepper {
   void locate(size_t k, double h, double T, double& tau, double& v) const;
   // whether an open block k the stage's motion does not close can be left to the next step
   bool leave_free(size_t k, double h) const;
+  // scales the located impulses so that the position correction changes no kinetic energy
+  void keep_kinetic_energy(const Eigen::VectorXd& qm, double h, Data& d);
+  // arest_: the rows' accelerations at q_m and rest (where a contact has restitution)
+  SolveStatus rest_accelerations(const Eigen::VectorXd& qm, Data& d);
   // Newton's law at τ on block k into gs_ (and when_, law_, its record's impact)
-  void impact_law(size_t k, double h, double tau, double v, int stage);
+  void impact_law(size_t k, double h, double tau, int stage);
+  // impact_law on the stage's Impact blocks (taub_: their instants), one instant per island
+  void impact_laws(double h, int stage);
   // the instants of the stage's impulses mu_ (when_)
   void stage_times(int stage);
   // the stage's impulses mu_ into the end-of-step row velocities yend_ and gaps gend_, the
@@ -243,7 +249,10 @@ class MoreauStepper {
   // impulses, the stage's shift and impulses; per block its law and its rank-policy flag;
   // per island the time of its last impulses and whether the stage solves it
   Eigen::VectorXd acc_, yend_, gend_, when_, lcorr_, gs_, mu_, w_, ucorr_;
+  Eigen::VectorXd arest_, uzero_;  // the rows' accelerations at rest; u = 0
+  Eigen::VectorXd lloc_, qend_;    // the located impulses (of lcorr_); an end position
   std::vector<Law> law_;
+  std::vector<double> taub_;  // per block: its instant of contact in the stage
   std::vector<char> fixed0_, resolve_;
   std::vector<double> tisl_;
   MoreauStepStats stats_;
