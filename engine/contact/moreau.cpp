@@ -350,10 +350,11 @@ void MoreauStepper::locate(size_t k, double h, double T, double& tau, double& v)
 SolveStatus MoreauStepper::rest_accelerations(const Eigen::VectorXd& qm, Data& d) {
   // the rows' accelerations at q_m from the forces that do not depend on the motion
   // (gravity, springs, servos' position terms, through the bilateral rows): the recursion at
-  // u = 0.  Only where a contact has restitution (located impacts, impact_law).
+  // u = 0.  Only where a contact with restitution may meet (located impacts, impact_law).
   bool any = false;
   for (const ContactRecord& r : records_)
-    any = any || (r.joint < 0 && !r.friction && r.point.restitution > 0);
+    any =
+        any || (r.joint < 0 && !r.friction && r.point.restitution > 0 && !landed_.count(key_of(r)));
   if (!any) return SolveStatus::Ok;
   uzero_.setZero(m_.tree().nu);
   const SolveStatus st = rates(qm, uzero_, d);
