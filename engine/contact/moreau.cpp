@@ -454,8 +454,12 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
   }
   impact_laws(h, 0);
   for (int k = 0; k < nb; ++k) {
-    if (law_[k] == Law::Free) blocks_[k].fixed = true;
-    if (law_[k] == Law::Impact) g_(blocks_[k].row) = gs_(blocks_[k].row);
+    const ContactBlock& b = blocks_[k];
+    if (law_[k] == Law::Free) {  // held at zero impulse (a fixed block), warm start too
+      blocks_[k].fixed = true;
+      lambda_.segment(b.row, b.size()).setZero();
+    }
+    if (law_[k] == Law::Impact) g_(b.row) = gs_(b.row);
   }
   ContactSolverResult res = solve_islands();
   // an open row without restitution (e = 0, a limit) that pushes closes within the step:

@@ -28,7 +28,11 @@
 //      and Newton's law at that instant with free flight after it is
 //        u_n⁺ ≥ −e v_τ + a (h − τ)                                             (L1)
 //      (where L1's right side is ≤ 0 the row would come back within the step: it lands,
-//      by the law above).  An open row the free motion does not close is left free
+//      by the law above).  In L1 a is the row's acceleration at rest (the free one's
+//      gyroscopic and centripetal parts only locate τ), so that an elastic impact keeps
+//      the energy; one τ per island and stage (its earliest), so that the laws stay those
+//      of one rigid motion; Newton's law at the start's velocity, e u_n⁻, where resting
+//      contacts share the island.  An open row the free motion does not close is left free
 //      (λ = 0); if another impulse of the step then drives it closed, a further stage from
 //      the last one's outcome puts L1 on it at the instant and approach velocity it then
 //      has (a cradle with gaps: each pair in turn), the rows already met keeping
@@ -38,7 +42,9 @@
 //   q⁺  = q_m + h/2 N(q_m) u⁺ + N(q_m) Σ_i (h/2 − τ_i) R J_iᵀ λ_i
 //      (an impulse at τ moves the end position by (h − τ) Δu where the midpoint form moves
 //      it by h/2 Δu; over the located impulses, and the impulses of rows pushing with them
-//      at their island's earliest τ; a ball on a plane ends exactly on its ballistic path)
+//      at their island's earliest τ; a ball on a plane ends exactly on its ballistic path;
+//      the located impulses scaled so that this turn of the bodies changes no kinetic
+//      energy, keep_kinetic_energy)
 // then penetration removed by a position projection that leaves u⁺ alone [Cline & Pai
 // 2003, post-stabilization]: δ = R J_nᵀ μ, 0 ≤ μ ⟂ g + J_n δ ≥ 0 (the displacement of least
 // mass-metric norm that closes the gaps), q⁺ ← q⁺ ⊕ δ, repeated while a gap is below
