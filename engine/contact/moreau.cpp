@@ -648,9 +648,11 @@ void MoreauStepper::keep_kinetic_energy(const Eigen::VectorXd& qm, double h, Dat
     const Island& is = islands_[i];
     const auto l = lloc_.segment(is.row0, is.rows);
     if (!(l.lpNorm<Eigen::Infinity>() > 0)) continue;
-    const auto lam = lambda_.segment(is.row0, is.rows);
-    B += l.dot(gfree_.segment(is.row0, is.rows) + Gis_[i] * lam);
-    A += l.dot(Gis_[i] * l);
+    auto gl = w_.segment(is.row0, is.rows);  // scratch: G λ, then G λ_loc
+    gl.noalias() = Gis_[i] * lambda_.segment(is.row0, is.rows);
+    B += l.dot(gfree_.segment(is.row0, is.rows) + gl);
+    gl.noalias() = Gis_[i] * l;
+    A += l.dot(gl);
   }
   if (!(B > 0) || delta == 0) return;
   const double disc = B * B - 2.0 * A * delta;
