@@ -19,10 +19,32 @@
 //        u_n⁺ + g / h            for an open one within the margin [a "predictive" row]: the
 //                                gap after the step, g + h/2 u_n⁺, and after the next step's
 //                                first half, g + h u_n⁺, stay ≥ 0
-//      An open row that pushes closes within the step: an impact.  With e = 0 it lands
-//      exactly (no penetration, so nothing for the projection to put back); with e > 0 a
-//      second solve puts Newton's law on it, u_n⁺ + e u_n⁻ ≥ 0, so it bounces within the step.
-//   q⁺  = q_m + h/2 N(q_m) u⁺
+//      An open row without restitution (e = 0, a limit) that pushes closes within the step:
+//      an impact, which it lands exactly (no penetration, so nothing for the projection to
+//      put back).
+//   located impacts (rows with e > 0, solve_rows): a row's free motion over the step is
+//      g(t) = g₀ + v₀ t + ½ a t², g₀ = g(q_m) − h/2 v₀, a = (u*_n − v₀)/h; at its first
+//      root τ (τ = 0 when closed and approaching at the start) it meets at v_τ = v₀ + a τ,
+//      and Newton's law at that instant with free flight after it is
+//        u_n⁺ ≥ −e v_τ + a (h − τ)                                             (L1)
+//      (where L1's right side is ≤ 0 the row would come back within the step: it lands,
+//      by the law above).  In L1 a is the row's acceleration at rest (the free one's
+//      gyroscopic and centripetal parts only locate τ), so that an elastic impact keeps
+//      the energy; one τ per island and stage (its earliest), so that the laws stay those
+//      of one rigid motion; Newton's law at the start's velocity, e u_n⁻, where resting
+//      contacts share the island.  An open row the free motion does not close is left free
+//      (λ = 0); if another impulse of the step then drives it closed, a further stage from
+//      the last one's outcome puts L1 on it at the instant and approach velocity it then
+//      has (a cradle with gaps: each pair in turn), the rows already met keeping
+//      u_n⁺ ≥ min(u_n, 0).  Each stage's impulses are ≥ 0 and solved apart, at most
+//      2 (rows) + 2 stages.  Where the rows are closed at once (a touching cradle) the one
+//      solve is Moreau's simultaneous law.
+//   q⁺  = q_m + h/2 N(q_m) u⁺ + N(q_m) Σ_i (h/2 − τ_i) R J_iᵀ λ_i
+//      (an impulse at τ moves the end position by (h − τ) Δu where the midpoint form moves
+//      it by h/2 Δu; over the located impulses, and the impulses of rows pushing with them
+//      at their island's earliest τ; a ball on a plane ends exactly on its ballistic path;
+//      the located impulses scaled so that this turn of the bodies changes no kinetic
+//      energy, keep_kinetic_energy)
 // then penetration removed by a position projection that leaves u⁺ alone [Cline & Pai
 // 2003, post-stabilization]: δ = R J_nᵀ μ, 0 ≤ μ ⟂ g + J_n δ ≥ 0 (the displacement of least
 // mass-metric norm that closes the gaps), q⁺ ← q⁺ ⊕ δ, repeated while a gap is below
@@ -32,8 +54,9 @@
 // A contact deeper than half its thinner shape's half-thickness, or a body turning so fast
 // that the rows' straight-line prediction misses a thin shape, stops the step
 // (Inconsistent, stats().too_deep) instead of letting one body pass through another.
-// First order in h for smooth motion and impacts alike (Moreau's scheme); exact for
-// motion at constant acceleration (a box sliding or resting on a ramp).
+// First order in h for smooth motion (Moreau's scheme) and for inelastic impacts; exact for
+// motion at constant acceleration (a box sliding or resting on a ramp) and for a ball's
+// bounces between flights at constant acceleration.
 #pragma once
 
 #include <map>
@@ -138,9 +161,31 @@ class MoreauStepper {
   SolveStatus midpoint(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h, Data& d,
                        ContactSolverResult& res);
   // the impulses lambda_ at the free velocity's row velocities gfree_ (and v0_): the normal
-  // law's shifts, the solve, and the second solve of rows that close within the step;
-  // warm: start from the last step's impulses (else from lambda_)
+  // law's shifts, the solve, the located impacts and their later stages (lcorr_: the
+  // position correction's impulses); warm: start from the last step's impulses (else from
+  // lambda_)
   ContactSolverResult solve_rows(double h, bool warm);
+  // a row's law in the stage being solved: as before (Plain), Newton's at its instant of
+  // contact (Impact), or left free (Free: an open row the stage's motion does not close)
+  enum class Law : char { Plain, Impact, Free };
+  // block k's instant of contact τ ≥ T (T when closed at T or not closing) and its
+  // approach velocity v there, on its motion from the last stage's outcome
+  void locate(size_t k, double h, double T, double& tau, double& v) const;
+  // whether an open block k the stage's motion does not close can be left to the next step
+  bool leave_free(size_t k, double h) const;
+  // scales the located impulses so that the position correction changes no kinetic energy
+  void keep_kinetic_energy(const Eigen::VectorXd& qm, double h, Data& d);
+  // arest_: the rows' accelerations at q_m and rest (where a contact has restitution)
+  SolveStatus rest_accelerations(const Eigen::VectorXd& qm, Data& d);
+  // Newton's law at τ on block k into gs_ (and when_, law_, its record's impact)
+  void impact_law(size_t k, double h, double tau, int stage);
+  // impact_law on the stage's Impact blocks (taub_: their instants), one instant per island
+  void impact_laws(double h, int stage);
+  // the instants of the stage's impulses mu_ (when_)
+  void stage_times(int stage);
+  // the stage's impulses mu_ into the end-of-step row velocities yend_ and gaps gend_, the
+  // position correction lcorr_ and the islands' times tisl_
+  void account(double h);
   // whether the last step's rows cover this step's first half from (q, u)
   bool covered(const Eigen::VectorXd& q, const Eigen::VectorXd& u, double h) const;
   // impulses at the step's start on the rows the first half would close (u changes)
@@ -206,6 +251,17 @@ class MoreauStepper {
   bool spinning_ = false;                 // this step's velocity is the implicit midpoint
   double midpoint_scale_ = 0.0;  // ‖u* − u‖ of the explicit value: the passes' yardstick
   Eigen::VectorXd diag0_;        // the rows' responses on the tree alone (tree_delassus)
+  // the stages of solve_rows (per row): free acceleration, end-of-step velocity and gap,
+  // the instant of the stage's impulse (−1: the midpoint), the position correction's
+  // impulses, the stage's shift and impulses; per block its law and its rank-policy flag;
+  // per island the time of its last impulses and whether the stage solves it
+  Eigen::VectorXd acc_, yend_, gend_, when_, lcorr_, gs_, mu_, w_, ucorr_;
+  Eigen::VectorXd arest_, uzero_;  // the rows' accelerations at rest; u = 0
+  Eigen::VectorXd lloc_, qend_;    // the located impulses (of lcorr_); an end position
+  std::vector<Law> law_;
+  std::vector<double> taub_;  // per block: its instant of contact in the stage
+  std::vector<char> fixed0_, resolve_;
+  std::vector<double> tisl_;
   MoreauStepStats stats_;
 };
 
