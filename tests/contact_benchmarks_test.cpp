@@ -114,8 +114,8 @@ TEST(ContactBenchmarks, RimlessWheelReachesMcGeersLimitCycle) {
 TEST(ContactBenchmarks, LightHubRimlessWheelConvergesOnItsCycleInFewIterations) {
   // the shipped wheel with a hub 12.5 times lighter in rotation (I = 0.002 kg m²): each
   // spoke impact puts two contacts on a body whose G spans 0.28 to 501 (N·s)⁻¹·m/s, where
-  // ADMM alone took up to 1,700 iterations a step; Newton's steps after ADMM's first 8 meet
-  // the tolerance.  Started on the heavy wheel's cycle, it settles on its own (McGeer's
+  // ADMM alone took up to 1,700 iterations a step; Newton's steps once ADMM stalls for 16
+  // iterations meet the tolerance.  Started on the heavy wheel's cycle, it settles on its own (McGeer's
   // formula with this I) within a few impacts.
   nlohmann::json j = nlohmann::json::parse(
       read_text(std::string(APPELL_SOURCE_DIR) + "/scenes/examples/contact_rimless_wheel.json"));
@@ -147,11 +147,11 @@ TEST(ContactBenchmarks, LightHubRimlessWheelConvergesOnItsCycleInFewIterations) 
       fastest = std::max(fastest, d.body[0].w.y());
     }
   }
-  EXPECT_LE(most, 64);
+  EXPECT_LE(most, 256);
   ASSERT_GE(peaks.size(), 4u);
-  // each cycle nearer McGeer's rate than the last, the last within the scheme's first-order
-  // error at this step
-  for (size_t k = 1; k < peaks.size(); ++k)
+  // each cycle nearer McGeer's rate than the last (the first peak is the start's, not a
+  // cycle's), the last within the scheme's first-order error at this step
+  for (size_t k = 2; k < peaks.size(); ++k)
     EXPECT_LT(std::abs(peaks[k] - w_minus), std::abs(peaks[k - 1] - w_minus)) << "cycle " << k;
   EXPECT_NEAR(peaks.back() / w_minus, 1.0, 5e-3);
 }

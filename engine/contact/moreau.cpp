@@ -620,8 +620,8 @@ void MoreauStepper::account(double h) {
       if (when(j) >= 0) lloc_(is.row0 + j) += mu(j);
       if (when(j) >= 0 && mu(j) != 0) tisl_[i] = std::max(tisl_[i], when(j));
     }
-    yend_.segment(is.row0, is.rows).noalias() += Gis_[i] * mu;
-    gend_.segment(is.row0, is.rows).noalias() += Gis_[i] * w;
+    Gis_[i].add_product(mu, yend_.segment(is.row0, is.rows));
+    Gis_[i].add_product(w, gend_.segment(is.row0, is.rows));
   }
 }
 
@@ -656,9 +656,11 @@ void MoreauStepper::keep_kinetic_energy(const Eigen::VectorXd& qm, double h, Dat
     const auto l = lloc_.segment(is.row0, is.rows);
     if (!(l.lpNorm<Eigen::Infinity>() > 0)) continue;
     auto gl = w_.segment(is.row0, is.rows);  // scratch: G λ, then G λ_loc
-    gl.noalias() = Gis_[i] * lambda_.segment(is.row0, is.rows);
+    gl.setZero();
+    Gis_[i].add_product(lambda_.segment(is.row0, is.rows), gl);
     B += l.dot(gfree_.segment(is.row0, is.rows) + gl);
-    gl.noalias() = Gis_[i] * l;
+    gl.setZero();
+    Gis_[i].add_product(l, gl);
     A += l.dot(gl);
   }
   if (!(B > 0) || delta == 0) return;

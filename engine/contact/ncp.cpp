@@ -27,8 +27,8 @@ constexpr int kPolishSteps = 16;  // Newton steps of a polish (four times that a
 // iterations after a restart during which ρ stays above four times the one that diverged
 // (held for good, it pinned ρ where a pile of 20 boxes took 3,000 iterations, not 400)
 constexpr int kFloorSpan = 128;
-constexpr int kEarlyPolish = 8;   // the ADMM iteration at which a small island tries Newton
-constexpr int kSmallIsland = 48;  // rows
+constexpr int kSmallIsland = 48;  // rows of an island whose stalls are checked sooner
+constexpr int kSmallStall = 16;   // and the iterations that must halve its best
 
 // z ← Π(z) block by block: the cone, the half-line or the interval
 void project(const std::vector<ContactBlock>& blocks, Eigen::VectorXd& z) {
@@ -375,15 +375,11 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
   };
   bool polished = false;
   for (int it = 1; it <= options.max_iterations; ++it) {
-    // a small island: Newton early, where ADMM's linear rate on an ill-conditioned G
-    // (a light hub on long spokes: G's eigenvalues 0.28 to 501) would take thousands
-    if (it == kEarlyPolish && m <= kSmallIsland && polish(kPolishSteps)) {
-      polished = true;
-      res.converged = true;
-      break;
-    }
-    // stalled: ADMM's best not halved over the last kStall iterations
-    if (it % kStall == 0) {
+    // stalled: ADMM's best not halved over the last kStall iterations, or on a small
+    // island (Newton's steps cheap) the last kSmallStall: ADMM's linear rate on an
+    // ill-conditioned G (a light hub on long spokes: G's eigenvalues 0.28 to 501) would
+    // take thousands
+    if (it % (m <= kSmallIsland ? kSmallStall : kStall) == 0) {
       if (!(admm_best < 0.5 * stall_mark) && polish(kPolishSteps)) {
         polished = true;
         res.converged = true;
