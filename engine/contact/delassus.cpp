@@ -70,14 +70,19 @@ double row_dot(const Model& m, const TwistRow& r, const std::vector<SpatialMotio
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
                    Eigen::MatrixXd& response, const std::vector<int>* first,
                    ResponseSupport* support, std::vector<IslandMatrix>* islands,
-                   Eigen::VectorXd* tree_diagonal) {
+                   Eigen::VectorXd* tree_diagonal, DelassusScratch* scratch) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
+  DelassusScratch own;
+  DelassusScratch& w = scratch ? *scratch : own;
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(rows.size()), nb = tree.nrows_extra;
   const int nj = static_cast<int>(tree.joints.size());
   // the island of each row, and the blocks
   const bool blocked = first && islands;
-  std::vector<int> island(blocked ? n : 0), island_start;
+  std::vector<int>& island = w.island;
+  std::vector<int>& island_start = w.island_start;
+  island.resize(blocked ? n : 0);
+  island_start.clear();
   if (blocked) {
     for (int k = 0; k < n; ++k) {
       if ((*first)[k] == k) island_start.push_back(k);
@@ -91,7 +96,10 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   // Without bilateral extra rows a unit force moves only the subtrees (hanging from the
   // world) of the row's two bodies: the passes run over those alone when each subtree is
   // contiguous in tree order (top joints non-decreasing), else over the whole tree.
-  std::vector<int> top(nj), end(nj, nj);
+  std::vector<int>& top = w.top;
+  std::vector<int>& end = w.end;
+  top.resize(nj);
+  end.assign(nj, nj);
   for (int i = 0; i < nj; ++i) top[i] = tree.joints[i].parent < 0 ? i : top[tree.joints[i].parent];
   const bool local = nb == 0 && std::is_sorted(top.begin(), top.end());
   const bool sparse = local && first && support;
@@ -103,8 +111,10 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   }
   if (!sparse && (response.rows() != tree.nu || response.cols() != n)) response.resize(tree.nu, n);
   // per row, the top joints of its bodies' subtrees (−1: the world); per top, its rows
-  std::vector<std::array<int, 2>> row_tops(sparse ? n : 0);
-  std::vector<int> top_start(sparse ? nj + 1 : 0, 0), top_rows, seen;
+  std::vector<std::array<int, 2>>& row_tops = w.row_tops;
+  std::vector<int>&top_start = w.top_start, &top_rows = w.top_rows, &seen = w.seen;
+  row_tops.resize(sparse ? n : 0);
+  top_start.assign(sparse ? nj + 1 : 0, 0);
   if (sparse) {
     for (int k = 0; k < n; ++k)
       for (int s = 0; s < 2; ++s) {
@@ -115,7 +125,8 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       }
     for (int t = 0; t < nj; ++t) top_start[t + 1] += top_start[t];
     top_rows.resize(top_start[nj]);
-    std::vector<int> fill(top_start.begin(), top_start.end() - 1);
+    std::vector<int>& fill = w.fill;
+    fill.assign(top_start.begin(), top_start.end() - 1);
     for (int k = 0; k < n; ++k)
       for (int s = 0; s < 2; ++s)
         if (row_tops[k][s] >= 0 && !(s == 1 && row_tops[k][1] == row_tops[k][0]))
@@ -155,8 +166,11 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       end[i] = next;
       next = i;
     }
-  Eigen::VectorXd e(nb), y(nb);
-  std::vector<SpatialMotion> a(ws.w.size());
+  Eigen::VectorXd &e = w.e, &y = w.y;
+  e.resize(nb);
+  y.resize(nb);
+  std::vector<SpatialMotion>& a = w.a;
+  a.assign(ws.w.size(), SpatialMotion());
   if (tree_diagonal) tree_diagonal->resize(n);
   for (int k = 0; k < n; ++k) {
     int ranges[2][2] = {{0, nj}, {0, 0}};
@@ -305,10 +319,13 @@ void add_response(const Eigen::MatrixXd& response, const ResponseSupport& suppor
 }
 
 void row_velocities(const Model& m, Data& d, const std::vector<TwistRow>& rows,
-                    const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::VectorXd& out) {
+                    const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::VectorXd& out,
+                    DelassusScratch* scratch) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
-  std::vector<SpatialMotion> V(ws.w.size());
+  DelassusScratch own;
+  std::vector<SpatialMotion>& V = (scratch ? *scratch : own).V;
+  V.resize(ws.w.size());
   for (size_t i = 0; i < ws.w.size(); ++i) {
     const TreeJoint& t = tree.joints[i];
     if (t.parent >= 0)

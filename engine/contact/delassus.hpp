@@ -74,6 +74,15 @@ struct IslandMatrix {
   }
 };
 //
+// What tree_delassus() and row_velocities() work in, kept by a caller that calls them every
+// step (the contact stepper): once its vectors hold a step's rows, nothing is allocated.
+struct DelassusScratch {
+  std::vector<int> island, island_start, top, end, top_start, top_rows, seen, fill;
+  std::vector<std::array<int, 2>> row_tops;
+  Eigen::VectorXd e, y;
+  std::vector<SpatialMotion> a, V;
+};
+//
 // `tree_diagonal` (optional): each row's response on the tree alone, (J M⁻¹ Jᵀ)_kk, before
 // the bilateral rows' reaction; G_kk / (J M⁻¹ Jᵀ)_kk is the squared sine of the angle by
 // which row k stands out of the bilateral rows (rank_policy.hpp, P2): zero for a row the
@@ -82,7 +91,7 @@ struct IslandMatrix {
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
                    Eigen::MatrixXd& response, const std::vector<int>* first = nullptr,
                    ResponseSupport* support = nullptr, std::vector<IslandMatrix>* islands = nullptr,
-                   Eigen::VectorXd* tree_diagonal = nullptr);
+                   Eigen::VectorXd* tree_diagonal = nullptr, DelassusScratch* scratch = nullptr);
 // du += response λ, on the written entries only
 void add_response(const Eigen::MatrixXd& response, const ResponseSupport& support,
                   const Eigen::VectorXd& lambda, Eigen::VectorXd& du);
@@ -90,6 +99,7 @@ void add_response(const Eigen::MatrixXd& response, const ResponseSupport& suppor
 // J u: the rows' velocities at the joint quasi-velocities u, with the motion subspaces of
 // the last kinematics on d (its q).  O(n + rows).
 void row_velocities(const Model& m, Data& d, const std::vector<TwistRow>& rows,
-                    const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::VectorXd& out);
+                    const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::VectorXd& out,
+                    DelassusScratch* scratch = nullptr);
 
 }  // namespace appell

@@ -142,7 +142,8 @@ void MoreauStepper::gather(const Eigen::VectorXd& q, Data& d, bool normal_only, 
   blocks_.clear();
   points_.clear();
   if (det_) det_->detect(m_, d, margin, points_);
-  std::vector<double> gaps;
+  std::vector<double>& gaps = gap_list_;
+  gaps.clear();
   auto add_block = [&](ContactBlock::Kind kind, double mu) {
     ContactBlock b;
     b.kind = kind;
@@ -211,13 +212,15 @@ void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
   const TreeModel& tree = m_.tree();
   const int nblocks = static_cast<int>(blocks_.size());
   // union–find on the subtrees' top joints; with bilateral extra rows, one island
-  std::vector<int> parent(root_.size());
+  std::vector<int>& parent = union_parent_;
+  parent.resize(root_.size());
   for (size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int>(i);
   const auto find = [&](int i) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  std::vector<int> key(nblocks, -1);  // a subtree of the block's island, −1: the world only
+  std::vector<int>& key = block_key_;
+  key.assign(nblocks, -1);  // a subtree of the block's island, −1: the world only
   for (int k = 0; k < nblocks; ++k) {
     const TwistRow& r = rows_[blocks_[k].row];
     int roots[2] = {-1, -1};
@@ -227,19 +230,25 @@ void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
     key[k] = roots[1] >= 0 ? roots[1] : roots[0];
   }
   // with bilateral extra rows one island; a block on no body (none yet) one of its own
-  std::vector<int> island(nblocks);
+  std::vector<int>& island = block_island_;
+  island.resize(nblocks);
   for (int k = 0; k < nblocks; ++k)
     island[k] = tree.nrows_extra > 0 ? 0 : key[k] < 0 ? -(k + 1) : find(key[k]);
-  std::vector<int> order(nblocks);
+  std::vector<int>& order = block_order_;
+  order.resize(nblocks);
   for (int k = 0; k < nblocks; ++k) order[k] = k;
   // by island, the gathered order within one (std::sort: no temporary buffer to allocate)
   std::sort(order.begin(), order.end(),
             [&](int a, int b) { return island[a] != island[b] ? island[a] < island[b] : a < b; });
   // the blocks, their rows, records and gaps in that order
-  std::vector<ContactBlock> blocks;
-  std::vector<TwistRow> rows;
-  std::vector<ContactRecord> records;
-  Eigen::VectorXd gaps(gaps_.size());
+  std::vector<ContactBlock>& blocks = blocks_scratch_;
+  std::vector<TwistRow>& rows = rows_scratch_;
+  std::vector<ContactRecord>& records = records_scratch_;
+  Eigen::VectorXd& gaps = gaps_scratch_;
+  blocks.clear();
+  rows.clear();
+  records.clear();
+  gaps.resize(gaps_.size());
   blocks.reserve(nblocks);
   rows.reserve(rows_.size());
   records.reserve(out.size());
@@ -272,21 +281,26 @@ ContactSolverResult MoreauStepper::solve_islands(const std::vector<char>* only) 
 
 ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen::VectorXd& lambda,
                                                  const ContactSolverOptions& so,
-                                                 const std::vector<char>* only) {
+                                                 const std::vector<char>* only, bool aux) {
   ContactSolverResult worst;
   worst.converged = true;
+  // one workspace per island (the step's own problems, or the projection's and the first
+  // half's): an island keeps its sizes from step to step, so nothing is resized
+  std::vector<std::unique_ptr<IslandSolve>>& pool = aux ? solve_aux_ : solve_main_;
+  while (pool.size() < islands_.size()) pool.push_back(std::make_unique<IslandSolve>());
   for (size_t i = 0; i < islands_.size(); ++i) {
     if (only && !(*only)[i]) continue;
     const Island& is = islands_[i];
-    gi_ = g.segment(is.row0, is.rows);
-    li_ = lambda.segment(is.row0, is.rows);
-    island_blocks_.assign(blocks_.begin() + is.block0, blocks_.begin() + is.block0 + is.blocks);
-    for (ContactBlock& b : island_blocks_) b.row -= is.row0;
+    IslandSolve& w = *pool[i];
+    w.g = g.segment(is.row0, is.rows);
+    w.lambda = lambda.segment(is.row0, is.rows);
+    w.blocks.assign(blocks_.begin() + is.block0, blocks_.begin() + is.block0 + is.blocks);
+    for (ContactBlock& b : w.blocks) b.row -= is.row0;
     const ContactSolverResult r =
         Gis_[i].sparse
-            ? solve_contact_problem(Gis_[i].coupled, gi_, island_blocks_, li_, so, &solver_)
-            : solve_contact_problem(Gis_[i].dense, gi_, island_blocks_, li_, so, &solver_);
-    lambda.segment(is.row0, is.rows) = li_;
+            ? solve_contact_problem(Gis_[i].coupled, w.g, w.blocks, w.lambda, so, &w.solver)
+            : solve_contact_problem(Gis_[i].dense, w.g, w.blocks, w.lambda, so, &w.solver);
+    lambda.segment(is.row0, is.rows) = w.lambda;
     worst.iterations = std::max(worst.iterations, r.iterations);
     worst.residual = std::max(worst.residual, r.residual);
     worst.converged = worst.converged && r.converged;
@@ -356,13 +370,12 @@ SolveStatus MoreauStepper::rest_accelerations(const Eigen::VectorXd& qm, Data& d
   // u = 0.  Only where a contact with restitution may meet (located impacts, impact_law).
   bool any = false;
   for (const ContactRecord& r : records_)
-    any =
-        any || (r.joint < 0 && !r.friction && r.point.restitution > 0 && !landed_.count(key_of(r)));
+    any = any || (r.joint < 0 && !r.friction && r.point.restitution > 0 && !landed(key_of(r)));
   if (!any) return SolveStatus::Ok;
   uzero_.setZero(m_.tree().nu);
   const SolveStatus st = rates(qm, uzero_, d);
   if (st != SolveStatus::Ok) return st;
-  row_velocities(m_, d, rows_, joint_accelerations(m_, d), arest_);
+  row_velocities(m_, d, rows_, joint_accelerations(m_, d), arest_, &dscratch_);
   return SolveStatus::Ok;
 }
 
@@ -431,7 +444,7 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
     gend_(b.row) += r.point.gap;
     const Key key = key_of(r);
     const bool located =
-        !r.friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed_.count(key);
+        !r.friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed(key);
     double tau = 0.0, v = 0.0;
     if (located) locate(k, h, 0.0, tau, v);
     const double g0 = r.point.gap - 0.5 * h * v0_(b.row);  // the gap at the step's start
@@ -446,7 +459,7 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
       }
     } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
       // a row that already pushed at the last step is in contact, not meeting
-      r.impact = v0_(b.row) < -1e-9 && !landed_.count(key);
+      r.impact = v0_(b.row) < -1e-9 && !landed(key);
       if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
     } else if (r.point.gap > o_.closed_gap || (r.point.gap > 0 && v0_(b.row) > 0)) {
       // (a closed row at rest, 0 < g ≤ closed_gap and u_n = 0, takes no shift: the gaps of
@@ -456,8 +469,10 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
       g_(b.row) += r.point.gap / h;
     }
     if (!warm) continue;
-    const auto it = warm_.find(key);
-    if (it != warm_.end()) lambda_.segment(b.row, b.size()) = it->second.head(b.size());
+    const auto it = std::lower_bound(warm_.begin(), warm_.end(), key,
+                                     [](const auto& w, const Key& k) { return w.first < k; });
+    if (it != warm_.end() && it->first == key)
+      lambda_.segment(b.row, b.size()) = it->second.head(b.size());
   }
   impact_laws(h, 0);
   for (int k = 0; k < nb; ++k) {
@@ -476,7 +491,7 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
     ContactRecord& r = records_[k];
     if (law_[k] != Law::Plain || r.friction) continue;
     if (!(r.point.gap > o_.closed_gap && lambda_(b.row) > 0 && v0_(b.row) < -1e-9)) continue;
-    if (landed_.count(key_of(r))) continue;  // in contact already
+    if (landed(key_of(r))) continue;  // in contact already
     r.impact = true;
   }
   // Later stages: the impulses of stage 1 may drive a row it left free closed (Newton's
@@ -516,7 +531,7 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
         const double s = h - tisl_[i];
         const double gT = gend_(row) - yend_(row) * s + 0.5 * acc_(row) * s * s;
         if (gT <= o_.closed_gap) {
-          if (v < -1e-9 && !landed_.count(key_of(r))) {
+          if (v < -1e-9 && !landed(key_of(r))) {
             law_[k] = Law::Impact;
             taub_[k] = tau;
           } else {
@@ -564,7 +579,7 @@ void MoreauStepper::impact_laws(double h, int stage) {
     for (int k = is.block0; stage == 0 && k < is.block0 + is.blocks; ++k) {
       const ContactRecord& r = records_[k];
       resting = resting || (law_[k] == Law::Plain && !r.friction && r.point.gap <= o_.closed_gap &&
-                            landed_.count(key_of(r)));
+                            landed(key_of(r)));
     }
     for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
       if (law_[k] != Law::Impact) continue;
@@ -597,7 +612,7 @@ void MoreauStepper::stage_times(int stage) {
       if (law_[k] == Law::Impact) {
         if (tau >= 0) when_.segment(b.row, b.size()).setConstant(tau);  // not a landing
       } else if (mu_(b.row) != 0 && b.kind != ContactBlock::Kind::Bounded &&
-                 (stage > 0 || !landed_.count(key_of(records_[k])))) {
+                 (stage > 0 || !landed(key_of(records_[k])))) {
         when_.segment(b.row, b.size()).setConstant(first);
       }
     }
@@ -682,7 +697,8 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   // the midpoint of the positions
   qdot_.resize(tree.nq);
   tree_qdot(tree, q, u, qdot_);
-  Eigen::VectorXd qm = q + 0.5 * h * qdot_;
+  qm_ = q + 0.5 * h * qdot_;
+  Eigen::VectorXd& qm = qm_;
   tree_normalize(tree, qm);
   // the free velocity, the bilateral rows held
   d.t = t + 0.5 * h;
@@ -691,10 +707,10 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   gather(qm, d, false, step_margin(d, h), records_);
   if (too_deep(records_, "", d) || too_fast(d, h)) return d.diagnostics.status;
   if (!rows_.empty()) {
-    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_);
+    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_, &dscratch_);
     mark_fixed();
-    row_velocities(m_, d, rows_, ustar_, gfree_);
-    row_velocities(m_, d, rows_, u, v0_);
+    row_velocities(m_, d, rows_, ustar_, gfree_, &dscratch_);
+    row_velocities(m_, d, rows_, u, v0_, &dscratch_);
     const SolveStatus st1 = rest_accelerations(qm, d);
     if (st1 != SolveStatus::Ok) return st1;
     ContactSolverResult res = solve_rows(h, true);
@@ -702,7 +718,6 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       const SolveStatus st2 = midpoint(qm, u, h, d, res);
       if (st2 != SolveStatus::Ok) return st2;
     }
-    std::set<Key> landed;
     stats_.rows = static_cast<int>(g_.size());
     stats_.iterations = res.iterations;
     stats_.residual = res.residual;
@@ -710,7 +725,8 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
     keep_kinetic_energy(qm, h, d);
     add_response(R_, support_, lambda_, ustar_);
     // the rows' velocities after the step (G by island)
-    Eigen::VectorXd v = gfree_;
+    Eigen::VectorXd& v = v_;
+    v = gfree_;
     for (size_t i = 0; i < islands_.size(); ++i)
       Gis_[i].add_product(lambda_.segment(islands_[i].row0, islands_[i].rows),
                           v.segment(islands_[i].row0, islands_[i].rows));
@@ -720,7 +736,8 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       d.diagnostics.message = fixed_row_message(records_[k], t);
       return d.diagnostics.status;
     }
-    warm_.clear();
+    warm_next_.clear();
+    landed_next_.clear();
     for (size_t k = 0; k < blocks_.size(); ++k) {
       const ContactBlock& b = blocks_[k];
       ContactRecord& r = records_[k];
@@ -738,10 +755,15 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
         r.state = ContactRecord::State::Slip;
       else
         r.state = ContactRecord::State::Stick;
-      warm_[key_of(r)] = r.impulse;
-      if (r.impulse(0) > 0 && !r.friction) landed.insert(key_of(r));
+      warm_next_.push_back({key_of(r), r.impulse});
+      if (r.impulse(0) > 0 && !r.friction) landed_next_.push_back(key_of(r));
     }
-    landed_.swap(landed);
+    // sorted for lookups by key (vectors keep their storage from step to step)
+    std::sort(warm_next_.begin(), warm_next_.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(landed_next_.begin(), landed_next_.end());
+    warm_.swap(warm_next_);
+    landed_.swap(landed_next_);
   } else {
     warm_.clear();
     landed_.clear();
@@ -795,17 +817,19 @@ SolveStatus MoreauStepper::first_half(double t, const Eigen::VectorXd& q, Eigen:
   gather(q, d, true, std::isfinite(reach) ? reach : o_.closed_gap, scratch_);
   if (too_deep(scratch_, "", d)) return d.diagnostics.status;
   if (rows_.empty()) return SolveStatus::Ok;
-  tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_);
+  tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_, &dscratch_);
   mark_fixed();
-  row_velocities(m_, d, rows_, u, gfree_);
-  Eigen::VectorXd g = gfree_, mu = Eigen::VectorXd::Zero(gfree_.size());
+  row_velocities(m_, d, rows_, u, gfree_, &dscratch_);
+  Eigen::VectorXd &g = half_g_, &mu = half_mu_;
+  g = gfree_;
+  mu.setZero(gfree_.size());
   for (size_t k = 0; k < blocks_.size(); ++k) {
     const int row = blocks_[k].row;
     const double gap = scratch_[k].point.gap;
     g(row) = gap > o_.closed_gap ? gfree_(row) + gap / (0.5 * h)
                                  : gfree_(row) - std::min(gfree_(row), 0.0);
   }
-  const ContactSolverResult res = solve_islands(g, mu, o_.solver);
+  const ContactSolverResult res = solve_islands(g, mu, o_.solver, nullptr, true);
   if (!(mu.lpNorm<Eigen::Infinity>() > 0)) return SolveStatus::Ok;
   add_response(R_, support_, mu, u);
   stats_.early_impulses = true;
@@ -943,7 +967,7 @@ SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::Vect
     if (rows && settled) break;
     ustar_ = unext_;
     if (rows) {
-      row_velocities(m_, d, rows_, ustar_, gfree_);
+      row_velocities(m_, d, rows_, ustar_, gfree_, &dscratch_);
       const ContactSolverResult again = solve_rows(h, false);
       res.iterations = std::max(res.iterations, again.iterations);
       res.residual = std::max(res.residual, again.residual);
@@ -1042,13 +1066,15 @@ void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double
     const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
     stats_.penetration = pen;
     if (pen <= o_.projection_tolerance || pass == o_.projection_passes) return;
-    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_);
+    tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_, &dscratch_);
     mark_fixed();
-    Eigen::VectorXd mu = Eigen::VectorXd::Zero(gaps_.size());
+    Eigen::VectorXd& mu = half_mu_;
+    mu.setZero(gaps_.size());
     ContactSolverOptions so = o_.solver;
     so.tolerance = 0.01 * o_.projection_tolerance;
-    solve_islands(gaps_, mu, so);
-    Eigen::VectorXd delta = Eigen::VectorXd::Zero(tree.nu);
+    solve_islands(gaps_, mu, so, nullptr, true);
+    Eigen::VectorXd& delta = delta_;
+    delta.setZero(tree.nu);
     add_response(R_, support_, mu, delta);
     tree_qdot(tree, q, delta, qdot_);
     q += qdot_;

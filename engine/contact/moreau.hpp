@@ -59,9 +59,8 @@
 // bounces between flights at constant acceleration.
 #pragma once
 
-#include <map>
+#include <algorithm>
 #include <memory>
-#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -210,9 +209,16 @@ class MoreauStepper {
   int violated_fixed_row(const Eigen::VectorXd& v) const;
   std::string fixed_row_message(const ContactRecord& r, double t) const;
   ContactSolverResult solve_islands(const std::vector<char>* only = nullptr);
+  // aux: the projection's and the first half's problems (workspaces of their own)
   ContactSolverResult solve_islands(const Eigen::VectorXd& g, Eigen::VectorXd& lambda,
                                     const ContactSolverOptions& so,
-                                    const std::vector<char>* only = nullptr);
+                                    const std::vector<char>* only = nullptr, bool aux = false);
+  struct IslandSolve {
+    ContactWorkspace solver;
+    Eigen::VectorXd g, lambda;
+    std::vector<ContactBlock> blocks;
+  };
+  std::vector<std::unique_ptr<IslandSolve>> solve_main_, solve_aux_;
   struct Island {
     int row0, rows, block0, blocks;
   };
@@ -231,17 +237,28 @@ class MoreauStepper {
   std::vector<int> first_;     // per row: its island's first row
   std::vector<Island> islands_;
   ResponseSupport support_;
-  std::vector<ContactBlock> island_blocks_;
   std::vector<IslandMatrix> Gis_;  // G by island (the gathered rows' order)
-  ContactWorkspace solver_;        // the solver's, reused from island to island
-  Eigen::VectorXd gi_, li_;
-  double h_ = 0.0;  // the step being taken
+  double h_ = 0.0;                 // the step being taken
   std::vector<ContactPoint> points_;
   std::vector<ContactRecord> records_, scratch_;
   std::vector<TwistRow> rows_;
   std::vector<ContactBlock> blocks_;
-  std::map<Key, Eigen::Vector3d> warm_;
-  std::set<Key> landed_;  // rows that pushed at the last step: in contact, not meeting
+  // the last step's impulses by row key, and the rows that pushed in it (in contact, not
+  // meeting): sorted by key, rebuilt each step in the second vector and swapped (no
+  // allocation once their storage holds a step's rows)
+  std::vector<std::pair<Key, Eigen::Vector3d>> warm_, warm_next_;
+  std::vector<Key> landed_, landed_next_;
+  bool landed(const Key& k) const { return std::binary_search(landed_.begin(), landed_.end(), k); }
+  // the step's scratch: the midpoint, the rows' velocities after it, the gathered gaps,
+  // order_islands()'s permutation and reordered copies
+  Eigen::VectorXd qm_, v_, gaps_scratch_;
+  Eigen::VectorXd half_g_, half_mu_, delta_;  // first_half()'s and project()'s
+  DelassusScratch dscratch_;
+  std::vector<double> gap_list_;
+  std::vector<int> union_parent_, block_key_, block_island_, block_order_;
+  std::vector<ContactBlock> blocks_scratch_;
+  std::vector<TwistRow> rows_scratch_;
+  std::vector<ContactRecord> records_scratch_;
   Eigen::MatrixXd G_, R_;
   Eigen::VectorXd lambda_, g_, gfree_, v0_, qdot_, udot_, ustar_, gaps_;
   Eigen::VectorXd ubar_, unext_, uplus_;  // the midpoint's passes

@@ -458,8 +458,9 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
                                           Eigen::VectorXd& lambda,
                                           const ContactSolverOptions& options,
                                           ContactWorkspace* ws) {
-  ContactWorkspace local;
-  return solve<Eigen::MatrixXd, DenseFactor>(G, g, blocks, lambda, options, ws ? *ws : local);
+  if (ws) return solve<Eigen::MatrixXd, DenseFactor>(G, g, blocks, lambda, options, *ws);
+  ContactWorkspace local;  // (its sparse members allocate even empty)
+  return solve<Eigen::MatrixXd, DenseFactor>(G, g, blocks, lambda, options, local);
 }
 
 ContactSolverResult solve_contact_problem(const Eigen::SparseMatrix<double>& G,
@@ -468,9 +469,10 @@ ContactSolverResult solve_contact_problem(const Eigen::SparseMatrix<double>& G,
                                           Eigen::VectorXd& lambda,
                                           const ContactSolverOptions& options,
                                           ContactWorkspace* ws) {
+  if (ws)
+    return solve<Eigen::SparseMatrix<double>, SparseFactor>(G, g, blocks, lambda, options, *ws);
   ContactWorkspace local;
-  return solve<Eigen::SparseMatrix<double>, SparseFactor>(G, g, blocks, lambda, options,
-                                                          ws ? *ws : local);
+  return solve<Eigen::SparseMatrix<double>, SparseFactor>(G, g, blocks, lambda, options, local);
 }
 
 }  // namespace appell
