@@ -276,7 +276,8 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
             if (j <= k) continue;
             const int q = static_cast<int>(
                 std::lower_bound(inner + outer[j], inner + outer[j + 1], k) - inner);
-            value[p] = value[q] = 0.5 * (value[p] + value[q]);
+            if (q < outer[j + 1] && inner[q] == k)  // always: the pattern is symmetric
+              value[p] = value[q] = 0.5 * (value[p] + value[q]);
           }
         continue;
       }
