@@ -24,8 +24,10 @@ namespace {
 
 constexpr int kStall = 256;       // ADMM iterations that must halve its best residual
 constexpr int kPolishSteps = 16;  // Newton steps of a polish (four times that at the end)
-// iterations after a restart during which ρ stays above four times the one that diverged
-// (held for good, it pinned ρ where a pile of 20 boxes took 3,000 iterations, not 400)
+// iterations after a restart during which ρ stays above four times the one that diverged,
+// on an island of kSmallIsland rows or more (held for good, it pinned ρ where a pile of 20
+// boxes took 3,000 iterations, not 400); on a smaller one it holds for good (released, 13
+// of 384 hinged links swung onto a floor ended a step at up to 5.6e-8, not 4.8e-10)
 constexpr int kFloorSpan = 128;
 constexpr int kSmallIsland = 48;  // rows of an island whose stalls are checked sooner
 constexpr int kSmallStall = 16;   // and the iterations that must halve its best
@@ -352,8 +354,8 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
   // x-update, is fed back through G's null space amplified by 1/ρ; below some ρ the
   // iteration diverges (impulses of 1e17 on a hinged arm landing on a floor).  A residual
   // grown a thousandfold over the best and past the starting one restarts from the best
-  // iterate with ρ four times the one that diverged, and ρ does not go below that for the
-  // next kFloorSpan iterations.
+  // iterate with ρ four times the one that diverged, and ρ does not go below that again
+  // (on a large island: for the next kFloorSpan iterations).
   Eigen::VectorXd &z_admm = w.z_admm, &z_best = w.z_best, &zn = w.zn;
   z_admm = z;
   z_best = z;
@@ -416,7 +418,9 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
       de_saxce(blocks, u, s);
       y = -(u + s);
       rho_min = rho = 4.0 * rho;
-      floor_until = it + kFloorSpan;
+      // for good on a small island (a hinged link's rank-1 rows diverge again below it),
+      // for kFloorSpan iterations on a large one
+      floor_until = m <= kSmallIsland ? options.max_iterations : it + kFloorSpan;
       factor.factor(rho);
       continue;
     }
