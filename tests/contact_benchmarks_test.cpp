@@ -115,8 +115,8 @@ TEST(ContactBenchmarks, LightHubRimlessWheelConvergesOnItsCycleInFewIterations) 
   // the shipped wheel with a hub 12.5 times lighter in rotation (I = 0.002 kg m²): each
   // spoke impact puts two contacts on a body whose G spans 0.28 to 501 (N·s)⁻¹·m/s, where
   // ADMM alone took up to 1,700 iterations a step; Newton's steps once ADMM stalls for 16
-  // iterations meet the tolerance.  Started on the heavy wheel's cycle, it settles on its own (McGeer's
-  // formula with this I) within a few impacts.
+  // iterations meet the tolerance.  Started on the heavy wheel's cycle, it settles on its own
+  // (McGeer's formula with this I) within a few impacts.
   nlohmann::json j = nlohmann::json::parse(
       read_text(std::string(APPELL_SOURCE_DIR) + "/scenes/examples/contact_rimless_wheel.json"));
   const double I = 0.002, L = 0.5, mass = 1.0, alpha = M_PI / 8;

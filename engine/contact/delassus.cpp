@@ -115,29 +115,33 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   std::vector<int>&top_start = w.top_start, &top_rows = w.top_rows, &seen = w.seen;
   row_tops.resize(sparse ? n : 0);
   top_start.assign(sparse ? nj + 1 : 0, 0);
+  // the top of row k's body s, −1 for the world or for a second body in the first's subtree
+  const auto distinct_top = [&](int k, int s) {
+    const int t = row_tops[k][s];
+    return s == 1 && t == row_tops[k][0] ? -1 : t;
+  };
   if (sparse) {
-    for (int k = 0; k < n; ++k)
+    for (int k = 0; k < n; ++k) {
       for (int s = 0; s < 2; ++s) {
         const int b = rows[k].body[s];
         row_tops[k][s] = b == kWorld ? -1 : top[tree.tree_index[b]];
-        if (row_tops[k][s] >= 0 && !(s == 1 && row_tops[k][1] == row_tops[k][0]))
-          ++top_start[row_tops[k][s] + 1];
       }
+      for (int s = 0; s < 2; ++s)
+        if (distinct_top(k, s) >= 0) ++top_start[distinct_top(k, s) + 1];
+    }
     for (int t = 0; t < nj; ++t) top_start[t + 1] += top_start[t];
     top_rows.resize(top_start[nj]);
     std::vector<int>& fill = w.fill;
     fill.assign(top_start.begin(), top_start.end() - 1);
     for (int k = 0; k < n; ++k)
       for (int s = 0; s < 2; ++s)
-        if (row_tops[k][s] >= 0 && !(s == 1 && row_tops[k][1] == row_tops[k][0]))
-          top_rows[fill[row_tops[k][s]]++] = k;
+        if (distinct_top(k, s) >= 0) top_rows[fill[distinct_top(k, s)]++] = k;
     seen.assign(n, -1);
   }
   const auto partners = [&](int k) {  // rows sharing a subtree with row k, with repeats
     int count = 0;
     for (int s = 0; s < 2; ++s)
-      if (row_tops[k][s] >= 0 && !(s == 1 && row_tops[k][1] == row_tops[k][0]))
-        count += top_start[row_tops[k][s] + 1] - top_start[row_tops[k][s]];
+      if (const int t = distinct_top(k, s); t >= 0) count += top_start[t + 1] - top_start[t];
     return count;
   };
   // an island is sparse when it is large and its rows' partners few
@@ -235,20 +239,20 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       Eigen::SparseMatrix<double>& S = (*islands)[island[k]].coupled;
       int* inner = S.innerIndexPtr();
       const int begin = S.outerIndexPtr()[k - j0];
-      int end = begin;
+      int past = begin;  // one past the column's last entry
       for (int s = 0; s < 2; ++s) {
-        const int t = row_tops[k][s];
-        if (t < 0 || (s == 1 && t == row_tops[k][0])) continue;
+        const int t = distinct_top(k, s);
+        if (t < 0) continue;
         for (int p = top_start[t]; p < top_start[t + 1]; ++p) {
           const int j = top_rows[p];
           if (seen[j] == k) continue;
           seen[j] = k;
-          inner[end++] = j - j0;
+          inner[past++] = j - j0;
         }
       }
-      std::sort(inner + begin, inner + end);
-      for (int p = begin; p < end; ++p) S.valuePtr()[p] = row_dot(m, rows[inner[p] + j0], a);
-      S.outerIndexPtr()[k - j0 + 1] = end;
+      std::sort(inner + begin, inner + past);
+      for (int p = begin; p < past; ++p) S.valuePtr()[p] = row_dot(m, rows[inner[p] + j0], a);
+      S.outerIndexPtr()[k - j0 + 1] = past;
     } else if (blocked) {
       Eigen::MatrixXd& B = (*islands)[island[k]].dense;
       for (int j = j0; j < j0 + B.rows(); ++j) B(j - j0, k - j0) = row_dot(m, rows[j], a);

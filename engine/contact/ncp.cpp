@@ -70,10 +70,6 @@ double block_scale(const Diagonal& diag, const ContactBlock& b) {
   return gamma > 0 ? gamma : 1.0;
 }
 
-double block_scale(const Eigen::MatrixXd& G, const ContactBlock& b) {
-  return block_scale(G.diagonal(), b);
-}
-
 // the natural residual at λ from the rows' velocities u = G λ + g and the blocks' scales
 double residual_at(const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
                    const Eigen::VectorXd& lambda, const Eigen::VectorXd& u) {
@@ -231,7 +227,7 @@ double contact_residual(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
                         const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& lambda) {
   Eigen::VectorXd gamma(blocks.size());
   for (size_t k = 0; k < blocks.size(); ++k)
-    gamma(static_cast<Eigen::Index>(k)) = block_scale(G, blocks[k]);
+    gamma(static_cast<Eigen::Index>(k)) = block_scale(G.diagonal(), blocks[k]);
   return residual_at(blocks, gamma, lambda, G * lambda + g);
 }
 
