@@ -26,8 +26,8 @@ void tangents(const Vec3& n, Vec3& t1, Vec3& t2) {
 }
 
 MoreauStepper::Key key_of(const ContactRecord& r) {
-  return {r.point.shape_a, r.point.shape_b, r.point.body_a,
-          r.point.body_b,  r.point.feature, r.joint * 4 + r.upper + 2 * r.friction};
+  return {r.point.shape_a, r.point.shape_b, r.point.body_a, r.point.body_b,
+          r.joint * 4 + r.upper + 2 * r.friction};
 }
 
 }  // namespace
@@ -275,6 +275,48 @@ void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
   gaps_.swap(gaps);
 }
 
+void MoreauStepper::match_previous(const Data& d) {
+  // A row's last impulse (its warm start) and whether it pushed (in contact, not meeting).
+  // The detectors number a pair's points in the order they find them, and that order is
+  // not kept from step to step (a box–box face's clipped corners start anywhere on the
+  // polygon): by number, a pile of boxes warm-started its corners with each other's
+  // impulses and took thousands of iterations on a resting step.  A contact point takes
+  // the last step's point of its pair nearest to it in its body's frame, where that is
+  // clearly the nearest (under half the distance to the second nearest).
+  const size_t nb = records_.size();
+  at_.resize(nb);
+  previous_.assign(nb, -1);
+  for (size_t k = 0; k < nb; ++k) {
+    const ContactRecord& r = records_[k];
+    const int body = r.point.body_b != kWorld ? r.point.body_b : r.point.body_a;
+    at_[k] = r.joint < 0 && body != kWorld
+                 ? Vec3(d.body[body].Q.transpose() * (r.point.point - d.body[body].x))
+                 : r.point.point;
+    const Key key = key_of(r);
+    const auto first = std::lower_bound(warm_.begin(), warm_.end(), key,
+                                        [](const Previous& w, const Key& k) { return w.key < k; });
+    auto last = first;
+    while (last != warm_.end() && last->key == key) ++last;
+    if (first == last) continue;
+    if (r.joint >= 0 || last - first == 1) {
+      previous_[k] = static_cast<int>(first - warm_.begin());
+      continue;
+    }
+    double d1 = std::numeric_limits<double>::infinity(), d2 = d1;
+    for (auto it = first; it != last; ++it) {
+      const double dist = (it->at - at_[k]).norm();
+      if (dist < d1) {
+        d2 = d1;
+        d1 = dist;
+        previous_[k] = static_cast<int>(it - warm_.begin());
+      } else {
+        d2 = std::min(d2, dist);
+      }
+    }
+    if (!(d1 < 0.5 * d2)) previous_[k] = -1;
+  }
+}
+
 ContactSolverResult MoreauStepper::solve_islands(const std::vector<char>* only) {
   return solve_islands(g_, lambda_, o_.solver, only);
 }
@@ -369,8 +411,10 @@ SolveStatus MoreauStepper::rest_accelerations(const Eigen::VectorXd& qm, Data& d
   // (gravity, springs, servos' position terms, through the bilateral rows): the recursion at
   // u = 0.  Only where a contact with restitution may meet (located impacts, impact_law).
   bool any = false;
-  for (const ContactRecord& r : records_)
-    any = any || (r.joint < 0 && !r.friction && r.point.restitution > 0 && !landed(key_of(r)));
+  for (size_t k = 0; k < records_.size(); ++k) {
+    const ContactRecord& r = records_[k];
+    any = any || (r.joint < 0 && !r.friction && r.point.restitution > 0 && !landed(k));
+  }
   if (!any) return SolveStatus::Ok;
   uzero_.setZero(m_.tree().nu);
   const SolveStatus st = rates(qm, uzero_, d);
@@ -442,9 +486,8 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
     fixed0_[k] = b.fixed;
     r.impact = false;
     gend_(b.row) += r.point.gap;
-    const Key key = key_of(r);
     const bool located =
-        !r.friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed(key);
+        !r.friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed(k);
     double tau = 0.0, v = 0.0;
     if (located) locate(k, h, 0.0, tau, v);
     const double g0 = r.point.gap - 0.5 * h * v0_(b.row);  // the gap at the step's start
@@ -459,7 +502,7 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
       }
     } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
       // a row that already pushed at the last step is in contact, not meeting
-      r.impact = v0_(b.row) < -1e-9 && !landed(key);
+      r.impact = v0_(b.row) < -1e-9 && !landed(k);
       if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
     } else if (r.point.gap > o_.closed_gap || (r.point.gap > 0 && v0_(b.row) > 0)) {
       // (a closed row at rest, 0 < g ≤ closed_gap and u_n = 0, takes no shift: the gaps of
@@ -468,11 +511,8 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
       // 1e-9 m/s; a separating one keeps it)
       g_(b.row) += r.point.gap / h;
     }
-    if (!warm) continue;
-    const auto it = std::lower_bound(warm_.begin(), warm_.end(), key,
-                                     [](const auto& w, const Key& k) { return w.first < k; });
-    if (it != warm_.end() && it->first == key)
-      lambda_.segment(b.row, b.size()) = it->second.head(b.size());
+    if (warm && previous_[k] >= 0)
+      lambda_.segment(b.row, b.size()) = warm_[previous_[k]].impulse.head(b.size());
   }
   impact_laws(h, 0);
   for (int k = 0; k < nb; ++k) {
@@ -491,7 +531,7 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
     ContactRecord& r = records_[k];
     if (law_[k] != Law::Plain || r.friction) continue;
     if (!(r.point.gap > o_.closed_gap && lambda_(b.row) > 0 && v0_(b.row) < -1e-9)) continue;
-    if (landed(key_of(r))) continue;  // in contact already
+    if (landed(k)) continue;  // in contact already
     r.impact = true;
   }
   // Later stages: the impulses of stage 1 may drive a row it left free closed (Newton's
@@ -520,7 +560,6 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
       const Island& is = islands_[i];
       for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
         ContactBlock& b = blocks_[k];
-        const ContactRecord& r = records_[k];
         const int row = b.row;
         law_[k] = Law::Plain;
         when_.segment(row, b.size()).setConstant(-1.0);
@@ -531,7 +570,7 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
         const double s = h - tisl_[i];
         const double gT = gend_(row) - yend_(row) * s + 0.5 * acc_(row) * s * s;
         if (gT <= o_.closed_gap) {
-          if (v < -1e-9 && !landed(key_of(r))) {
+          if (v < -1e-9 && !landed(k)) {
             law_[k] = Law::Impact;
             taub_[k] = tau;
           } else {
@@ -578,8 +617,8 @@ void MoreauStepper::impact_laws(double h, int stage) {
     bool resting = false;
     for (int k = is.block0; stage == 0 && k < is.block0 + is.blocks; ++k) {
       const ContactRecord& r = records_[k];
-      resting = resting || (law_[k] == Law::Plain && !r.friction && r.point.gap <= o_.closed_gap &&
-                            landed(key_of(r)));
+      resting = resting ||
+                (law_[k] == Law::Plain && !r.friction && r.point.gap <= o_.closed_gap && landed(k));
     }
     for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
       if (law_[k] != Law::Impact) continue;
@@ -612,7 +651,7 @@ void MoreauStepper::stage_times(int stage) {
       if (law_[k] == Law::Impact) {
         if (tau >= 0) when_.segment(b.row, b.size()).setConstant(tau);  // not a landing
       } else if (mu_(b.row) != 0 && b.kind != ContactBlock::Kind::Bounded &&
-                 (stage > 0 || !landed(key_of(records_[k])))) {
+                 (stage > 0 || !landed(k))) {
         when_.segment(b.row, b.size()).setConstant(first);
       }
     }
@@ -707,6 +746,7 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   gather(qm, d, false, step_margin(d, h), records_);
   if (too_deep(records_, "", d) || too_fast(d, h)) return d.diagnostics.status;
   if (!rows_.empty()) {
+    match_previous(d);
     tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_, &dscratch_);
     mark_fixed();
     row_velocities(m_, d, rows_, ustar_, gfree_, &dscratch_);
@@ -737,7 +777,6 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       return d.diagnostics.status;
     }
     warm_next_.clear();
-    landed_next_.clear();
     for (size_t k = 0; k < blocks_.size(); ++k) {
       const ContactBlock& b = blocks_[k];
       ContactRecord& r = records_[k];
@@ -755,18 +794,14 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
         r.state = ContactRecord::State::Slip;
       else
         r.state = ContactRecord::State::Stick;
-      warm_next_.push_back({key_of(r), r.impulse});
-      if (r.impulse(0) > 0 && !r.friction) landed_next_.push_back(key_of(r));
+      warm_next_.push_back({key_of(r), r.impulse, at_[k], r.impulse(0) > 0 && !r.friction});
     }
-    // sorted for lookups by key (vectors keep their storage from step to step)
+    // sorted for lookups by key (std::sort: no buffer; the vectors keep their storage)
     std::sort(warm_next_.begin(), warm_next_.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::sort(landed_next_.begin(), landed_next_.end());
+              [](const Previous& a, const Previous& b) { return a.key < b.key; });
     warm_.swap(warm_next_);
-    landed_.swap(landed_next_);
   } else {
     warm_.clear();
-    landed_.clear();
     if (spinning_) {
       ContactSolverResult none;
       const SolveStatus st2 = midpoint(qm, u, h, d, none);

@@ -122,8 +122,9 @@ struct MoreauStepStats {
 
 class MoreauStepper {
  public:
-  // a row's identity from step to step: shapes, bodies, feature, joint and side
-  using Key = std::tuple<int, int, int, int, int, int>;
+  // a row's identity from step to step: shapes, bodies, joint, side and friction; the
+  // points of one pair of shapes are told apart by where they lie (match_previous)
+  using Key = std::tuple<int, int, int, int, int>;
   // detector: null when the model has no shapes (joint limits only)
   MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> detector,
                 const MoreauOptions& o = {});
@@ -243,12 +244,21 @@ class MoreauStepper {
   std::vector<ContactRecord> records_, scratch_;
   std::vector<TwistRow> rows_;
   std::vector<ContactBlock> blocks_;
-  // the last step's impulses by row key, and the rows that pushed in it (in contact, not
-  // meeting): sorted by key, rebuilt each step in the second vector and swapped (no
-  // allocation once their storage holds a step's rows)
-  std::vector<std::pair<Key, Eigen::Vector3d>> warm_, warm_next_;
-  std::vector<Key> landed_, landed_next_;
-  bool landed(const Key& k) const { return std::binary_search(landed_.begin(), landed_.end(), k); }
+  // the last step's rows: impulse, whether it pushed (in contact, not meeting) and, for a
+  // contact point, where it lay in its body's frame; sorted by key, rebuilt each step in
+  // the second vector and swapped (no allocation once their storage holds a step's rows)
+  struct Previous {
+    Key key;
+    Eigen::Vector3d impulse;
+    Vec3 at;
+    bool pushed = false;
+  };
+  std::vector<Previous> warm_, warm_next_;
+  std::vector<Vec3> at_;       // per block of the step: its point in its body's frame
+  std::vector<int> previous_;  // per block: its row in warm_ (−1: new)
+  void match_previous(const Data& d);
+  // block k pushed at the last step: in contact, not meeting
+  bool landed(int k) const { return previous_[k] >= 0 && warm_[previous_[k]].pushed; }
   // the step's scratch: the midpoint, the rows' velocities after it, the gathered gaps,
   // order_islands()'s permutation and reordered copies
   Eigen::VectorXd qm_, v_, gaps_scratch_;
