@@ -58,6 +58,7 @@ struct ContactSolverOptions {
 struct ContactSolverResult {
   double residual = 0.0;      // the natural residual at the returned λ (velocity units)
   int iterations = 0;         // ADMM's
+  int sweeps = 0;             // Gauss–Seidel sweeps before it
   int newton_iterations = 0;  // the semismooth Newton polish's (newton_polish in ncp.cpp)
   bool converged = false;
 };
@@ -67,6 +68,8 @@ struct ContactSolverResult {
 // place when ρ changes, never copied into a new matrix).
 struct ContactWorkspace {
   Eigen::VectorXd z, x, y, u, s, z_prev, rhs, z_admm, z_best, zn, gamma;
+  double rho = 0.0;                   // the last solve's final penalty (0: none yet)
+  Eigen::Index rho_size = 0;          // and its problem's size
   Eigen::LLT<Eigen::MatrixXd> dense;  // G + ρI of a dense G
   // a sparse G: A = G + ρI on G's pattern (the diagonal always stored), its factor, and
   // where A's diagonal entries sit in its values
