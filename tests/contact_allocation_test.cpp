@@ -1,7 +1,7 @@
 // The contact step allocates nothing once its workspaces are sized (engine/contact/moreau.hpp)
 // while its rows keep their number: a box and a ball at rest on the ground, a pendulum on its
 // limit, the quadruped standing on its feet.  (A step whose rows change in number resizes
-// them; an island solved on a sparse G allocates inside Eigen's sparse Cholesky.)
+// them; an island solved on a sparse or low-rank G allocates inside Eigen's sparse Cholesky.)
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>

@@ -159,26 +159,27 @@ TEST(TreeDelassus, FreeBodyMatchesJMinvJt) {
   }
 }
 
-TEST(TreeDelassus, StackIslandIsSparseAndSolvesAsTheDenseOne) {
-  // twelve free boxes in a column, four corner contacts (3 rows each) under each: one island
-  // of 144 rows in which a box's rows meet only its neighbours'.  Its G is kept sparse, equal
-  // to the dense G of the same rows, and the solver gives the same motion on either.
+// n free boxes in a column, `corners` contacts (3 rows each) under each: one island in which
+// a box's rows meet only its neighbours'.  Checks that its island matrix equals the dense G
+// of the same rows, formed by the recursion, and that the solver gives the same motion on
+// both; returns the island's matrix.
+IslandMatrix stack_island(int n, int corners) {
   ModelBuilder b;
-  const int n = 12;
   for (int k = 0; k < n; ++k) {
     Body B;
     B.name = "box" + std::to_string(k);
     B.mass = 1.0 + 0.1 * k;
     B.inertia = Vec3(0.002, 0.0021, 0.0019).asDiagonal() * B.mass;
     B.position = Vec3(0.001 * k, 0.0, 0.05 + 0.1 * k);
+    B.orientation = Quat(Eigen::AngleAxisd(0.1 * k, Vec3(0.3, 0.2, 1).normalized()));
     b.add_body(B);
   }
   const Model m = compile(b);
   Data d(m);
-  ASSERT_EQ(recursive_rates(m, d, m.initial_state().q, m.initial_state().u, {}), SolveStatus::Ok);
+  EXPECT_EQ(recursive_rates(m, d, m.initial_state().q, m.initial_state().u, {}), SolveStatus::Ok);
   std::vector<TwistRow> rows;
   for (int k = 0; k < n; ++k)
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < corners; ++c) {
       const Vec3 p(0.001 * k + ((c & 1) ? 0.05 : -0.05), (c & 2) ? 0.05 : -0.05, 0.1 * k);
       for (const Vec3& dir : {Vec3(0, 0, 1), Vec3(1, 0, 0), Vec3(0, 1, 0)})
         rows.push_back(point_row(d, k == 0 ? kWorld : k - 1, k, p, dir));
@@ -190,17 +191,24 @@ TEST(TreeDelassus, StackIslandIsSparseAndSolvesAsTheDenseOne) {
   ResponseSupport support;
   std::vector<IslandMatrix> islands;
   tree_delassus(m, d, rows, G1, R1, &first, &support, &islands);
-  ASSERT_EQ(islands.size(), 1u);
-  ASSERT_TRUE(islands[0].sparse);
-  const Eigen::MatrixXd S = islands[0].coupled;
+  EXPECT_EQ(islands.size(), 1u);
+  if (islands.size() != 1) return {};
+  const IslandMatrix& I = islands[0];
+  Eigen::MatrixXd S(rows_n, rows_n);
+  if (I.factored)
+    S = Eigen::MatrixXd(I.low_rank.B) * Eigen::MatrixXd(I.low_rank.B).transpose();
+  else if (I.sparse)
+    S = I.coupled;
+  else
+    S = I.dense;
   EXPECT_LT((S - G).norm(), 1e-12 * G.norm());
-  EXPECT_LT(islands[0].coupled.nonZeros(), rows_n * rows_n / 4);
+  for (int k = 0; k < rows_n; ++k) EXPECT_NEAR(I.diagonal(k), G(k, k), 1e-12 * G(k, k));
   // the same problem on both, μ = 0.8: free velocities the bodies can have (g = J v, in G's
   // range: with redundant corners any other g has no sticking solution), pressing each box
   // down and sliding some
-  std::vector<ContactBlock> blocks(n * 4);
+  std::vector<ContactBlock> blocks(n * corners);
   Eigen::VectorXd x = Eigen::VectorXd::Zero(rows_n);
-  for (int c = 0; c < n * 4; ++c) {
+  for (int c = 0; c < n * corners; ++c) {
     blocks[c].row = 3 * c;
     blocks[c].mu = 0.8;
     x(3 * c) = -0.01 * (1 + c % 3);
@@ -211,12 +219,34 @@ TEST(TreeDelassus, StackIslandIsSparseAndSolvesAsTheDenseOne) {
   ContactSolverOptions o;
   o.tolerance = 1e-12;
   const ContactSolverResult rd = solve_contact_problem(G, g, blocks, ld, o);
-  const ContactSolverResult rs = solve_contact_problem(islands[0].coupled, g, blocks, ls, o);
-  ASSERT_TRUE(rd.converged);
-  ASSERT_TRUE(rs.converged);
+  const ContactSolverResult rs = I.factored ? solve_contact_problem(I.low_rank, g, blocks, ls, o)
+                                 : I.sparse ? solve_contact_problem(I.coupled, g, blocks, ls, o)
+                                            : solve_contact_problem(I.dense, g, blocks, ls, o);
+  EXPECT_TRUE(rd.converged);
+  EXPECT_TRUE(rs.converged);
   // the motion is unique where the impulses of redundant corners are not
   EXPECT_LT((G * (ld - ls)).lpNorm<Eigen::Infinity>(), 1e-10);
   EXPECT_LE(contact_residual(G, g, blocks, ls), 1e-12);
+  return I;
+}
+
+TEST(TreeDelassus, StackIslandIsSparseAndSolvesAsTheDenseOne) {
+  // twenty boxes, two corners under each: 120 rows for 120 velocities, a box's rows meeting
+  // only its neighbours' (24 of 120): G kept sparse
+  const IslandMatrix I = stack_island(20, 2);
+  EXPECT_TRUE(I.sparse);
+  EXPECT_FALSE(I.factored);
+  EXPECT_LT(I.coupled.nonZeros(), 120 * 120 / 4);
+}
+
+TEST(TreeDelassus, StackOfFreeBoxesOnFourCornersKeepsGAsItsFactor) {
+  // twelve boxes, four corners under each: 144 rows for 72 velocities, G = B Bᵀ of rank 72
+  // at most; its factor B = J L⁻ᵀ from the boxes' masses and inertias equals the
+  // recursion's G, and the solver, on BᵀB + ρI, gives the dense solve's motion
+  const IslandMatrix I = stack_island(12, 4);
+  EXPECT_TRUE(I.factored);
+  EXPECT_EQ(I.low_rank.B.cols(), 72);
+  EXPECT_LE(I.low_rank.B.nonZeros(), 144 * 12);
 }
 
 TEST(TreeDelassus, ResponseKeepsTheLoopClosed) {

@@ -65,6 +65,68 @@ double row_dot(const Model& m, const TwistRow& r, const std::vector<SpatialMotio
   return s;
 }
 
+// The columns of B for rows [k0, k0 + len): 6 per body the rows touch, in `column` (per
+// body, −1 elsewhere); their number, or len when a row touches a body that is not free.
+int low_rank_columns(const std::vector<TwistRow>& rows, int k0, int len,
+                     const std::vector<int>& free_body, std::vector<int>& column) {
+  column.assign(free_body.size(), -1);
+  int count = 0;
+  for (int k = k0; k < k0 + len; ++k)
+    for (int s = 0; s < 2; ++s) {
+      const int b = rows[k].body[s];
+      if (b == kWorld) continue;
+      if (!free_body[b]) return len;
+      if (column[b] < 0) {
+        column[b] = count;
+        count += 6;
+      }
+    }
+  return count;
+}
+
+// B = J L⁻ᵀ of rows [k0, k0 + len) (LowRankDelassus): a body's part of a row's B is
+// (f/√m, L⁻¹ τ) for its (force, moment) terms, M_b = diag(m I, L Lᵀ), L the Cholesky factor
+// of the world inertia at the centre of mass.  Row by row in place, with its diagonal.
+void low_rank_factor(const Model& m, const Data& d, const std::vector<TwistRow>& rows, int k0,
+                     int len, const std::vector<int>& column, LowRankDelassus& L) {
+  int ncol = 0;
+  for (int c : column) ncol = std::max(ncol, c + 6);
+  Eigen::SparseMatrix<double, Eigen::RowMajor>& B = L.B;
+  B.resize(len, ncol);
+  B.resizeNonZeros(12 * len);
+  L.diagonal.resize(len);
+  int* outer = B.outerIndexPtr();
+  int* inner = B.innerIndexPtr();
+  double* value = B.valuePtr();
+  outer[0] = 0;
+  for (int k = 0; k < len; ++k) {
+    const TwistRow& r = rows[k0 + k];
+    int p = outer[k];
+    // the row's bodies in the order of their columns
+    int order[2] = {0, 1};
+    if (r.body[0] != kWorld && r.body[1] != kWorld && column[r.body[1]] < column[r.body[0]])
+      std::swap(order[0], order[1]);
+    for (int s : order) {
+      const int b = r.body[s];
+      if (b == kWorld) continue;
+      const double root_mass = std::sqrt(m.bodies()[b].mass);
+      const Vec3 f = r.term[s].force / root_mass;
+      const Vec3 tau = d.J[b].llt().matrixL().solve(Vec3(r.term[s].moment));
+      for (int j = 0; j < 3; ++j) {
+        inner[p] = column[b] + j;
+        value[p++] = f(j);
+      }
+      for (int j = 0; j < 3; ++j) {
+        inner[p] = column[b] + 3 + j;
+        value[p++] = tau(j);
+      }
+    }
+    outer[k + 1] = p;
+    L.diagonal(k) = Eigen::Map<const Eigen::VectorXd>(value + outer[k], p - outer[k]).squaredNorm();
+  }
+  B.resizeNonZeros(outer[len]);
+}
+
 }  // namespace
 
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
@@ -144,12 +206,32 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       if (const int t = distinct_top(k, s); t >= 0) count += top_start[t + 1] - top_start[t];
     return count;
   };
-  // an island is sparse when it is large and its rows' partners few
+  // per body: free on its own (a root joint of six velocities on that body alone, no
+  // armature, nothing welded to it), where a low-rank island's factor is the body's
+  std::vector<int>& free_body = w.free_body;
+  free_body.assign(sparse ? m.nbody() : 0, 0);
+  if (sparse && d.composite.empty()) {
+    for (const TreeJoint& t : tree.joints)
+      if (t.body >= 0 && t.body < m.nbody())
+        free_body[t.body] =
+            t.parent < 0 && t.nu == 6 && t.armature == 0 && m.bodies()[t.body].rigid();
+    for (size_t t = 0; t < tree.joints.size(); ++t)
+      if (!tree.children[t].empty()) free_body[tree.joints[t].body] = 0;
+  }
+  // an island is low-rank when it is large, on free bodies alone, with more rows than
+  // velocities; else sparse when it is large and its rows' partners few
   if (blocked)
     for (size_t i = 0; i < islands->size(); ++i) {
       const int k0 = island_start[i];
       const int len = (i + 1 < island_start.size() ? island_start[i + 1] : n) - k0;
       IslandMatrix& B = (*islands)[i];
+      B.factored = sparse && len >= kSparseIsland &&
+                   low_rank_columns(rows, k0, len, free_body, w.column) < len;
+      if (B.factored) {
+        B.sparse = false;
+        B.dense.resize(0, 0);
+        continue;
+      }
       long count = 0;
       if (sparse)
         for (int k = k0; k < k0 + len; ++k) count += partners(k);
@@ -234,7 +316,9 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
     }
     // within the island: rows from its first to the next island's first
     const int j0 = first ? (*first)[k] : 0;
-    if (blocked && (*islands)[island[k]].sparse) {
+    if (blocked && (*islands)[island[k]].factored) {
+      // formed after the rows, from the bodies' masses
+    } else if (blocked && (*islands)[island[k]].sparse) {
       // column k − j0: the rows sharing a subtree with row k, in order
       Eigen::SparseMatrix<double>& S = (*islands)[island[k]].coupled;
       int* inner = S.innerIndexPtr();
@@ -268,6 +352,13 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   if (blocked) {
     for (size_t i = 0; i < islands->size(); ++i) {
       IslandMatrix& I = (*islands)[i];
+      if (I.factored) {
+        const int k0 = island_start[i];
+        const int len = (i + 1 < island_start.size() ? island_start[i + 1] : n) - k0;
+        low_rank_columns(rows, k0, len, free_body, w.column);  // (the last island's there)
+        low_rank_factor(m, d, rows, k0, len, w.column, I.low_rank);
+        continue;
+      }
       if (I.sparse) {  // the pattern is symmetric: average (j, k) and (k, j) in place
         Eigen::SparseMatrix<double>& S = I.coupled;
         S.resizeNonZeros(S.outerIndexPtr()[S.cols()]);

@@ -18,6 +18,7 @@
 
 #include "appell/constraint.hpp"
 #include "appell/data.hpp"
+#include "engine/contact/ncp.hpp"
 
 namespace appell {
 
@@ -58,16 +59,28 @@ struct ResponseSupport {
 // An island's block is kept sparse when its rows couple few others: a stack of boxes, whose
 // box's contacts meet only the neighbouring boxes' (its G costs O(rows), not O(rows²), and the
 // solver's factor of G + ρI O(rows), not O(rows³)).
+//
+// An island of more rows than its bodies have velocities, every body free on its own (no
+// joint, no weld, no bilateral row: a pile of boxes, whose faces meet at four corners each),
+// keeps G as its factor B (LowRankDelassus, engine/contact/ncp.hpp).
 struct IslandMatrix {
   bool sparse = false;
+  bool factored = false;  // G kept as LowRankDelassus (then `sparse` is false)
   Eigen::MatrixXd dense;
   Eigen::SparseMatrix<double> coupled;  // both triangles, every diagonal entry stored
-  Eigen::Index size() const { return sparse ? coupled.rows() : dense.rows(); }
-  double diagonal(Eigen::Index k) const { return sparse ? coupled.coeff(k, k) : dense(k, k); }
+  LowRankDelassus low_rank;
+  Eigen::Index size() const {
+    return factored ? low_rank.B.rows() : sparse ? coupled.rows() : dense.rows();
+  }
+  double diagonal(Eigen::Index k) const {
+    return factored ? low_rank.diagonal(k) : sparse ? coupled.coeff(k, k) : dense(k, k);
+  }
   // y += G x
   template <class X, class Y>
   void add_product(const X& x, Y&& y) const {
-    if (sparse)
+    if (factored)
+      low_rank.add_product(x, y);
+    else if (sparse)
       y.noalias() += coupled * x;
     else
       y.noalias() += dense * x;
@@ -78,6 +91,7 @@ struct IslandMatrix {
 // step (the contact stepper): once its vectors hold a step's rows, nothing is allocated.
 struct DelassusScratch {
   std::vector<int> island, island_start, top, end, top_start, top_rows, seen, fill;
+  std::vector<int> free_body, column;  // per body: free on its own; its column in B (−1)
   std::vector<std::array<int, 2>> row_tops;
   Eigen::VectorXd e, y;
   std::vector<SpatialMotion> a, V;

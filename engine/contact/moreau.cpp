@@ -339,7 +339,9 @@ ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen
     w.blocks.assign(blocks_.begin() + is.block0, blocks_.begin() + is.block0 + is.blocks);
     for (ContactBlock& b : w.blocks) b.row -= is.row0;
     const ContactSolverResult r =
-        Gis_[i].sparse
+        Gis_[i].factored
+            ? solve_contact_problem(Gis_[i].low_rank, w.g, w.blocks, w.lambda, so, &w.solver)
+        : Gis_[i].sparse
             ? solve_contact_problem(Gis_[i].coupled, w.g, w.blocks, w.lambda, so, &w.solver)
             : solve_contact_problem(Gis_[i].dense, w.g, w.blocks, w.lambda, so, &w.solver);
     lambda.segment(is.row0, is.rows) = w.lambda;

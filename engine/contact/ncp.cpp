@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace appell {
 
@@ -300,56 +301,114 @@ struct DenseFactor {
   const Eigen::MatrixXd& dense() { return G; }
 };
 
+// w.A = S + ρI on S's pattern with every diagonal entry stored, the positions of its
+// diagonal entries and S's diagonal; the ordering and symbolic factor kept while the
+// pattern is (a resting stack keeps its pattern from step to step)
+void prepare_penalized(const Eigen::SparseMatrix<double>& S, ContactWorkspace& w) {
+  const Eigen::Index m = S.rows();
+  Eigen::SparseMatrix<double>& A = w.A;
+  A = S;
+  bool complete = true;
+  for (Eigen::Index k = 0; k < m && complete; ++k) complete = A.coeff(k, k) != 0.0;
+  if (!complete) {  // a row that moves nothing: its diagonal entry is an explicit zero
+    for (Eigen::Index k = 0; k < m; ++k) A.coeffRef(k, k) += 0.0;
+    A.makeCompressed();
+  }
+  w.diagonal.resize(static_cast<size_t>(m));
+  for (Eigen::Index k = 0; k < m; ++k) {
+    const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[k];
+    const int* end = A.innerIndexPtr() + A.outerIndexPtr()[k + 1];
+    w.diagonal[static_cast<size_t>(k)] =
+        static_cast<int>(std::lower_bound(begin, end, static_cast<int>(k)) - A.innerIndexPtr());
+  }
+  w.g_diagonal.resize(m);
+  for (Eigen::Index k = 0; k < m; ++k) w.g_diagonal(k) = A.valuePtr()[w.diagonal[k]];
+  const int* outer = A.outerIndexPtr();
+  const int* inner = A.innerIndexPtr();
+  const int nnz = outer[m];
+  const bool same = w.analyzed && static_cast<Eigen::Index>(w.pattern_outer.size()) == m + 1 &&
+                    static_cast<int>(w.pattern_inner.size()) == nnz &&
+                    std::equal(outer, outer + m + 1, w.pattern_outer.begin()) &&
+                    std::equal(inner, inner + nnz, w.pattern_inner.begin());
+  if (same) return;
+  w.pattern_outer.assign(outer, outer + m + 1);
+  w.pattern_inner.assign(inner, inner + nnz);
+  w.sparse.analyzePattern(A);
+  w.analyzed = true;
+}
+
+// w.A's diagonal set to S's + ρ, and factored
+void factor_penalized(double rho, ContactWorkspace& w) {
+  double* values = w.A.valuePtr();
+  for (size_t k = 0; k < w.diagonal.size(); ++k)
+    values[w.diagonal[k]] = w.g_diagonal(static_cast<Eigen::Index>(k)) + rho;
+  w.sparse.factorize(w.A);
+}
+
 struct SparseFactor {
   const Eigen::SparseMatrix<double>& G;
   ContactWorkspace& w;
-  // A on G's pattern with every diagonal entry stored, its ordering and symbolic factor
-  void prepare() {
-    const Eigen::Index m = G.rows();
-    Eigen::SparseMatrix<double>& A = w.A;
-    A = G;
-    bool complete = true;
-    for (Eigen::Index k = 0; k < m && complete; ++k) complete = A.coeff(k, k) != 0.0;
-    if (!complete) {  // a row that moves nothing: its diagonal entry is an explicit zero
-      for (Eigen::Index k = 0; k < m; ++k) A.coeffRef(k, k) += 0.0;
-      A.makeCompressed();
-    }
-    w.diagonal.resize(static_cast<size_t>(m));
-    for (Eigen::Index k = 0; k < m; ++k) {
-      const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[k];
-      const int* end = A.innerIndexPtr() + A.outerIndexPtr()[k + 1];
-      w.diagonal[static_cast<size_t>(k)] =
-          static_cast<int>(std::lower_bound(begin, end, static_cast<int>(k)) - A.innerIndexPtr());
-    }
-    w.g_diagonal.resize(m);
-    for (Eigen::Index k = 0; k < m; ++k) w.g_diagonal(k) = A.valuePtr()[w.diagonal[k]];
-    // the ordering and the symbolic factor depend on the pattern alone: a resting stack
-    // keeps its pattern from step to step
-    const int* outer = A.outerIndexPtr();
-    const int* inner = A.innerIndexPtr();
-    const int nnz = outer[m];
-    const bool same = w.analyzed && static_cast<Eigen::Index>(w.pattern_outer.size()) == m + 1 &&
-                      static_cast<int>(w.pattern_inner.size()) == nnz &&
-                      std::equal(outer, outer + m + 1, w.pattern_outer.begin()) &&
-                      std::equal(inner, inner + nnz, w.pattern_inner.begin());
-    if (same) return;
-    w.pattern_outer.assign(outer, outer + m + 1);
-    w.pattern_inner.assign(inner, inner + nnz);
-    w.sparse.analyzePattern(A);
-    w.analyzed = true;
-  }
-  void factor(double rho) {
-    double* values = w.A.valuePtr();
-    for (size_t k = 0; k < w.diagonal.size(); ++k)
-      values[w.diagonal[k]] = w.g_diagonal(static_cast<Eigen::Index>(k)) + rho;
-    w.sparse.factorize(w.A);
-  }
+  void prepare() { prepare_penalized(G, w); }
+  void factor(double rho) { factor_penalized(rho, w); }
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) { x = w.sparse.solve(rhs); }
   const Eigen::MatrixXd& dense() {
     w.G_dense = G;
     return w.G_dense;
   }
 };
+
+// (G + ρI)⁻¹ of a low-rank G = B Bᵀ by Woodbury's identity: (I − B (BᵀB + ρI)⁻¹ Bᵀ)/ρ,
+// with BᵀB + ρI (the bodies' size) factored as a sparse G's G + ρI is
+struct LowRankFactor {
+  const LowRankDelassus& G;
+  ContactWorkspace& w;
+  double rho = 1.0;
+  void prepare() {
+    w.K = G.B.transpose() * G.B;
+    prepare_penalized(w.K, w);
+  }
+  void factor(double r) {
+    rho = r;
+    factor_penalized(r, w);
+  }
+  void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
+    w.t1.noalias() = G.B.transpose() * rhs;
+    w.t2 = w.sparse.solve(w.t1);
+    x = rhs;
+    x.noalias() -= G.B * w.t2;
+    x /= rho;
+  }
+  const Eigen::MatrixXd& dense() {
+    w.G_dense = Eigen::MatrixXd(G.B) * Eigen::MatrixXd(G.B).transpose();
+    return w.G_dense;
+  }
+};
+
+// G's diagonal and u = G x + g of the three forms of G
+auto diagonal_of(const Eigen::MatrixXd& G) {
+  return G.diagonal();
+}
+auto diagonal_of(const Eigen::SparseMatrix<double>& G) {
+  return G.diagonal();
+}
+const Eigen::VectorXd& diagonal_of(const LowRankDelassus& G) {
+  return G.diagonal;
+}
+void velocities(const Eigen::MatrixXd& G, const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                Eigen::VectorXd& u) {
+  u.noalias() = G * x;
+  u += g;
+}
+void velocities(const Eigen::SparseMatrix<double>& G, const Eigen::VectorXd& x,
+                const Eigen::VectorXd& g, Eigen::VectorXd& u) {
+  u.noalias() = G * x;
+  u += g;
+}
+void velocities(const LowRankDelassus& G, const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                Eigen::VectorXd& u) {
+  u = g;
+  G.add_product(x, u);
+}
 
 template <class Matrix, class Factor>
 ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
@@ -373,7 +432,7 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
     if (w.lm.rows() != m) w.lm = Eigen::LLT<Eigen::MatrixXd>(m);
   }
   w.gamma.resize(static_cast<Eigen::Index>(blocks.size()));
-  const auto diag = G.diagonal();
+  const auto& diag = diagonal_of(G);
   for (size_t k = 0; k < blocks.size(); ++k)
     w.gamma(static_cast<Eigen::Index>(k)) = block_scale(diag, blocks[k]);
   const auto residual = [&](const Eigen::VectorXd& l) {  // u holds G l + g
@@ -390,8 +449,7 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
   double rho = std::max(trace / static_cast<double>(m), 1e-12 * gmax);
   z = lambda;
   project(blocks, z);
-  u.noalias() = G * z;
-  u += g;
+  velocities(G, z, g, u);
   de_saxce(blocks, u, s);
   y = -(u + s);  // the dual of a solution is −û: exact when the warm start is
   res.residual = residual(z);
@@ -400,8 +458,9 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
     res.converged = true;
     return res;
   }
-  // a warm start near the answer: a few sweeps before any factor
-  {
+  // a warm start near the answer: a few sweeps before any factor (not on a low-rank G,
+  // whose factor is cheap and whose columns are not at hand)
+  if constexpr (!std::is_same_v<Matrix, LowRankDelassus>) {
     x = z;
     double last = res.residual;
     for (int k = 0; k < kSweeps; ++k) {
@@ -417,8 +476,7 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
       if (!(r < last)) break;
       last = r;
     }
-    u.noalias() = G * z;
-    u += g;
+    velocities(G, z, g, u);
   }
   // A warm start this near the answer (within kNear tolerances: a resting or steadily
   // sliding island, its problem the last step's a little changed) starts from the last
@@ -477,8 +535,7 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
     z = x + y / rho;
     project(blocks, z);
     y += rho * (x - z);
-    u.noalias() = G * z;
-    u += g;
+    velocities(G, z, g, u);
     de_saxce(blocks, u, s);
     res.iterations = it;
     res.residual = residual(z);
@@ -495,8 +552,7 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
       z_admm = z;
     } else if (!(res.residual <= std::max(1e3 * admm_best, start))) {
       z = z_admm;
-      u.noalias() = G * z;
-      u += g;
+      velocities(G, z, g, u);
       de_saxce(blocks, u, s);
       y = -(u + s);
       rho_min = rho = 4.0 * rho;
@@ -529,8 +585,7 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
   else if (!res.converged)
     z = z_best;  // the best point, not the last
   if (!res.converged || polished) {
-    u.noalias() = G * z;
-    u += g;
+    velocities(G, z, g, u);
     res.residual = residual(z);
   }
   lambda = z;
@@ -549,6 +604,16 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
   if (ws) return solve<Eigen::MatrixXd, DenseFactor>(G, g, blocks, lambda, options, *ws);
   ContactWorkspace local;  // (its sparse members allocate even empty)
   return solve<Eigen::MatrixXd, DenseFactor>(G, g, blocks, lambda, options, local);
+}
+
+ContactSolverResult solve_contact_problem(const LowRankDelassus& G, const Eigen::VectorXd& g,
+                                          const std::vector<ContactBlock>& blocks,
+                                          Eigen::VectorXd& lambda,
+                                          const ContactSolverOptions& options,
+                                          ContactWorkspace* ws) {
+  if (ws) return solve<LowRankDelassus, LowRankFactor>(G, g, blocks, lambda, options, *ws);
+  ContactWorkspace local;
+  return solve<LowRankDelassus, LowRankFactor>(G, g, blocks, lambda, options, local);
 }
 
 ContactSolverResult solve_contact_problem(const Eigen::SparseMatrix<double>& G,

@@ -50,6 +50,24 @@ struct ContactBlock {
   int size() const { return kind == Kind::Contact ? 3 : 1; }
 };
 
+// A Delassus operator given by a factor, G = B Bᵀ, B = J L⁻ᵀ over the bodies' twists
+// (M = L Lᵀ, per body diag(m I, J_world) at its centre of mass): for an island of more rows
+// than its bodies have velocities (a pile of boxes, four corners to a face), whose solve
+// then factors BᵀB + ρI, of the bodies' size, not G + ρI, of the rows', and takes G + ρI's
+// inverse by Woodbury's identity, (G + ρI)⁻¹ = (I − B (BᵀB + ρI)⁻¹ Bᵀ)/ρ.
+struct LowRankDelassus {
+  Eigen::SparseMatrix<double, Eigen::RowMajor> B;  // rows × 6 per body
+  Eigen::VectorXd diagonal;                        // G's, ‖B_k‖²
+  mutable Eigen::VectorXd t;                       // Bᵀ x in products
+  Eigen::Index rows() const { return B.rows(); }
+  // y += G x
+  template <class X, class Y>
+  void add_product(const X& x, Y&& y) const {
+    t.noalias() = B.transpose() * x;
+    y.noalias() += B * t;
+  }
+};
+
 struct ContactSolverOptions {
   double tolerance = 1e-10;  // on the natural residual, in the rows' velocity units
   int max_iterations = 5000;
@@ -79,6 +97,9 @@ struct ContactWorkspace {
   std::vector<int> diagonal;
   std::vector<int> pattern_outer, pattern_inner;  // the pattern the symbolic factor is for
   bool analyzed = false;
+  // a low-rank G: BᵀB, and B's products
+  Eigen::SparseMatrix<double> K;
+  Eigen::VectorXd t1, t2;
   // the Newton polish's
   Eigen::MatrixXd G_dense, J, JtJ;
   Eigen::LLT<Eigen::MatrixXd> lm;
@@ -105,6 +126,13 @@ ContactSolverResult solve_contact_problem(const Eigen::MatrixXd& G, const Eigen:
 // factor of G + ρI costs O(rows) instead of O(rows³).
 ContactSolverResult solve_contact_problem(const Eigen::SparseMatrix<double>& G,
                                           const Eigen::VectorXd& g,
+                                          const std::vector<ContactBlock>& blocks,
+                                          Eigen::VectorXd& lambda,
+                                          const ContactSolverOptions& options = {},
+                                          ContactWorkspace* ws = nullptr);
+
+// The same on a low-rank G (its factor B).
+ContactSolverResult solve_contact_problem(const LowRankDelassus& G, const Eigen::VectorXd& g,
                                           const std::vector<ContactBlock>& blocks,
                                           Eigen::VectorXd& lambda,
                                           const ContactSolverOptions& options = {},
