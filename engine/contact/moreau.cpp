@@ -12,6 +12,7 @@
 #include "appell/joint.hpp"
 #include "engine/formulations/rank_policy.hpp"
 #include "engine/formulations/recursive.hpp"
+#include "engine/formulations/recursive/workspace.hpp"
 #include "engine/model/tree.hpp"
 
 namespace appell {
@@ -1098,11 +1099,14 @@ void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double
   const TreeModel& tree = m_.tree();
   d.t = t;
   for (int pass = 0;; ++pass) {
-    if (rates(q, u, d) != SolveStatus::Ok) return;
+    // the kinematics find the rows; the recursion's passes run only where they are projected
+    // (a resting step: one recursion in three saved)
+    kinematics_BaseToTip(m_, tree, q, u, d, recursive_workspace(m_, d));
     gather(q, d, true, o_.closed_gap, scratch_);
     const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
     stats_.penetration = pen;
     if (pen <= o_.projection_tolerance || pass == o_.projection_passes) return;
+    if (rates(q, u, d) != SolveStatus::Ok) return;
     tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_, &dscratch_);
     mark_fixed();
     Eigen::VectorXd& mu = half_mu_;
