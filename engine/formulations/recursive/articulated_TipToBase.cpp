@@ -3,6 +3,7 @@
 // extra-row forces, R12).  docs/recursive.md.
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
+#include <cmath>
 
 #include "engine/formulations/recursive/workspace.hpp"
 
@@ -29,9 +30,39 @@ inline void add_shifted_inertia(const Vec3& r, const Mat6& Ia, Mat6& IA_p) {
   IA_p.bottomRightCorner<3, 3>() += Ia.bottomRightCorner<3, 3>() + RB + RB.transpose() - RAR;
 }
 
-// U, D⁻¹ and the condensed Ia of a joint with K quasi-velocities (R7, R8)
+// The inverse of a symmetric positive definite K × K matrix (K of 5 or 6: a free joint's
+// D) through its Cholesky factor D = L Lᵀ, D⁻¹ = L⁻ᵀ L⁻¹, with fixed-size loops (Eigen's
+// solve against the identity runs its blocked triangular solver, sized at run time: a
+// tenth of a one-body step)
 template <int K>
-inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i, Mat6& Ia) {
+inline Eigen::Matrix<double, K, K> spd_inverse(const Eigen::Matrix<double, K, K>& D) {
+  Eigen::Matrix<double, K, K> L = Eigen::Matrix<double, K, K>::Zero();
+  for (int j = 0; j < K; ++j) {
+    double d = D(j, j);
+    for (int k = 0; k < j; ++k) d -= L(j, k) * L(j, k);
+    L(j, j) = std::sqrt(d);
+    for (int i = j + 1; i < K; ++i) {
+      double v = D(i, j);
+      for (int k = 0; k < j; ++k) v -= L(i, k) * L(j, k);
+      L(i, j) = v / L(j, j);
+    }
+  }
+  Eigen::Matrix<double, K, K> Li = Eigen::Matrix<double, K, K>::Zero();  // L⁻¹
+  for (int j = 0; j < K; ++j) {
+    Li(j, j) = 1.0 / L(j, j);
+    for (int i = j + 1; i < K; ++i) {
+      double v = 0.0;
+      for (int k = j; k < i; ++k) v -= L(i, k) * Li(k, j);
+      Li(i, j) = v / L(i, i);
+    }
+  }
+  return Li.transpose() * Li;
+}
+
+// U, D⁻¹ and, for a joint with a parent, the condensed Ia (R7, R8) of a joint with K
+// quasi-velocities; a root's Ia is handed to no one
+template <int K>
+inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i, Mat6* Ia) {
   JointBlocks<K> j = blocks<K>(tree, ws, i);
   const TreeBodyWork& w = ws.w[i];
   const Eigen::Matrix<double, 6, K> U = w.IA * j.S;
@@ -42,11 +73,11 @@ inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i
   if constexpr (K <= 4) {
     Dinv = D.inverse();
   } else {
-    Dinv = D.llt().solve(Eigen::Matrix<double, K, K>::Identity());
+    Dinv = spd_inverse<K>(D);
   }
   j.U = U;
   j.Dinv = Dinv;
-  Ia.noalias() = w.IA - U * Dinv * U.transpose();
+  if (Ia) Ia->noalias() = w.IA - U * Dinv * U.transpose();
 }
 
 // uu = τ − Sᵀ pA (R9, τ from generalized_forces, or 0);  returns pa = pA + U D⁻¹ uu
@@ -77,24 +108,26 @@ void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws) {
     Mat6 Ia;
     SpatialForce pa;
     const int nu = tree.joints[i].nu;
+    const int p = tree.joints[i].parent;
     if (nu == 0) {  // a weld passes both on as they are
       Ia = w.IA;
       pa = w.pA;
     } else {  // project the articulated inertia and the bias onto the joint    (R7–R9)
       dispatch(nu, [&](auto K) {
         constexpr int k = decltype(K)::value;
-        project_inertia<k>(tree, ws, i, Ia);
+        project_inertia<k>(tree, ws, i, p >= 0 ? &Ia : nullptr);
         pa = project_bias<k>(tree, ws, i, false, true);
       });
+    }
+    if (p < 0) {  // a root: its condensed inertia and bias go nowhere
+      w.Iac = SpatialForce();
+      continue;
     }
     w.Iac = Ia * w.c;
     pa += w.Iac;  // (R8)
     // hand the condensed inertia and bias to the parent                       (R4, R5)
-    const int p = tree.joints[i].parent;
-    if (p >= 0) {
-      add_shifted_inertia(w.r, Ia, ws.w[p].IA);
-      ws.w[p].pA += pa.shifted(w.r);
-    }
+    add_shifted_inertia(w.r, Ia, ws.w[p].IA);
+    ws.w[p].pA += pa.shifted(w.r);
   }
 }
 
