@@ -41,6 +41,13 @@ static void check_initial_positions(const Model& m, const Data& d,
 static void report_initial_velocities(const Model& m, const Data& d,
                                       const std::vector<Node>& constraints, const Node& list,
                                       double worst) {
+  if (!std::isfinite(worst)) {
+    list.fail(
+        "the initial velocities' projection onto the velocity constraints is not finite (the "
+        "mass matrix is beyond double precision: are masses or inertias many orders of "
+        "magnitude apart?)");
+    return;
+  }
   std::string names;
   int first = -1;
   for (int c : m.tree().extra) {

@@ -48,6 +48,32 @@ TEST(NumericsHardening, ZeroJointQuaternionIsRefused) {
   }
 }
 
+// A double pendulum whose bob is 1e200 times lighter than its arm: the projection of the
+// initial velocities has no finite answer in double precision.  The error says so and why,
+// located, never "violated by nan"; and a solve on that model, in any formulation, either
+// works or says its result is not finite.
+TEST(NumericsHardening, MassesBeyondDoublePrecisionAreReportedAsNotFinite) {
+  const std::string scene =
+      R"({"bodies": [{"name": "arm", "mass": 1, "inertia": {"principal": [0.0034, 0.0034, 0.0004]},
+                      "position": [0, 0, -0.1], "angular_velocity": [3, 0, 0]},
+                     {"name": "bob", "type": "particle", "mass": 1e-200, "position": [0, 0, -0.3],
+                      "velocity": [0, 0.9, 0]}],
+          "constraints": [{"name": "hinge", "type": "revolute", "bodies": ["world", "arm"],
+                           "anchor": [0, 0, 0], "axis": [1, 0, 0]},
+                          {"name": "rod", "type": "distance", "bodies": ["arm", "bob"],
+                           "points": [[0, 0, -0.2], [0, 0, -0.3]]}]})";
+  try {
+    load_model_from_string(scene, "light.json");
+    FAIL() << "the scene loaded";
+  } catch (const SceneError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("/constraints: "), std::string::npos) << what;
+    EXPECT_NE(what.find("not finite"), std::string::npos) << what;
+    EXPECT_NE(what.find("orders of magnitude"), std::string::npos) << what;
+    EXPECT_EQ(what.find("nan"), std::string::npos) << what;
+  }
+}
+
 // A parallelogram: two 1 m cranks hinged 1 m apart and a coupler, turning through the flat
 // (singular) positions, the first at t ≈ 0.24 s.  Without projection the motion can leave
 // its branch there: every formulation must stop, or stay on the branch — never run on with

@@ -101,6 +101,9 @@ SolveStatus project_positions(const Model& m, Data& d, ProjectionReport* report)
   }
   if (report) *report = rep;
   if (rep.residual <= kFailure) return SolveStatus::Ok;
+  if (!std::isfinite(rep.residual))
+    return report_not_finite(d.diagnostics,
+                             "position projection failed: its correction is not finite");
   int c = -1;
   max_position_violation(m, d, &c);
   std::ostringstream os;
@@ -150,6 +153,9 @@ SolveStatus project_velocities(const Model& m, Data& d, ProjectionReport* report
   rep.correction = std::sqrt(std::max(0.0, du.dot(Mdu)));
   if (report) *report = rep;
   if (rep.residual <= kFailure * (1.0 + d.u.cwiseAbs().maxCoeff())) return SolveStatus::Ok;
+  if (!std::isfinite(rep.residual))
+    return report_not_finite(d.diagnostics,
+                             "velocity projection failed: its correction is not finite");
   std::ostringstream os;
   os << "velocity projection failed: velocity constraints still violated by " << rep.residual
      << " after " << rep.iterations << " iterations";

@@ -199,6 +199,11 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
     if (failed) diag.inconsistent.push_back(c);
   }
   diag.residual = std::sqrt(r2) / (1.0 + d.b.norm());
+  if (!std::isfinite(diag.residual) || !d.udot.allFinite()) {
+    diag.inconsistent.clear();
+    report_not_finite(diag, "the accelerations are not finite");
+    return;
+  }
   if (diag.inconsistent.empty()) return;
   std::ostringstream os;
   os << "inconsistent constraints (no acceleration satisfies A u̇ = b): ";
@@ -207,6 +212,14 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
   os << "; residual " << diag.residual;
   diag.status = SolveStatus::Inconsistent;
   diag.message = os.str();
+}
+
+SolveStatus report_not_finite(Diagnostics& diag, const std::string& what) {
+  diag.status = SolveStatus::NotFinite;
+  diag.message = what +
+                 " (the mass matrix is beyond double precision: are masses or inertias many "
+                 "orders of magnitude apart?)";
+  return diag.status;
 }
 
 }  // namespace appell

@@ -142,4 +142,9 @@ class UnitRowInverse {
 // d.b, d.udot, d.F, d.J.  O(terms); allocates only to name failing constraints.
 void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, double tau);
 
+// A solve whose result is not finite (NaN or ∞ where a residual or an acceleration should
+// be: a mass matrix beyond double precision, masses or inertias many orders of magnitude
+// apart): NotFinite, with `what` and that likely cause in the message.  Returns the status.
+SolveStatus report_not_finite(Diagnostics& diag, const std::string& what);
+
 }  // namespace appell

@@ -141,6 +141,9 @@ SolveStatus project_joint_positions(const Model& m, Data& d, Eigen::Ref<Eigen::V
   }
   if (report) *report = rep;
   if (rep.residual <= kFailure) return SolveStatus::Ok;
+  if (!std::isfinite(rep.residual))
+    return report_not_finite(d.diagnostics,
+                             "position projection failed: its correction is not finite");
   int c = -1;
   max_extra_position_violation(m, d, &c);
   std::ostringstream os;
@@ -190,6 +193,9 @@ SolveStatus project_joint_velocities(const Model& m, Data& d,
   }
   if (report) *report = rep;
   if (rep.residual <= kFailure * (1.0 + u.lpNorm<Eigen::Infinity>())) return SolveStatus::Ok;
+  if (!std::isfinite(rep.residual))
+    return report_not_finite(d.diagnostics,
+                             "velocity projection failed: its correction is not finite");
   std::ostringstream os;
   os << "velocity projection failed: velocity constraints still violated by " << rep.residual
      << " after " << rep.iterations << " iterations";
