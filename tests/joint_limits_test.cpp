@@ -203,6 +203,13 @@ IslandMatrix stack_island(int n, int corners) {
     S = I.dense;
   EXPECT_LT((S - G).norm(), 1e-12 * G.norm());
   for (int k = 0; k < rows_n; ++k) EXPECT_NEAR(I.diagonal(k), G(k, k), 1e-12 * G(k, k));
+  // each row's response R Jᵀ e_k, kept on its bodies' velocities, equals the whole
+  // response's column
+  for (int k = 0; k < rows_n; ++k) {
+    Eigen::VectorXd unit = Eigen::VectorXd::Unit(rows_n, k), du = Eigen::VectorXd::Zero(R.rows());
+    add_response(R1, support, unit, du);
+    EXPECT_LT((du - R.col(k)).norm(), 1e-12 * R.col(k).norm()) << "row " << k;
+  }
   // the same problem on both, μ = 0.8: free velocities the bodies can have (g = J v, in G's
   // range: with redundant corners any other g has no sticking solution), pressing each box
   // down and sliding some
@@ -237,6 +244,15 @@ TEST(TreeDelassus, StackIslandIsSparseAndSolvesAsTheDenseOne) {
   EXPECT_TRUE(I.sparse);
   EXPECT_FALSE(I.factored);
   EXPECT_LT(I.coupled.nonZeros(), 120 * 120 / 4);
+}
+
+TEST(TreeDelassus, SmallIslandOfFreeBodiesByTheClosedForm) {
+  // two boxes, four corners under each: 24 rows, G dense, formed from each body's D⁻¹ and
+  // motion subspace instead of the recursion's passes: equal to the recursion's G
+  const IslandMatrix I = stack_island(2, 4);
+  EXPECT_FALSE(I.sparse);
+  EXPECT_FALSE(I.factored);
+  EXPECT_EQ(I.dense.rows(), 24);
 }
 
 TEST(TreeDelassus, StackOfFreeBoxesOnFourCornersKeepsGAsItsFactor) {

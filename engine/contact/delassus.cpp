@@ -84,6 +84,15 @@ int low_rank_columns(const std::vector<TwistRow>& rows, int k0, int len,
   return count;
 }
 
+// every row of [k0, k0 + len) on free bodies alone (or the world)
+bool all_free(const std::vector<TwistRow>& rows, int k0, int len,
+              const std::vector<int>& free_body) {
+  for (int k = k0; k < k0 + len; ++k)
+    for (int s = 0; s < 2; ++s)
+      if (rows[k].body[s] != kWorld && !free_body[rows[k].body[s]]) return false;
+  return true;
+}
+
 // B = J L⁻ᵀ of rows [k0, k0 + len) (LowRankDelassus): a body's part of a row's B is
 // (f/√m, L⁻¹ τ) for its (force, moment) terms, M_b = diag(m I, L Lᵀ), L the Cholesky factor
 // of the world inertia at the centre of mass.  Row by row in place, with its diagonal.
@@ -220,6 +229,8 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   }
   // an island is low-rank when it is large, on free bodies alone, with more rows than
   // velocities; else sparse when it is large and its rows' partners few
+  std::vector<char>& closed = w.closed;
+  closed.assign(blocked ? islands->size() : 0, 0);
   if (blocked)
     for (size_t i = 0; i < islands->size(); ++i) {
       const int k0 = island_start[i];
@@ -227,6 +238,9 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
       IslandMatrix& B = (*islands)[i];
       B.factored = sparse && len >= kSparseIsland &&
                    low_rank_columns(rows, k0, len, free_body, w.column) < len;
+      // its rows on free bodies alone, G dense or factored: their responses and G by the
+      // closed form below
+      closed[i] = B.factored;
       if (B.factored) {
         B.sparse = false;
         B.dense.resize(0, 0);
@@ -244,6 +258,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         B.dense.resize(0, 0);
       } else {
         B.dense.resize(len, len);
+        closed[i] = sparse && all_free(rows, k0, len, free_body);
       }
     }
   const auto u_begin = [&](int i) { return i < nj ? tree.joints[i].u_offset : tree.nu; };
@@ -258,7 +273,58 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   std::vector<SpatialMotion>& a = w.a;
   a.assign(ws.w.size(), SpatialMotion());
   if (tree_diagonal) tree_diagonal->resize(n);
+  // a row on free bodies alone (closed islands): per body y = Sᵀ f of its wrench f, its
+  // response D⁻¹ y on the body's six velocities and G_jk = Σ y_jᵀ D⁻¹ y_k over the bodies
+  // the rows share — the recursion's passes for a one-body tree, (R7)–(R9), in closed form
+  std::vector<Vec6>& yk = w.y6;
+  yk.resize(2 * static_cast<size_t>(n));
+  if (blocked)
+    for (int k = 0; k < n; ++k)
+      if (closed[island[k]])
+        for (int s = 0; s < 2; ++s) {
+          const int b = rows[k].body[s];
+          if (b == kWorld) continue;
+          const TreeJoint& t = tree.joints[tree.tree_index[b]];
+          const Eigen::Map<const Eigen::Matrix<double, 6, 6>> S(ws.S[t.u_offset].data());
+          yk[2 * k + s] = S.topRows<3>().transpose() * rows[k].term[s].force +
+                          S.bottomRows<3>().transpose() * rows[k].term[s].moment;
+        }
+  const auto dinv = [&](int b) {
+    const int i = tree.tree_index[b];
+    return Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.Dinv.data() + ws.dinv_offset[i]);
+  };
   for (int k = 0; k < n; ++k) {
+    if (blocked && closed[island[k]]) {
+      Vec6 r[2];  // the response on each body
+      support->offset[k] = static_cast<int>(support->values.size());
+      double diagonal = 0.0;
+      support->dofs[k] = {0, 0, 0, 0};
+      for (int s = 0, slot = 0; s < 2; ++s) {
+        const int b = rows[k].body[s];
+        if (b == kWorld) continue;
+        const int o = tree.joints[tree.tree_index[b]].u_offset;
+        r[s] = dinv(b) * yk[2 * k + s];
+        diagonal += yk[2 * k + s].dot(r[s]);
+        support->dofs[k][2 * slot] = o;
+        support->dofs[k][2 * slot + 1] = o + 6;
+        support->values.insert(support->values.end(), r[s].data(), r[s].data() + 6);
+        ++slot;
+      }
+      if (tree_diagonal) (*tree_diagonal)(k) = diagonal;
+      IslandMatrix& I = (*islands)[island[k]];
+      if (I.factored) continue;  // formed after the rows, from the bodies' masses
+      const int j0 = (*first)[k];
+      Eigen::MatrixXd& B = I.dense;
+      for (int j = j0; j < j0 + B.rows(); ++j) {
+        double g = 0.0;
+        for (int s = 0; s < 2; ++s)
+          for (int sj = 0; sj < 2; ++sj)
+            if (rows[k].body[s] != kWorld && rows[j].body[sj] == rows[k].body[s])
+              g += yk[2 * j + sj].dot(r[s]);
+        B(j - j0, k - j0) = g;
+      }
+      continue;
+    }
     int ranges[2][2] = {{0, nj}, {0, 0}};
     if (local) {
       int count = 0;

@@ -92,6 +92,8 @@ struct IslandMatrix {
 struct DelassusScratch {
   std::vector<int> island, island_start, top, end, top_start, top_rows, seen, fill;
   std::vector<int> free_body, column;  // per body: free on its own; its column in B (−1)
+  std::vector<char> closed;            // per island: on free bodies alone
+  std::vector<Vec6> y6;                // per row and side: Sᵀ f of its wrench (closed islands)
   std::vector<std::array<int, 2>> row_tops;
   Eigen::VectorXd e, y;
   std::vector<SpatialMotion> a, V;
