@@ -49,13 +49,4 @@ LagrangianStatus gauss_udwadia_kalaba(const LagrangianSystem& s, LagrangianData&
   return LagrangianStatus::Ok;
 }
 
-LagrangianStatus evaluate_lagrangian(const LagrangianSystem& s, const LagrangianState& x,
-                                     LagrangianData& d) {
-  LagrangianStatus st = lagrangian_terms(s, x, d);
-  if (st == LagrangianStatus::Ok) st = quasi_velocity_map(s, x, d);
-  if (st == LagrangianStatus::Ok) st = gibbs_appell_nu(s, d);
-  if (st == LagrangianStatus::Ok) st = gauss_udwadia_kalaba(s, d);
-  return st;
-}
-
 }  // namespace appell
