@@ -73,9 +73,9 @@ std::vector<std::string> nu_names(const LagrangianSystem& s) {
 void print_table(std::ostream& os, const LagrangianSystem& s, const LagrangianState& x,
                  const LagrangianData& d) {
   const auto nu = nu_names(s);
-  os << "Lagrangian system: " << s.n() << " coordinates, " << s.m() << " constraint rows, "
-     << s.dof() << " quasi-velocities (" << (s.chosen_quasi_velocities ? "chosen" : "default")
-     << ")\n";
+  os << "Lagrangian system: " << s.n() << " coordinates, " << s.m()
+     << (s.m() == 1 ? " constraint row, " : " constraint rows, ") << s.dof()
+     << " quasi-velocities (" << (s.chosen_quasi_velocities ? "chosen" : "default") << ")\n";
   os << std::setprecision(10);
   for (int a = 0; a < s.dof(); ++a)
     os << "  " << nu[a] << " = " << s.quasi_velocities[a].e.text() << " = " << d.nu(a) << ",  d/dt "
