@@ -31,6 +31,7 @@ LagrangianData::LagrangianData(const LagrangianSystem& s)
   b.x0.resize(nodes), b.w0.resize(nodes), b.grad.resize(nodes);
   b.x1.resize(nodes), b.w1.resize(nodes);
   b.x2.resize(nodes), b.w2.resize(nodes);
+  b.x4.resize(nodes), b.w4.resize(nodes);
   b.xt.resize(nodes), b.wt.resize(nodes);
   b.S.setZero(n, n);
   b.lu = Eigen::PartialPivLU<Eigen::MatrixXd>(n);

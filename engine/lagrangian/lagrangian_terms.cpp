@@ -8,7 +8,8 @@
 // the unconstrained motion is M q̈ = f (UK98's "F", a = M⁻¹ f, eq. (5)).
 //
 // Every second derivative needed has a rate as one of its two variables, so one sweep
-// of L in DualNumber<1, DualNumber<8>> per rate q̇_a of L and per 8 of L's variables
+// of L in DualNumber<1, DualNumber<K>> per rate q̇_a of L and per K of L's variables
+// (K = 4 for a Lagrangian of at most four variables, else 8)
 // z_j gives, with the outer direction seeded on q̇_a and the inner ones on z_j:
 //   value.value = L,  value.d_j = ∂L/∂z_j,  d.value = ∂L/∂q̇_a,  d.d_j = ∂²L/∂q̇_a∂z_j.
 // L is regular when M is nonsingular [L96 §4.1]; Gauss's principle needs it positive
@@ -40,35 +41,31 @@ std::string not_finite(const Expression& e, const std::string& what, const Lagra
          ": not finite (or not differentiable)";
 }
 
-}  // namespace
-
-LagrangianStatus lagrangian_terms(const LagrangianSystem& s, const LagrangianState& x,
-                                  LagrangianData& d) {
-  const Expression& L = s.lagrangian;
+// The sweeps of (T1) with K inner directions; true when L reads a rate.
+template <int K>
+bool second_derivatives(const Expression& L, const LagrangianState& x,
+                        DualNumber<1, DualNumber<K>>* xs, DualNumber<1, DualNumber<K>>* ws,
+                        LagrangianData& d) {
+  using Inner = DualNumber<K>;
+  using Outer = DualNumber<1, Inner>;
   const auto& vars = L.variables();
-  const int nv = static_cast<int>(vars.size()), n = s.n();
-  LagrangianData::Buffers& b = *d.buffers;
-  d.M.setZero();
-  d.p.setZero();
-  // the generalized forces start f (T1)
-  for (int k = 0; k < n; ++k) d.Q(k) = s.has_force[k] ? value_at(s.forces[k], x, b) : 0.0;
-  d.f = d.Q;
-  d.L = value_at(L, x, b);
+  const int nv = static_cast<int>(vars.size());
   bool first_rate = true;
   for (int i = 0; i < nv; ++i) {
     if (vars[i].kind != ExprVariable::Kind::Rate) continue;
     const int a = vars[i].axis;
-    for (int c0 = 0; c0 < nv; c0 += kChunk) {
-      const int c1 = std::min(nv, c0 + kChunk);
+    for (int c0 = 0; c0 < nv; c0 += K) {
+      const int c1 = std::min(nv, c0 + K);
       // seed: inner directions on z_c0 .. z_c1−1, the outer one on q̇_a
       for (int k = 0; k < nv; ++k) {
-        D1 inner(variable_at(vars[k], x));
+        Inner inner(variable_at(vars[k], x));
         if (k >= c0 && k < c1) inner.d[k - c0] = 1.0;
-        D2 outer(inner);
-        if (k == i) outer.d[0] = D1(1.0);
-        b.x2[k] = outer;
+        Outer outer(inner);
+        if (k == i) outer.d[0] = Inner(1.0);
+        xs[k] = outer;
       }
-      const D2 r = L.value_as(b.x2.data(), b.w2.data());
+      const Outer r = L.value_as(xs, ws);
+      d.L = r.v.v;
       d.p(a) = r.d[0].v;
       for (int j = c0; j < c1; ++j) {
         const double h = r.d[0].d[j - c0];  // ∂²L/∂q̇_a∂z_j
@@ -89,7 +86,28 @@ LagrangianStatus lagrangian_terms(const LagrangianSystem& s, const LagrangianSta
     }
     first_rate = false;
   }
-  if (first_rate)  // L reads no rate: ∂L/∂q alone (M = 0 is then reported below)
+  return !first_rate;
+}
+
+}  // namespace
+
+LagrangianStatus lagrangian_terms(const LagrangianSystem& s, const LagrangianState& x,
+                                  LagrangianData& d) {
+  const Expression& L = s.lagrangian;
+  const auto& vars = L.variables();
+  const int nv = static_cast<int>(vars.size()), n = s.n();
+  LagrangianData::Buffers& b = *d.buffers;
+  d.M.setZero();
+  d.p.setZero();
+  // the generalized forces start f (T1)
+  for (int k = 0; k < n; ++k) d.Q(k) = s.has_force[k] ? value_at(s.forces[k], x, b) : 0.0;
+  d.f = d.Q;
+  // four inner directions when L has at most four variables, else eight at a time
+  const bool first_rate =
+      !(nv <= 4 ? second_derivatives<4>(L, x, b.x4.data(), b.w4.data(), d)
+                : second_derivatives<kChunk>(L, x, b.x2.data(), b.w2.data(), d));
+  if (first_rate) {  // L reads no rate: L, ∂L/∂q alone (M = 0 is then reported below)
+    d.L = value_at(L, x, b);
     for (int j = 0; j < nv; ++j)
       if (vars[j].kind == ExprVariable::Kind::Coordinate) {
         D1* xs = b.x1.data();
@@ -97,6 +115,7 @@ LagrangianStatus lagrangian_terms(const LagrangianSystem& s, const LagrangianSta
         xs[j].d[0] = 1.0;
         d.f(vars[j].axis) += L.value_as(xs, b.w1.data()).d[0];
       }
+  }
   d.energy = d.p.dot(x.qd) - d.L;
 
   // finite, then positive definite

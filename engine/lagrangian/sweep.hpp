@@ -25,6 +25,7 @@ struct LagrangianData::Buffers {
   std::vector<double> x0, w0, grad;  // a sweep in doubles; a gradient (variables of one expression)
   std::vector<lagrangian_detail::D1> x1, w1;
   std::vector<lagrangian_detail::D2> x2, w2;
+  std::vector<DualNumber<1, DualNumber<4>>> x4, w4;  // D2 with four inner directions
   std::vector<lagrangian_detail::T2> xt, wt;
   Eigen::MatrixXd S;  // [A; W]  (n × n)
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;

@@ -116,7 +116,7 @@ void velocity_rows(const std::vector<LagrangianRow>& rows, const LagrangianState
                    Eigen::VectorXd& bias, Eigen::VectorXd* g);
 
 // Y, y, Z from the stacked [A; W] (writes A, r, alpha, g, W, nu, beta first, at x).
-// DependentQuasiVelocities when [A; W] is singular (reciprocal condition < 1e-12).
+// DependentQuasiVelocities when [A; W] is singular (a pivot below 1e-12 of the largest).
 LagrangianStatus quasi_velocity_map(const LagrangianSystem& s, const LagrangianState& x,
                                     LagrangianData& d);
 
