@@ -264,6 +264,33 @@ TEST(LagrangianExamples, CartesianPendulumKeepsItsRod) {
   EXPECT_LT(drift, 1e-9);
 }
 
+// Time in the rows: x driven by the holonomic x = a sin(w t) (its ẍ is all ∂²g/∂t²) and a
+// quasi-velocity ν = ẏ + t x with a term free of rates; y is a unit mass on a spring.
+TEST(LagrangianExamples, RheonomicRowsAndQuasiVelocities) {
+  const LagrangianScene sc = load_lagrangian_scene_from_string(
+      R"J({"lagrangian": {"parameters": {"a": 0.3, "w": 2.0},
+           "coordinates": [{"name": "x", "q": 0, "rate": 0.6}, {"name": "y", "q": 0.2}],
+           "L": "0.5*(qd(x)^2 + qd(y)^2) - 0.5*4*q(y)^2",
+           "constraints": [{"level": "position", "equation": "q(x) - a*sin(w*t)"}],
+           "quasi_velocities": [{"name": "nu", "expression": "qd(y) + t*q(x)"}]}})J",
+      "rheonomic.json");
+  LagrangianData d(sc.system);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 20; ++trial) {
+    LagrangianState x;
+    x.t = 3 * u(rng);
+    x.q = Eigen::Vector2d(0.3 * std::sin(2 * x.t), u(rng));
+    x.qd = Eigen::Vector2d(0.6 * std::cos(2 * x.t), u(rng));
+    ASSERT_EQ(evaluate_lagrangian(sc.system, x, d), LagrangianStatus::Ok) << d.message;
+    EXPECT_NEAR(d.qdd(0), -1.2 * std::sin(2 * x.t), 1e-12);  // −a w² sin(w t)
+    EXPECT_NEAR(d.qdd(1), -4 * x.q(1), 1e-12);
+    EXPECT_NEAR(d.nudot(0), d.qdd(1) + x.q(0) + x.t * x.qd(0), 1e-12);  // ÿ + x + t ẋ
+    EXPECT_NEAR(d.qdd_gauss(0), d.qdd(0), 1e-12);
+    EXPECT_NEAR(d.lambda(0), d.qdd(0), 1e-12);  // the driving force: M ẍ − 0 = λ ∂g/∂x
+  }
+}
+
 TEST(LagrangianErrors, SceneErrorsAreLocated) {
   // a scene of two coordinates around `rest` (the rest of the "lagrangian" object)
   auto scene = [](const std::string& rest) {
