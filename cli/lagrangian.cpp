@@ -1,8 +1,11 @@
 // `appell check`, `eval` and `simulate` on a scene that declares a Lagrangian system
 // (docs/lagrangian.md): the equations in the user's quasi-velocities at t = 0, and runs
 // of (q, ν).
+#include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -13,6 +16,7 @@
 #include "appell/lagrangian_scene.hpp"
 #include "appell/scene_document.hpp"
 #include "cli/commands.hpp"
+#include "cli/linearize.hpp"
 
 namespace appell::cli {
 
@@ -297,6 +301,72 @@ int run_lagrangian_simulate(const SimulateOptions& o) {
               << " (the rows before it are written)\n";
     return 3;
   }
+  return 0;
+}
+
+int run_lagrangian_linearize(const LinearizeOptions& o, double at) {
+  if (o.inputs) {
+    std::cerr << "error: --inputs: a Lagrangian system has no input joints; its generalized "
+                 "forces are expressions of the scene (usage: appell linearize --help)\n";
+    return 2;
+  }
+  LagrangianScene ls;
+  if (!load(o.scene, ls)) return 2;
+  const LagrangianSystem& s = ls.system;
+  LagrangianState x = ls.initial;
+  x.t = at;
+  Eigen::MatrixXd A;
+  std::string message;
+  if (linearize_lagrangian(s, x, A, message) != LagrangianStatus::Ok || !A.allFinite()) {
+    std::cerr << "error: " << o.scene << ": at t = " << at << ": "
+              << (message.empty() ? "the linear model is not finite" : message) << "\n";
+    return 3;
+  }
+  std::vector<std::string> states;
+  for (const std::string& c : s.coordinates) states.push_back("q." + c);
+  for (const LagrangianRow& r : s.quasi_velocities) states.push_back("nu." + r.name);
+  Eigen::EigenSolver<Eigen::MatrixXd> es(A, false);
+  std::vector<std::complex<double>> lam;
+  for (Eigen::Index i = 0; i < es.eigenvalues().size(); ++i) lam.push_back(es.eigenvalues()(i));
+  std::sort(lam.begin(), lam.end(), [](const auto& a, const auto& b) {
+    return a.real() != b.real() ? a.real() > b.real() : a.imag() > b.imag();
+  });
+  ojson out;
+  out["scene"] = o.scene;
+  out["time"] = at;
+  out["system"] = "lagrangian";
+  out["derivatives"] =
+      "central differences extrapolated twice (Richardson) of exact evaluations in (q, nu)";
+  out["states"] = states;
+  out["inputs"] = ojson::array();
+  out["A"] = matrix(A);
+  out["B"] = ojson::array();
+  ojson eig = ojson::array();
+  for (const std::complex<double>& l : lam) {
+    const double wn = std::abs(l);
+    eig.push_back(ojson{{"re", l.real() + 0.0},
+                        {"im", l.imag() + 0.0},
+                        {"natural_frequency", wn},
+                        {"frequency_hz", std::abs(l.imag()) / (2 * M_PI)},
+                        {"damping_ratio", wn > 0 ? -l.real() / wn + 0.0 : 0.0},
+                        {"stable", l.real() < 0}});
+  }
+  out["eigenvalues"] = eig;
+  if (o.format == "json") {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "linear model of " << o.scene << " at t = " << at << " in (q, nu)\n";
+  std::cout << std::setprecision(8);
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    std::cout << "  " << std::setw(12) << std::left << states[i] << std::right;
+    for (Eigen::Index j = 0; j < A.cols(); ++j) std::cout << std::setw(16) << A(i, j);
+    std::cout << "\n";
+  }
+  std::cout << "eigenvalues:\n";
+  for (const std::complex<double>& l : lam)
+    std::cout << "  " << l.real() + 0.0 << (l.imag() < 0 ? " - " : " + ") << std::abs(l.imag())
+              << "i\n";
   return 0;
 }
 

@@ -291,6 +291,31 @@ TEST(LagrangianExamples, RheonomicRowsAndQuasiVelocities) {
   }
 }
 
+// The linear model in (q, ν): a pendulum in its angle, A = [0 1; −(g/l) cos θ 0] at any
+// state; the charged particle's ±i eB/m (the CLI's eigenvalues).
+TEST(LagrangianLinearize, PendulumAndCyclotron) {
+  const LagrangianScene sc = load_lagrangian_scene_from_string(
+      R"J({"lagrangian": {"parameters": {"g": 9.81, "l": 0.5},
+           "coordinates": [{"name": "th", "q": 0.7, "rate": 0.3}],
+           "L": "0.5*l^2*qd(th)^2 + g*l*cos(q(th))"}})J",
+      "pendulum.json");
+  Eigen::MatrixXd A;
+  std::string message;
+  ASSERT_EQ(linearize_lagrangian(sc.system, sc.initial, A, message), LagrangianStatus::Ok);
+  ASSERT_EQ(A.rows(), 2);
+  EXPECT_NEAR(A(0, 0), 0.0, 1e-10);
+  EXPECT_NEAR(A(0, 1), 1.0, 1e-10);
+  EXPECT_NEAR(A(1, 0), -9.81 / 0.5 * std::cos(0.7), 1e-9);
+  EXPECT_NEAR(A(1, 1), 0.0, 1e-10);
+  const auto r = run_cli("linearize " + example("charged_particle.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["eigenvalues"].size(), 6u);
+  EXPECT_NEAR(j["eigenvalues"][0]["im"].get<double>(), 2.0 * 1.5 / 0.5, 1e-9);
+  EXPECT_NEAR(j["eigenvalues"][5]["im"].get<double>(), -2.0 * 1.5 / 0.5, 1e-9);
+  EXPECT_EQ(run_cli("linearize --inputs x " + example("charged_particle.json")).status, 2);
+}
+
 TEST(LagrangianErrors, SceneErrorsAreLocated) {
   // a scene of two coordinates around `rest` (the rest of the "lagrangian" object)
   auto scene = [](const std::string& rest) {
