@@ -164,6 +164,8 @@ int run_lagrangian_eval(const EvalOptions& o) {
   out["nudot"] = array(d.nudot);
   out["hessian"] = matrix(d.H);
   out["F_nu"] = array(d.F_nu);
+  // L96's F_a = B_a^i F_i: the applied forces alone (F_nu adds the velocity terms)
+  out["Q_nu"] = array(d.Y.transpose() * d.Q);
   out["Y"] = matrix(d.Y);
   out["y"] = array(d.y);
   out["mass_matrix"] = matrix(d.M);
