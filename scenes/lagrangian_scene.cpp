@@ -294,8 +294,8 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
       s.quasi_velocities = default_quasi_velocities(s, A);
       if (s.dof() != s.n() - s.m())
         lag["constraints"].fail("at t = 0: the constraint rows are not independent (rank " +
-                                std::to_string(s.n() - s.dof()) + " of " +
-                                std::to_string(s.m()) + " rows)");
+                                std::to_string(s.n() - s.dof()) + " of " + std::to_string(s.m()) +
+                                " rows)");
     }
   }
   LagrangianData d(s);
@@ -307,8 +307,14 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
     case LagrangianStatus::DependentQuasiVelocities:
       (s.chosen_quasi_velocities ? lag["quasi_velocities"] : lag["constraints"])
           .fail("at t = 0: " + d.message);
-    case LagrangianStatus::NotFinite:
-      lag.fail("at t = 0: " + d.message);
+    case LagrangianStatus::NotFinite: {
+      // the message starts with the expression's pointer: "/lagrangian/L: column 8: ..."
+      const std::string& msg = d.message;
+      const size_t colon = msg.find(": ");
+      if (msg.rfind("/lagrangian/", 0) == 0 && colon != std::string::npos)
+        throw SceneError(file, msg.substr(0, colon), "at t = 0: " + msg.substr(colon + 2));
+      lag.fail("at t = 0: " + msg);
+    }
   }
   return out;
 }

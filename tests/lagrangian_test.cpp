@@ -350,12 +350,24 @@ TEST(LagrangianErrors, SceneErrorsAreLocated) {
                 L + R"J(, "constraints": [{"level": "position", "equation": "q(x) - qd(y)"}])J")),
             "s.json: /lagrangian/constraints/0/equation: a position-level constraint g(q, t) = 0 "
             "may not read rates qd(...); write it at level velocity");
+  EXPECT_EQ(load_error(scene(R"J("L": "0.5*qd(x)^2/q(x) + qd(y)^2")J")),
+            "s.json: /lagrangian/L: at t = 0: column 12: not finite (or not differentiable)");
   // two rows saying the same thing leave the default quasi-velocities undefined
   EXPECT_EQ(
       load_error(
           R"J({"lagrangian": {"coordinates": [{"name": "x"}, {"name": "y"}, {"name": "z"}], "L": "0.5*(qd(x)^2 + qd(y)^2 + qd(z)^2)", "constraints": [{"level": "velocity", "equation": "qd(y) - qd(x)"}, {"level": "velocity", "equation": "2*qd(y) - 2*qd(x)"}]}})J"),
       "s.json: /lagrangian/constraints: at t = 0: the constraint rows are not independent "
       "(rank 1 of 2 rows)");
+}
+
+// The scene loader of bodies says where a Lagrangian system goes (sweep, inverse, report,
+// Python's load_model).
+TEST(LagrangianErrors, TheBodiesLoaderPointsToTheLagrangianOne) {
+  EXPECT_EQ(testing::load_error(example("charged_particle.json")),
+            example("charged_particle.json") +
+                ": /lagrangian: a Lagrangian system is loaded by load_lagrangian_scene() (the "
+                "program's check, eval, simulate and linearize; docs/lagrangian.md), not as a "
+                "scene of bodies");
 }
 
 // Regularity lost during a run: L = ½ (1 − t) ẋ² has M = 1 − t; exit 3 at t = 1 and the
