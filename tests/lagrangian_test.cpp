@@ -106,7 +106,7 @@ TEST(LagrangianL96, GibbsAppellEquationsAreEqs2_4And2_5) {
 TEST(LagrangianForms, GibbsAppellEqualsGaussOnRandomStates) {
   for (const char* name :
        {"lewis_particle.json", "charged_particle.json", "relativistic_particle.json",
-        "spherical_pendulum.json", "planar_pendulum_cartesian.json"}) {
+        "spherical_pendulum.json", "planar_pendulum_cartesian.json", "rolling_disk.json"}) {
     SCOPED_TRACE(name);
     const LagrangianScene sc = load_lagrangian_scene(example(name));
     LagrangianData d(sc.system);
@@ -244,6 +244,30 @@ TEST(LagrangianExamples, SphericalPendulumEqualsTheRodScene) {
     EXPECT_NEAR(std::sin(th) * std::cos(ph), rb[i][1], 1e-6);
     EXPECT_NEAR(std::sin(th) * std::sin(ph), rb[i][2], 1e-6);
     EXPECT_NEAR(-std::cos(th), rb[i][3], 1e-6);
+  }
+}
+
+// The rolling disk in Euler angles and its centre, two rolling rows, in the quasi-velocities
+// (θ̇, φ̇, ψ̇ + sin θ φ̇), equals the rigid-body scene scenes/examples/rolling_disk.json (a
+// rigid disk with a rolling constraint) over 2 s, and stays in its steady turn.
+TEST(LagrangianExamples, RollingDiskEqualsTheRigidBodyScene) {
+  const std::string dir = ::testing::TempDir();
+  const std::string a = dir + "lag_disk.csv", b = dir + "rigid_disk.csv";
+  auto r1 = run_cli("simulate " + example("rolling_disk.json") + " --quiet --out " + a);
+  ASSERT_EQ(r1.status, 0) << r1.err;
+  auto r2 = run_cli("simulate " + std::string(APPELL_SOURCE_DIR) +
+                    "/scenes/examples/rolling_disk.json --quiet --out " + b);
+  ASSERT_EQ(r2.status, 0) << r2.err;
+  const auto la = csv_rows(a), rb = csv_rows(b);
+  ASSERT_EQ(la.size(), rb.size());
+  ASSERT_EQ(la.size(), 2001u);
+  for (size_t i = 0; i < la.size(); i += 10) {
+    // columns: t, q.x, q.y, q.th, ...; the rod scene's disk.x, disk.y, disk.z
+    const double th = la[i][3];
+    EXPECT_NEAR(la[i][1], rb[i][1], 1e-9) << "t = " << la[i][0];
+    EXPECT_NEAR(la[i][2], rb[i][2], 1e-9) << "t = " << la[i][0];
+    EXPECT_NEAR(0.5 * std::cos(th), rb[i][3], 1e-9) << "t = " << la[i][0];
+    EXPECT_NEAR(th, 0.3, 1e-9);
   }
 }
 
