@@ -5,6 +5,7 @@
 //   BM_LagrangianGibbsAppell   terms + map + Gibbs–Appell in ν (what a simulate step calls)
 //   BM_LagrangianBothForms     the same + the Gauss/Udwadia–Kalaba solve (what eval prints)
 //   BM_RigidBodyForward        forward() on the particle scene (the scene's formulation)
+//   BM_Disk*                   the same two for the rolling disk (5 coordinates, 2 rolling rows)
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -41,6 +42,13 @@ constexpr char kParticle[] = R"J({"gravity": [0, 0, -9.81],
   "forces": [{"type": "expression", "body": "s", "vector": ["-k*x(s)", "c*sin(t) - d*vy(s)", "0"],
               "parameters": {"k": 2.0, "c": 0.5, "d": 0.1}}]
 })J";
+
+// the rolling disk both ways (scenes/examples/lagrangian/rolling_disk.json,
+// scenes/examples/rolling_disk.json)
+constexpr char kDiskLagrangian[] =
+    R"J({"lagrangian": {"parameters": {"m": 1.5, "R": 0.5, "A": 0.0940625, "C": 0.1875, "g": 9.81}, "coordinates": [{"name": "x", "q": -0.14776010333066977, "rate": 0.0}, {"name": "y", "q": 0.0, "rate": 1.14802983467914}, {"name": "th", "q": 0.3, "rate": 0.0}, {"name": "ph", "q": -1.5707963267948966, "rate": 1.7}, {"name": "ps", "q": 0.0, "rate": -2.798444020682557}], "L": "0.5*m*(qd(x)^2 + qd(y)^2 + R^2*sin(q(th))^2*qd(th)^2) + 0.5*(A*qd(th)^2 + A*cos(q(th))^2*qd(ph)^2 + C*(qd(ps) + sin(q(th))*qd(ph))^2) - m*g*R*cos(q(th))", "constraints": [{"name": "roll_x", "level": "velocity", "equation": "qd(x) - R*(qd(ps) + sin(q(th))*qd(ph))*cos(q(ph)) - R*cos(q(th))*sin(q(ph))*qd(th)"}, {"name": "roll_y", "level": "velocity", "equation": "qd(y) - R*(qd(ps) + sin(q(th))*qd(ph))*sin(q(ph)) + R*cos(q(th))*cos(q(ph))*qd(th)"}], "quasi_velocities": [{"name": "tilt_rate", "expression": "qd(th)"}, {"name": "heading_rate", "expression": "qd(ph)"}, {"name": "axial_spin", "expression": "qd(ps) + sin(q(th))*qd(ph)"}]}})J";
+constexpr char kDiskRigid[] =
+    R"J({"gravity": [0, 0, -9.81], "bodies": [{"name": "disk", "mass": 1.5, "inertia": {"cylinder": [0.5, 0.05]}, "position": [-0.14776010333066977, -0.0, 0.477668244562803], "orientation": {"matrix": [[0.29552020666133955, 0.0, -0.955336489125606], [0, -1.0, 0], [-0.955336489125606, -0.0, -0.29552020666133955]]}, "velocity": [0.0, 1.14802983467914, 0.0], "angular_velocity": [-2.673455685733419, 0.0, 0.8730032446777006]}], "constraints": [{"name": "contact", "type": "rolling", "body": "disk", "radius": 0.5, "shape": "disk", "normal": [0, 0, 1]}]})J";
 
 struct Fixture {
   appell::LagrangianScene sc = appell::load_lagrangian_scene_from_string(kLagrangian, "bench");
@@ -95,5 +103,29 @@ void BM_RigidBodyForward(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RigidBodyForward);
+
+void BM_DiskLagrangianGibbsAppell(benchmark::State& state) {
+  const appell::LagrangianScene sc =
+      appell::load_lagrangian_scene_from_string(kDiskLagrangian, "bench");
+  appell::LagrangianData d(sc.system);
+  for (auto _ : state) {
+    appell::lagrangian_terms(sc.system, sc.initial, d);
+    appell::quasi_velocity_map(sc.system, sc.initial, d);
+    appell::gibbs_appell_nu(sc.system, d);
+    benchmark::DoNotOptimize(d.nudot.data());
+  }
+}
+BENCHMARK(BM_DiskLagrangianGibbsAppell);
+
+void BM_DiskRigidBodyForward(benchmark::State& state) {
+  const appell::Model m = appell::load_model_from_string(kDiskRigid, "bench");
+  appell::Data d(m);
+  const appell::State s = m.initial_state();
+  for (auto _ : state) {
+    appell::forward(m, d, s);
+    benchmark::DoNotOptimize(d.udot.data());
+  }
+}
+BENCHMARK(BM_DiskRigidBodyForward);
 
 }  // namespace
