@@ -29,11 +29,13 @@ HEADERS   := /usr/include/eigen3/Eigen/Core /usr/include/boost/numeric/odeint.hp
              /usr/lib/python3/dist-packages/wheel
 
 # the HTML report needs node and npm at configure time (three.js, uPlot); its tests need
-# Chromium, and the scene-schema test Debian's python3-jsonschema
+# Chromium, the scene-schema test Debian's python3-jsonschema, and the Lagrangian systems'
+# test (tests/lagrangian/sympy_check.py) python3-sympy
 REPORT_PACKAGES := nodejs npm
 REPORT_PROBES   := /usr/bin/node /usr/bin/npm
-BROWSER_PACKAGES := chromium python3-jsonschema
-BROWSER_PROBES  := /usr/bin/chromium /usr/lib/python3/dist-packages/jsonschema
+BROWSER_PACKAGES := chromium python3-jsonschema python3-sympy
+BROWSER_PROBES  := /usr/bin/chromium /usr/lib/python3/dist-packages/jsonschema \
+                   /usr/lib/python3/dist-packages/sympy
 
 .PHONY: deps deps-report deps-browser deps-clang deps-ci build demo test test-asan test-tsan fuzz bench \
         format clean

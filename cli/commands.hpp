@@ -50,6 +50,13 @@ int run_inverse(const InverseOptions& options);
 int run_eval(const EvalOptions& options);
 int run_simulate(const SimulateOptions& options);
 
+// A scene with a top-level "lagrangian" (cli/lagrangian.cpp, docs/lagrangian.md): check,
+// eval and simulate dispatch to these.
+bool is_lagrangian_scene(const std::string& path);
+int run_lagrangian_check(const std::string& scene, Output output);
+int run_lagrangian_eval(const EvalOptions& options);
+int run_lagrangian_simulate(const SimulateOptions& options);
+
 // Loads a scene, or prints "error: <file>: <pointer>: <message>" and returns false.
 bool load_or_report(const std::string& scene, Scene& out);
 // Parses --formulation (empty: Auto, i.e. the scene's choice); prints a usage error and

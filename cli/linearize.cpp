@@ -124,6 +124,7 @@ int run_linearize(const LinearizeOptions& o) {
     return usage("--format", "expected json or table (got '" + o.format + "')"), 2;
   double at = 0.0;
   if (o.at && !number_or_report("--at", "", *o.at, at)) return 2;
+  if (is_lagrangian_scene(o.scene)) return run_lagrangian_linearize(o, o.at ? at : 0.0);
   Scene scene;
   if (!load_or_report(o.scene, scene)) return 2;
   const Model m = compile(scene);

@@ -19,5 +19,7 @@ struct LinearizeOptions {
 // Registers the subcommand on `app`, filling `o` when it is parsed.
 CLI::App* add_linearize_command(CLI::App& app, LinearizeOptions& o);
 int run_linearize(const LinearizeOptions& o);
+// the same for a scene that declares a Lagrangian system (cli/lagrangian.cpp), at time `at`
+int run_lagrangian_linearize(const LinearizeOptions& o, double at);
 
 }  // namespace appell::cli

@@ -89,6 +89,7 @@ bool commit_all(std::initializer_list<OutputFile*> files) {
 }  // namespace
 
 int run_simulate(const SimulateOptions& o) {
+  if (is_lagrangian_scene(o.scene)) return run_lagrangian_simulate(o);
   Scene scene;
   Formulation f;
   JointFrame frame;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "appell/joint_state.hpp"
+#include "constraints/expression_scalar.hpp"
 
 namespace appell {
 
@@ -33,6 +34,9 @@ double Expression::variable_value(const ExprVariable& v, const StateView& s) con
       joint_coordinates(*v.joint, s, q, u);
       return v.kind == ExprVariable::Kind::JointQ ? q[v.axis] : u[v.axis];
     }
+    case ExprVariable::Kind::Coordinate:  // Lagrangian systems evaluate by value_as()
+    case ExprVariable::Kind::Rate:
+      return std::nan("");
   }
   return 0.0;
 }
@@ -311,6 +315,13 @@ void Expression::check_finite(const StateView& s, const std::string& when, bool 
     if (sub.value(s) == 0.0) throw ExpressionError(nd.column, "division by zero " + when);
   }
   throw ExpressionError(nd.column, what + " is not finite (or not differentiable) " + when);
+}
+
+int Expression::first_nonfinite_column(const double* x, double* work) const {
+  value_as(x, work);
+  for (int i = 0; i < size(); ++i)
+    if (!std::isfinite(work[i])) return ops_[i].column;
+  return 0;
 }
 
 }  // namespace appell

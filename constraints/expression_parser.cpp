@@ -58,8 +58,14 @@ class ExpressionParser {
  public:
   using E = Expression;
   ExpressionParser(const std::string& text, const std::map<std::string, double>& params,
-                   const E::BodyLookup& bodies, const E::JointLookup& joints, E& out)
-      : s_(text), params_(params), bodies_(bodies), joints_(joints), e_(out) {}
+                   const E::BodyLookup& bodies, const E::JointLookup& joints,
+                   const E::CoordinateLookup& coordinates, E& out)
+      : s_(text),
+        params_(params),
+        bodies_(bodies),
+        joints_(joints),
+        coordinates_(coordinates),
+        e_(out) {}
 
   static constexpr int kMaxDepth = 256;
 
@@ -245,6 +251,8 @@ class ExpressionParser {
     if (body.empty()) fail(name_at, "expected a body name in " + accessor + "(...)");
     pos_ = close + 1;
     if (acc >= kJointAccessor) return joint_ref(accessor, acc, body, name_at, at);
+    if (coordinates_)
+      fail(at, "a Lagrangian system has no bodies; its variables are q(name), qd(name) and t");
     if (body == "world") fail(name_at, "'world' has no state; expected a body name");
     const E::BodyInfo info = bodies_(body);
     if (info.index < 0) fail(name_at, "unknown body '" + body + "'");
@@ -263,9 +271,19 @@ class ExpressionParser {
     return variable(v, at);
   }
 
-  // q(joint) or q(joint, k); `inside` is the text between the parentheses
+  // q(joint) or q(joint, k); `inside` is the text between the parentheses.  In a
+  // Lagrangian system, q(c) and qd(c) of its coordinate c.
   int joint_ref(const std::string& accessor, int acc, const std::string& inside, size_t name_at,
                 size_t at) {
+    if (coordinates_) {
+      const int k = coordinates_(inside);
+      if (k < 0) fail(name_at, "unknown coordinate '" + inside + "' in " + accessor + "(...)");
+      ExprVariable v;
+      v.kind = acc == kJointAccessor ? ExprVariable::Kind::Coordinate : ExprVariable::Kind::Rate;
+      v.axis = k;
+      v.text = accessor + "(" + inside + ")";
+      return variable(v, at);
+    }
     std::string name = inside;
     int k = -1;
     const size_t comma = inside.find(',');
@@ -355,6 +373,7 @@ class ExpressionParser {
   const std::map<std::string, double>& params_;
   const E::BodyLookup& bodies_;
   const E::JointLookup& joints_;
+  const E::CoordinateLookup& coordinates_;
   E& e_;
   int depth_ = 0;
   size_t pos_ = 0;
@@ -363,10 +382,11 @@ class ExpressionParser {
 
 Expression Expression::parse(const std::string& text,
                              const std::map<std::string, double>& parameters,
-                             const BodyLookup& bodies, const JointLookup& joints) {
+                             const BodyLookup& bodies, const JointLookup& joints,
+                             const CoordinateLookup& coordinates) {
   Expression e;
   e.text_ = text;
-  ExpressionParser(text, parameters, bodies, joints, e).run();
+  ExpressionParser(text, parameters, bodies, joints, coordinates, e).run();
   return e;
 }
 

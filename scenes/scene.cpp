@@ -669,6 +669,10 @@ Scene load_scene_from_string(const std::string& text, const std::string& file) {
   if (is_urdf_text(text, file)) return load_urdf(text, file);
   const json root = parse_scene_document(text, file);
   const Node top(root, "", file);
+  if (top.has("lagrangian"))  // appell/lagrangian_scene.hpp loads it
+    top["lagrangian"].fail(
+        "a Lagrangian system is loaded by load_lagrangian_scene() (the program's check, eval, "
+        "simulate and linearize; docs/lagrangian.md), not as a scene of bodies");
   top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
               "integrator", "contact", "output", "shapes", "disable"});
   if (!top.has("include")) return build_scene(top, nullptr);

@@ -17,7 +17,8 @@
 // body name; qw(b) qx(b) qy(b) qz(b), the unit quaternion of b's orientation (w ≥ 0);
 // q(j) qd(j), the coordinate and rate of joint j (q(j, k) qd(j, k): the k-th, from 0, of a
 // joint with several; appell/joint_state.hpp); functions sin cos tan asin acos atan atan2 sinh cosh
-// tanh exp log sqrt abs pow min max.
+// tanh exp log sqrt abs pow min max.  In a Lagrangian system (docs/lagrangian.md) q(c) and
+// qd(c) name its coordinate c and that coordinate's rate instead.
 //
 // Derivatives by forward-mode automatic differentiation, never finite differences.  One
 // sweep of the tape carries, per node, the value, its gradient with respect to every
@@ -66,9 +67,21 @@ class ExpressionError : public std::runtime_error {
 
 // One variable of an expression: t, or one component of a body's x̄, v̄, ω or quaternion,
 // or one coordinate or rate of a joint.  Orientation and joint variables have values only
-// (forces); constraints reject them (their derivatives are not carried).
+// (forces); constraints reject them (their derivatives are not carried).  Coordinate and
+// Rate are a Lagrangian system's q_k and q̇_k (axis = k); they have no StateView value and
+// are read by value_as() only.
 struct ExprVariable {
-  enum class Kind { Time, Position, Velocity, AngularVelocity, Orientation, JointQ, JointU };
+  enum class Kind {
+    Time,
+    Position,
+    Velocity,
+    AngularVelocity,
+    Orientation,
+    JointQ,
+    JointU,
+    Coordinate,
+    Rate
+  };
   Kind kind = Kind::Time;
   int body = kWorld;
   int axis = 0;                        // component, or the joint's coordinate index
@@ -88,16 +101,20 @@ class Expression {
   using BodyLookup = std::function<BodyInfo(const std::string&)>;
   // The joint called `name`, or null (joint variables are then unknown names).
   using JointLookup = std::function<std::shared_ptr<const Joint>(const std::string&)>;
+  // The index of the Lagrangian coordinate called `name`, or −1 (q(name), qd(name)).
+  using CoordinateLookup = std::function<int(const std::string&)>;
 
   // Parses `text`.  Throws ExpressionError (column and message) on any error: syntax,
   // unknown function or name, wrong number of arguments, unknown body, ω of a particle.
   static Expression parse(const std::string& text, const std::map<std::string, double>& parameters,
-                          const BodyLookup& bodies, const JointLookup& joints = nullptr);
+                          const BodyLookup& bodies, const JointLookup& joints = nullptr,
+                          const CoordinateLookup& coordinates = nullptr);
   // true when `name` may be used as a parameter (an identifier, not t/pi/a function/a
   // variable accessor)
   static bool valid_parameter_name(const std::string& name);
 
   const std::vector<ExprVariable>& variables() const { return vars_; }
+  const std::string& text() const { return text_; }  // as written
   int size() const { return static_cast<int>(ops_.size()); }
   // doubles of StateView::scratch one sweep uses (with gradients when `gradient`)
   size_t scratch_size(bool gradient) const {
@@ -119,6 +136,15 @@ class Expression {
   // at its column; `when` completes the message ("at t = 0").  With `derivatives` false
   // only values are checked (forces need no derivatives).
   void check_finite(const StateView& s, const std::string& when, bool derivatives = true) const;
+
+  // The value at the variables' values x (x[k] for variables()[k]), in any scalar type T
+  // with the arithmetic and functions of bodies/dual_number.hpp: double, DualNumber<N> for
+  // first derivatives, DualNumber<N, DualNumber<K>> for second ones.  `work` holds size()
+  // values.  Defined in constraints/expression_scalar.hpp.  O(nodes) operations of T.
+  template <class T>
+  T value_as(const T* x, T* work) const;
+  // The 1-based column of the first node whose value at x is not finite, or 0.
+  int first_nonfinite_column(const double* x, double* work) const;
 
  private:
   // tape operations

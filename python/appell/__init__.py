@@ -44,6 +44,13 @@ from ._appell import (  # noqa: F401  (exact derivatives, docs/derivatives.md)
     inverse_dynamics_derivatives,
     linearize,
 )
+from ._appell import (  # noqa: F401  (Lagrangian systems, docs/lagrangian.md)
+    LagrangianSystem,
+    lagrangian_eval,
+    lagrangian_simulate,
+    load_lagrangian,
+    load_lagrangian_from_string,
+)
 from .result import Result
 from .sweep import SweepResult, sweep
 
@@ -55,6 +62,8 @@ __all__ = [
     "forward_dynamics", "forward_batch", "constraint_jacobian", "constraint_forces",
     "inverse_dynamics_derivatives", "forward_dynamics_derivatives",
     "constrained_dynamics_derivatives", "linearize",
+    "LagrangianSystem", "load_lagrangian", "load_lagrangian_from_string", "lagrangian_eval",
+    "lagrangian_simulate",
 ]
 
 

@@ -102,6 +102,7 @@ void bind_stepping(py::module_& m);  // stepping.cpp: Simulator, _describe, _set
 void bind_dynamics(py::module_& m);  // dynamics.cpp: mass matrix, RNEA, Jacobians, batches
 // derivatives.cpp: exact derivatives of the dynamics, linearize
 void bind_derivatives(py::module_& m);
+void bind_lagrangian(py::module_& m);  // lagrangian.cpp: Lagrangian systems in quasi-velocities
 
 // the model's SimulationOptions (its scene's settings) changed by keyword arguments:
 // formulation, integrator, duration, dt, rtol, atol, every, stabilization; throws

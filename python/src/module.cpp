@@ -49,4 +49,5 @@ PYBIND11_MODULE(_appell, m) {
   bind_stepping(m);
   bind_dynamics(m);
   bind_derivatives(m);
+  bind_lagrangian(m);
 }

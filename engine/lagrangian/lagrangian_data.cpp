@@ -1,0 +1,44 @@
+// LagrangianData: every buffer of an evaluation sized once, from the system.
+#include <algorithm>
+
+#include "appell/lagrangian.hpp"
+#include "engine/lagrangian/sweep.hpp"
+
+namespace appell {
+
+using namespace lagrangian_detail;
+
+int LagrangianSystem::max_nodes() const {
+  int most = lagrangian.size();
+  for (const Expression& f : forces) most = std::max(most, f.size());
+  for (const LagrangianRow& r : constraints) most = std::max(most, r.e.size());
+  for (const LagrangianRow& r : quasi_velocities) most = std::max(most, r.e.size());
+  return std::max(most, 1);
+}
+
+LagrangianData::LagrangianData(const LagrangianSystem& s)
+    : M_llt(s.n()), buffers(std::make_shared<Buffers>()) {
+  const int n = s.n(), m = s.m(), k = s.dof();
+  p.setZero(n), M.setZero(n, n), Q.setZero(n), f.setZero(n);
+  A.setZero(m, n), r.setZero(m), alpha.setZero(m), g.setZero(m);
+  W.setZero(k, n), nu.setZero(k), beta.setZero(k);
+  Y.setZero(n, k), y.setZero(n), Z.setZero(n);
+  H.setZero(k, k), F_nu.setZero(k), nudot.setZero(k), qdd.setZero(n);
+  qdd_gauss.setZero(n), lambda.setZero(m), Qc.setZero(n), nudot_gauss.setZero(k);
+  Buffers& b = *buffers;
+  const size_t nodes = static_cast<size_t>(s.max_nodes());
+  // a tape's variables are at most its nodes
+  b.x0.resize(nodes), b.w0.resize(nodes), b.grad.resize(nodes);
+  b.x1.resize(nodes), b.w1.resize(nodes);
+  b.x2.resize(nodes), b.w2.resize(nodes);
+  b.x4.resize(nodes), b.w4.resize(nodes);
+  b.xt.resize(nodes), b.wt.resize(nodes);
+  b.S.setZero(n, n);
+  b.lu = Eigen::PartialPivLU<Eigen::MatrixXd>(n);
+  b.rhs.setZero(n, k + 2), b.sol.setZero(n, k + 2);
+  b.MY.setZero(n, k), b.MinvAt.setZero(n, m), b.K.setZero(m, m);
+  b.H_llt = Eigen::LLT<Eigen::MatrixXd>(k), b.K_llt = Eigen::LLT<Eigen::MatrixXd>(m);
+  b.a.setZero(n), b.tmp.setZero(n), b.qd0.setZero(n);
+}
+
+}  // namespace appell

@@ -1,0 +1,148 @@
+// The first-order system of a Lagrangian system in (q, ν) [L96 §5.3, last paragraph:
+// "2n − m first order differential equations in (q^i, ν^a)"], integrated by odeint.
+//   q̇ = Y ν + y     (quasi_velocity_map.cpp (Q2))
+//   ν̇ = H⁻¹ F_ν     (gibbs_appell_nu.cpp (G1))
+// The velocity constraints hold exactly at every state (q̇ is built on them); holonomic
+// rows g(q, t) = 0 drift with the integration error, which rk4's steps remove by a
+// Gauss–Newton projection of q (minimum norm) after each step.
+#include "appell/lagrangian_run.hpp"
+
+#include <boost/numeric/odeint.hpp>
+#include <boost/numeric/odeint/external/eigen/eigen.hpp>
+#include <cmath>
+
+#include "engine/lagrangian/sweep.hpp"
+
+namespace appell {
+
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+using Vector = Eigen::VectorXd;
+
+struct Failure {
+  double t;
+  std::string message;
+};
+
+struct Rhs {
+  const LagrangianSystem& s;
+  LagrangianData& d;
+  LagrangianState x;
+  long evaluations = 0;
+
+  // x.q, x.qd, and every field of d at (t, q, ν)
+  void evaluate(const Vector& X, double t) {
+    const int n = s.n(), k = s.dof();
+    ++evaluations;
+    x.t = t;
+    x.q = X.head(n);
+    LagrangianStatus st = rates_of(s, t, x.q, X.tail(k), d, x.qd);
+    if (st == LagrangianStatus::Ok) st = lagrangian_terms(s, x, d);
+    if (st == LagrangianStatus::Ok) st = quasi_velocity_map(s, x, d);
+    if (st == LagrangianStatus::Ok) st = gibbs_appell_nu(s, d);
+    if (st == LagrangianStatus::Ok && !(d.nudot.allFinite() && x.qd.allFinite())) {
+      d.message = "the accelerations are not finite";
+      st = LagrangianStatus::NotFinite;
+    }
+    if (st != LagrangianStatus::Ok) throw Failure{t, d.message};
+  }
+  void operator()(const Vector& X, Vector& dX, double t) {
+    evaluate(X, t);
+    dX.resize(X.size());
+    dX.head(s.n()) = x.qd;
+    dX.tail(s.dof()) = d.nudot;
+  }
+  LagrangianSample sample(const Vector& X, double t) {
+    evaluate(X, t);
+    LagrangianSample out;
+    out.t = t;
+    out.q = x.q;
+    out.qd = x.qd;
+    out.nu = X.tail(s.dof());
+    out.energy = d.energy;
+    out.violation_position = s.m() ? d.g.cwiseAbs().maxCoeff() : 0.0;
+    out.violation_velocity = s.m() ? d.r.cwiseAbs().maxCoeff() : 0.0;
+    return out;
+  }
+};
+
+// q back onto g(q, t) = 0: q ← q − G⁺ g (minimum-norm Gauss–Newton), ν kept
+void project(const LagrangianSystem& s, Rhs& f, Vector& X, double t) {
+  bool any = false;
+  for (const LagrangianRow& r : s.constraints) any = any || r.holonomic;
+  if (!any) return;
+  LagrangianState x;
+  x.t = t;
+  x.qd.setZero(s.n());
+  Eigen::MatrixXd A(s.m(), s.n());
+  Eigen::VectorXd r(s.m()), alpha(s.m()), g(s.m());
+  for (int it = 0; it < 3; ++it) {
+    x.q = X.head(s.n());
+    velocity_rows(s.constraints, x, f.d, A, r, alpha, &g);
+    if (g.cwiseAbs().maxCoeff() < 1e-14 * (1.0 + x.q.cwiseAbs().maxCoeff())) return;
+    Eigen::MatrixXd G(s.m(), s.n());
+    int rows = 0;
+    for (int i = 0; i < s.m(); ++i)
+      if (s.constraints[i].holonomic) {
+        G.row(rows) = A.row(i);
+        g(rows++) = g(i);
+      }
+    const Eigen::MatrixXd Gh = G.topRows(rows);
+    X.head(s.n()) -= Gh.transpose() * (Gh * Gh.transpose()).ldlt().solve(g.head(rows));
+  }
+}
+
+}  // namespace
+
+LagrangianRunResult integrate_lagrangian(
+    const LagrangianSystem& s, const LagrangianState& x0, const LagrangianRun& run,
+    const std::function<void(const LagrangianSample&)>& sample) {
+  LagrangianRunResult res;
+  LagrangianData d(s);
+  Rhs f{s, d, x0};
+  const int n = s.n(), k = s.dof();
+  // the state (q, ν) of the initial (q, q̇)
+  Vector X(n + k);
+  X.head(n) = x0.q;
+  const double t0 = x0.t;
+  try {
+    if (quasi_velocity_map(s, x0, d) != LagrangianStatus::Ok) throw Failure{t0, d.message};
+    X.tail(k) = d.nu;
+    sample(f.sample(X, t0));
+    const long K = std::lround(std::floor(run.duration / run.dt + 1e-9));
+    if (run.method == "rk4") {
+      odeint::runge_kutta4<Vector, double, Vector, double, odeint::vector_space_algebra> rk4;
+      for (long step = 1; step <= K; ++step) {
+        const double ta = t0 + (step - 1) * run.dt, tb = t0 + step * run.dt;
+        rk4.do_step(std::ref(f), X, ta, tb - ta);
+        project(s, f, X, tb);
+        ++res.steps;
+        if (step % run.every == 0 || step == K) sample(f.sample(X, tb));
+      }
+    } else {
+      using Dopri =
+          odeint::runge_kutta_dopri5<Vector, double, Vector, double, odeint::vector_space_algebra>;
+      auto stepper = odeint::make_dense_output(run.atol, run.rtol, Dopri());
+      const double every = run.dt * run.every;
+      long last = 0;
+      res.steps = static_cast<long>(odeint::integrate_const(
+          stepper, std::ref(f), X, t0, t0 + K * run.dt, every, [&](const Vector& Xs, double t) {
+            const long i = std::lround((t - t0) / every);
+            if (i == 0) return;  // t0 sampled above
+            last = i;
+            Vector copy = Xs;
+            sample(f.sample(copy, t));
+          }));
+      (void)last;
+    }
+  } catch (const Failure& e) {
+    res.ok = false;
+    res.failed_at = e.t;
+    res.message = e.message;
+  }
+  res.rhs_evaluations = f.evaluations;
+  return res;
+}
+
+}  // namespace appell
