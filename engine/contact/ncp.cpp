@@ -281,6 +281,12 @@ double contact_residual(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
 
 namespace {
 
+// an LLT's storage sized for n × n matrices, by factoring the identity (LLT(n) leaves its
+// status unset, which a later assignment reads)
+void size_factor(Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::Index n) {
+  llt.compute(Eigen::MatrixXd::Identity(n, n));
+}
+
 // The factor of G + ρI, refreshed in place when ρ changes.
 struct DenseFactor {
   const Eigen::MatrixXd& G;
@@ -288,7 +294,7 @@ struct DenseFactor {
   void prepare() {
     // the factor's storage sized once per size (a step that needs no factor — its warm
     // start met the tolerance — may come first)
-    if (w.dense.rows() != G.rows()) w.dense = Eigen::LLT<Eigen::MatrixXd>(G.rows());
+    if (w.dense.rows() != G.rows()) size_factor(w.dense, G.rows());
   }
   void factor(double rho) {
     // into the LLT's own storage, sized at the first solve of this size
@@ -429,7 +435,7 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
     for (Eigen::VectorXd* v : {&w.F, &w.trial, &w.step, &w.un, &w.ut}) v->resize(m);
     w.J.resize(m, m);
     w.JtJ.resize(m, m);
-    if (w.lm.rows() != m) w.lm = Eigen::LLT<Eigen::MatrixXd>(m);
+    if (w.lm.rows() != m) size_factor(w.lm, m);
   }
   w.gamma.resize(static_cast<Eigen::Index>(blocks.size()));
   const auto& diag = diagonal_of(G);

@@ -16,9 +16,9 @@ int LagrangianSystem::max_nodes() const {
   return std::max(most, 1);
 }
 
-LagrangianData::LagrangianData(const LagrangianSystem& s)
-    : M_llt(s.n()), buffers(std::make_shared<Buffers>()) {
+LagrangianData::LagrangianData(const LagrangianSystem& s) : buffers(std::make_shared<Buffers>()) {
   const int n = s.n(), m = s.m(), k = s.dof();
+  M_llt.compute(Eigen::MatrixXd::Identity(n, n));  // (LLT(n) would leave its status unset)
   p.setZero(n), M.setZero(n, n), Q.setZero(n), f.setZero(n);
   A.setZero(m, n), r.setZero(m), alpha.setZero(m), g.setZero(m);
   W.setZero(k, n), nu.setZero(k), beta.setZero(k);
@@ -37,7 +37,10 @@ LagrangianData::LagrangianData(const LagrangianSystem& s)
   b.lu = Eigen::PartialPivLU<Eigen::MatrixXd>(n);
   b.rhs.setZero(n, k + 2), b.sol.setZero(n, k + 2);
   b.MY.setZero(n, k), b.MinvAt.setZero(n, m), b.K.setZero(m, m);
-  b.H_llt = Eigen::LLT<Eigen::MatrixXd>(k), b.K_llt = Eigen::LLT<Eigen::MatrixXd>(m);
+  // the factors' storage sized by factoring the identity (LLT(n) leaves its status unset,
+  // which a later assignment reads)
+  b.H_llt.compute(Eigen::MatrixXd::Identity(k, k));
+  b.K_llt.compute(Eigen::MatrixXd::Identity(m, m));
   b.a.setZero(n), b.tmp.setZero(n), b.qd0.setZero(n);
 }
 
