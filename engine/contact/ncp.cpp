@@ -391,22 +391,16 @@ struct LowRankFactor {
 };
 
 // G's diagonal and u = G x + g of the three forms of G
-auto diagonal_of(const Eigen::MatrixXd& G) {
-  return G.diagonal();
-}
-auto diagonal_of(const Eigen::SparseMatrix<double>& G) {
+template <class Matrix>
+auto diagonal_of(const Matrix& G) {
   return G.diagonal();
 }
 const Eigen::VectorXd& diagonal_of(const LowRankDelassus& G) {
   return G.diagonal;
 }
-void velocities(const Eigen::MatrixXd& G, const Eigen::VectorXd& x, const Eigen::VectorXd& g,
+template <class Matrix>
+void velocities(const Matrix& G, const Eigen::VectorXd& x, const Eigen::VectorXd& g,
                 Eigen::VectorXd& u) {
-  u.noalias() = G * x;
-  u += g;
-}
-void velocities(const Eigen::SparseMatrix<double>& G, const Eigen::VectorXd& x,
-                const Eigen::VectorXd& g, Eigen::VectorXd& u) {
   u.noalias() = G * x;
   u += g;
 }
