@@ -8,16 +8,29 @@
 
 namespace appell {
 
-Eigen::Vector3d project_cone(const Eigen::Vector3d& x, double mu) {
-  const double n = x(0);
-  const double s = std::sqrt(x(1) * x(1) + x(2) * x(2));
+namespace {
+
+// project_cone on three scalars, in place (the solver's inner loops: no vector temporaries)
+inline void project_cone3(double& n, double& t1, double& t2, double mu) {
+  const double s = std::sqrt(t1 * t1 + t2 * t2);
   // inside K_μ (n ≥ 0 said apart: with μ = 0 and no tangential part, s ≤ μ n holds for
   // any n, and a frictionless contact would pull)
-  if (n >= 0 && s <= mu * n) return x;
-  if (mu * s <= -n) return Eigen::Vector3d::Zero();  // inside the polar cone
-  const double np = (n + mu * s) / (1.0 + mu * mu);
-  Eigen::Vector3d p(np, 0.0, 0.0);
-  if (s > 0) p.tail<2>() = (mu * np / s) * x.tail<2>();
+  if (n >= 0 && s <= mu * n) return;
+  if (mu * s <= -n) {  // inside the polar cone
+    n = t1 = t2 = 0.0;
+    return;
+  }
+  n = (n + mu * s) / (1.0 + mu * mu);
+  const double f = s > 0 ? mu * n / s : 0.0;
+  t1 *= f;
+  t2 *= f;
+}
+
+}  // namespace
+
+Eigen::Vector3d project_cone(const Eigen::Vector3d& x, double mu) {
+  Eigen::Vector3d p = x;
+  project_cone3(p(0), p(1), p(2), mu);
   return p;
 }
 
@@ -44,7 +57,7 @@ void project(const std::vector<ContactBlock>& blocks, Eigen::VectorXd& z) {
     }
     switch (b.kind) {
       case ContactBlock::Kind::Contact:
-        z.segment<3>(b.row) = project_cone(z.segment<3>(b.row), b.mu);
+        project_cone3(z(b.row), z(b.row + 1), z(b.row + 2), b.mu);
         break;
       case ContactBlock::Kind::Unilateral:
         z(b.row) = std::max(z(b.row), 0.0);
@@ -100,10 +113,12 @@ void sweep(const Matrix& G, const std::vector<ContactBlock>& blocks, const Eigen
     Eigen::Vector3d delta = Eigen::Vector3d::Zero();
     switch (b.kind) {
       case ContactBlock::Kind::Contact: {
-        Eigen::Vector3d uh = u.segment<3>(b.row);
-        uh(0) += b.mu * std::sqrt(uh(1) * uh(1) + uh(2) * uh(2));
-        const Eigen::Vector3d l = lambda.segment<3>(b.row);
-        delta = project_cone(l - uh / gk, b.mu) - l;
+        const int r = b.row;
+        const double un = u(r) + b.mu * std::sqrt(u(r + 1) * u(r + 1) + u(r + 2) * u(r + 2));
+        double n = lambda(r) - un / gk, t1 = lambda(r + 1) - u(r + 1) / gk,
+               t2 = lambda(r + 2) - u(r + 2) / gk;
+        project_cone3(n, t1, t2, b.mu);
+        delta = Eigen::Vector3d(n - lambda(r), t1 - lambda(r + 1), t2 - lambda(r + 2));
         break;
       }
       case ContactBlock::Kind::Unilateral:
@@ -132,10 +147,15 @@ double residual_at(const std::vector<ContactBlock>& blocks, const Eigen::VectorX
     }
     switch (b.kind) {
       case ContactBlock::Kind::Contact: {
-        Eigen::Vector3d uh = u.segment<3>(b.row);
-        uh(0) += b.mu * std::sqrt(uh(1) * uh(1) + uh(2) * uh(2));
-        const Eigen::Vector3d l = lambda.segment<3>(b.row);
-        e = (l - project_cone(l - uh / gk, b.mu)).norm() * gk;
+        const int r = b.row;
+        const double un = u(r) + b.mu * std::sqrt(u(r + 1) * u(r + 1) + u(r + 2) * u(r + 2));
+        double n = lambda(r) - un / gk, t1 = lambda(r + 1) - u(r + 1) / gk,
+               t2 = lambda(r + 2) - u(r + 2) / gk;
+        project_cone3(n, t1, t2, b.mu);
+        n -= lambda(r);
+        t1 -= lambda(r + 1);
+        t2 -= lambda(r + 2);
+        e = std::sqrt(n * n + t1 * t1 + t2 * t2) * gk;
         break;
       }
       case ContactBlock::Kind::Unilateral:
@@ -287,22 +307,79 @@ void size_factor(Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::Index n) {
   llt.compute(Eigen::MatrixXd::Identity(n, n));
 }
 
-// The factor of G + ρI, refreshed in place when ρ changes.
+// L Lᵀ = A + ρI into L (A's size, lower triangle written), by the right-looking
+// column Cholesky: false when a pivot is not positive.  For small islands, where Eigen's
+// blocked LLT and triangular solves spend most of their time in their own set-up (the
+// standing quadruped's 12 rows: 1,500 instructions a pair of triangular solves, for 144
+// multiply-adds).
+bool small_cholesky(const Eigen::MatrixXd& A, double rho, Eigen::MatrixXd& L) {
+  const Eigen::Index m = A.rows();
+  L = A;
+  double* a = L.data();
+  for (Eigen::Index j = 0; j < m; ++j) {
+    double* cj = a + j * m;
+    const double pivot = cj[j] + rho;
+    if (!(pivot > 0)) return false;
+    const double d = std::sqrt(pivot);
+    cj[j] = d;
+    for (Eigen::Index i = j + 1; i < m; ++i) cj[i] /= d;
+    for (Eigen::Index k = j + 1; k < m; ++k) {  // the trailing lower triangle, by columns
+      double* ck = a + k * m;
+      const double f = cj[k];
+      for (Eigen::Index i = k; i < m; ++i) ck[i] -= cj[i] * f;
+    }
+  }
+  return true;
+}
+
+// x = (L Lᵀ)⁻¹ x, by columns of L: forward, then backward
+void small_cholesky_solve(const Eigen::MatrixXd& L, Eigen::VectorXd& x) {
+  const Eigen::Index m = L.rows();
+  const double* a = L.data();
+  double* v = x.data();
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const double* cj = a + j * m;
+    v[j] /= cj[j];
+    const double f = v[j];
+    for (Eigen::Index i = j + 1; i < m; ++i) v[i] -= cj[i] * f;
+  }
+  for (Eigen::Index j = m - 1; j >= 0; --j) {
+    const double* cj = a + j * m;
+    double t = v[j];
+    for (Eigen::Index i = j + 1; i < m; ++i) t -= cj[i] * v[i];
+    v[j] = t / cj[j];
+  }
+}
+
+// The factor of G + ρI, refreshed in place when ρ changes: on an island of at most
+// kSmallIsland rows (a body's corners, a robot's feet) by small_cholesky, else (or should a
+// pivot fail there) by Eigen's LLT.
 struct DenseFactor {
   const Eigen::MatrixXd& G;
   ContactWorkspace& w;
+  bool small = false;
   void prepare() {
     // the factor's storage sized once per size (a step that needs no factor — its warm
     // start met the tolerance — may come first)
-    if (w.dense.rows() != G.rows()) size_factor(w.dense, G.rows());
+    if (G.rows() <= kSmallIsland) {
+      w.small.resize(G.rows(), G.rows());
+    } else if (w.dense.rows() != G.rows()) {
+      size_factor(w.dense, G.rows());
+    }
   }
   void factor(double rho) {
+    small = G.rows() <= kSmallIsland && small_cholesky(G, rho, w.small);
+    if (small) return;
+    if (w.dense.rows() != G.rows()) size_factor(w.dense, G.rows());
     // into the LLT's own storage, sized at the first solve of this size
     w.dense.compute(G + rho * Eigen::MatrixXd::Identity(G.rows(), G.cols()));
   }
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
     x = rhs;
-    w.dense.solveInPlace(x);
+    if (small)
+      small_cholesky_solve(w.small, x);
+    else
+      w.dense.solveInPlace(x);
   }
   const Eigen::MatrixXd& dense() { return G; }
 };

@@ -89,6 +89,7 @@ struct ContactWorkspace {
   double rho = 0.0;                   // the last solve's final penalty (0: none yet)
   Eigen::Index rho_size = 0;          // and its problem's size
   Eigen::LLT<Eigen::MatrixXd> dense;  // G + ρI of a dense G
+  Eigen::MatrixXd small;              // its Cholesky factor on a small island
   // a sparse G: A = G + ρI on G's pattern (the diagonal always stored), its factor, and
   // where A's diagonal entries sit in its values
   Eigen::SparseMatrix<double> A;
