@@ -138,6 +138,39 @@ void low_rank_factor(const Model& m, const Data& d, const std::vector<TwistRow>&
 
 }  // namespace
 
+namespace {
+
+// G's block of an island of rows on free bodies alone, G_jk = Σ_b y_jᵀ D_b⁻¹ y_k over the
+// bodies b that rows j and k share (y: a row's wrench on b as the body's joint forces, Sᵀ f;
+// r = D_b⁻¹ y, its response): body by body, the lower triangle of each body's rows with
+// every other, mirrored.  Per body O(rows on it²), where row by row it was O(island²).
+void closed_form_block(const std::vector<TwistRow>& rows, int k0, int len,
+                       const std::vector<Vec6>& y, const std::vector<Vec6>& r,
+                       std::vector<std::pair<int, int>>& by_body, Eigen::MatrixXd& B) {
+  by_body.clear();  // (body, 2 × row + side), by body
+  for (int k = k0; k < k0 + len; ++k)
+    for (int s = 0; s < 2; ++s)
+      if (rows[k].body[s] != kWorld) by_body.emplace_back(rows[k].body[s], 2 * k + s);
+  std::sort(by_body.begin(), by_body.end());
+  B.setZero();
+  for (size_t a = 0; a < by_body.size();) {
+    size_t e = a + 1;
+    while (e < by_body.size() && by_body[e].first == by_body[a].first) ++e;
+    for (size_t i = a; i < e; ++i) {
+      const int ri = by_body[i].second, ki = ri / 2 - k0;
+      for (size_t j = a; j <= i; ++j) {
+        const int rj = by_body[j].second, kj = rj / 2 - k0;
+        const double g = y[ri].dot(r[rj]);
+        B(ki, kj) += g;
+        if (ki != kj) B(kj, ki) += g;
+      }
+    }
+    a = e;
+  }
+}
+
+}  // namespace
+
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
                    Eigen::MatrixXd& response, const std::vector<int>* first,
                    ResponseSupport* support, std::vector<IslandMatrix>* islands,
@@ -289,6 +322,8 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
           yk[2 * k + s] = S.topRows<3>().transpose() * rows[k].term[s].force +
                           S.bottomRows<3>().transpose() * rows[k].term[s].moment;
         }
+  std::vector<Vec6>& rk = w.r6;  // and its response D⁻¹ y
+  rk.resize(yk.size());
   const auto dinv = [&](int b) {
     const int i = tree.tree_index[b];
     return Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.Dinv.data() + ws.dinv_offset[i]);
@@ -304,6 +339,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         if (b == kWorld) continue;
         const int o = tree.joints[tree.tree_index[b]].u_offset;
         r[s] = dinv(b) * yk[2 * k + s];
+        rk[2 * k + s] = r[s];
         diagonal += yk[2 * k + s].dot(r[s]);
         support->dofs[k][2 * slot] = o;
         support->dofs[k][2 * slot + 1] = o + 6;
@@ -311,19 +347,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         ++slot;
       }
       if (tree_diagonal) (*tree_diagonal)(k) = diagonal;
-      IslandMatrix& I = (*islands)[island[k]];
-      if (I.factored) continue;  // formed after the rows, from the bodies' masses
-      const int j0 = (*first)[k];
-      Eigen::MatrixXd& B = I.dense;
-      for (int j = j0; j < j0 + B.rows(); ++j) {
-        double g = 0.0;
-        for (int s = 0; s < 2; ++s)
-          for (int sj = 0; sj < 2; ++sj)
-            if (rows[k].body[s] != kWorld && rows[j].body[sj] == rows[k].body[s])
-              g += yk[2 * j + sj].dot(r[s]);
-        B(j - j0, k - j0) = g;
-      }
-      continue;
+      continue;  // G after the rows: by body below (a factored island's from its masses)
     }
     int ranges[2][2] = {{0, nj}, {0, 0}};
     if (local) {
@@ -418,6 +442,11 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   if (blocked) {
     for (size_t i = 0; i < islands->size(); ++i) {
       IslandMatrix& I = (*islands)[i];
+      if (closed[i] && !I.factored) {
+        closed_form_block(rows, island_start[i], static_cast<int>(I.dense.rows()), yk, rk,
+                          w.by_body, I.dense);
+        continue;
+      }
       if (I.factored) {
         const int k0 = island_start[i];
         const int len = (i + 1 < island_start.size() ? island_start[i + 1] : n) - k0;

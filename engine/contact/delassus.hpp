@@ -14,6 +14,7 @@
 
 #include <Eigen/Sparse>
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "appell/constraint.hpp"
@@ -94,6 +95,8 @@ struct DelassusScratch {
   std::vector<int> free_body, column;  // per body: free on its own; its column in B (−1)
   std::vector<char> closed;            // per island: on free bodies alone
   std::vector<Vec6> y6;                // per row and side: Sᵀ f of its wrench (closed islands)
+  std::vector<Vec6> r6;                // and its response on the body, D⁻¹ Sᵀ f
+  std::vector<std::pair<int, int>> by_body;  // a closed island's (body, 2 × row + side)
   std::vector<std::array<int, 2>> row_tops;
   Eigen::VectorXd e, y;
   std::vector<SpatialMotion> a, V;

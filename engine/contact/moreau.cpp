@@ -235,6 +235,21 @@ void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
   island.resize(nblocks);
   for (int k = 0; k < nblocks; ++k)
     island[k] = tree.nrows_extra > 0 ? 0 : key[k] < 0 ? -(k + 1) : find(key[k]);
+  islands_.clear();
+  first_.assign(rows_.size(), 0);
+  // already in the order below (one body, one robot, islands found in turn): the blocks
+  // stay where they are, and only the islands are marked
+  if (std::is_sorted(island.begin(), island.end())) {
+    for (int k = 0; k < nblocks; ++k) {
+      const ContactBlock& b = blocks_[k];
+      if (k == 0 || island[k] != island[k - 1]) islands_.push_back({b.row, 0, k, 0});
+      Island& is = islands_.back();
+      is.rows += b.size();
+      is.blocks += 1;
+      for (int j = 0; j < b.size(); ++j) first_[b.row + j] = is.row0;
+    }
+    return;
+  }
   std::vector<int>& order = block_order_;
   order.resize(nblocks);
   for (int k = 0; k < nblocks; ++k) order[k] = k;
@@ -253,8 +268,6 @@ void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
   blocks.reserve(nblocks);
   rows.reserve(rows_.size());
   records.reserve(out.size());
-  islands_.clear();
-  first_.assign(rows_.size(), 0);
   for (int i = 0; i < nblocks; ++i) {
     const int k = order[i];
     ContactBlock b = blocks_[k];
