@@ -83,12 +83,14 @@ struct MoreauOptions {
   // the free velocity's implicit midpoint (moreau.cpp, free_velocity): at most this many
   // fixed-point passes, stopped when a pass changes u* by less than `midpoint_tolerance`
   // times the step's change of u; skipped when no body turns by more than `midpoint_spin`
-  // (rad) in the step: at h |ω| ≤ 1e-9 (a body at rest or sliding, its ω the solver's
-  // noise) the explicit inertial terms add ½ h² ‖J⁻¹(ω × J ω)‖²_J ~ 1e-30 J a step, and a
-  // pass cost a third of a resting step
+  // (rad) in the step: at h |ω| ≤ ε the explicit inertial terms add ½ h² ‖J⁻¹(ω × J ω)‖²_J
+  // ≤ ε² of the body's rotational energy a step (ε = 1e-6: 1e-12, 1e-8 over ten thousand
+  // steps), and change u⁺ by ~ε of the step's own change; a pass costs a third of a
+  // resting step (a body at rest or sliding turns by the solver's noise, ~1e-13 rad a
+  // step; a robot standing under servos, by ~1e-9)
   int midpoint_passes = 12;
   double midpoint_tolerance = 1e-10;
-  double midpoint_spin = 1e-9;
+  double midpoint_spin = 1e-6;
   bool joint_limits = true;     // enforce the joints' JointProperties limits
   bool joint_friction = true;   // the joints' Coulomb friction (JointProperties friction)
   Stabilization stabilization;  // of the bilateral rows in the free velocity
