@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "appell/derivatives.hpp"
+#include "appell/jacobians.hpp"
 #include "engine/assembly/row_terms.hpp"
 #include "engine/contact/delassus.hpp"
 #include "engine/contact/moreau.hpp"
@@ -263,6 +264,63 @@ TEST(TreeDelassus, StackOfFreeBoxesOnFourCornersKeepsGAsItsFactor) {
   EXPECT_TRUE(I.factored);
   EXPECT_EQ(I.low_rank.B.cols(), 72);
   EXPECT_LE(I.low_rank.B.nonZeros(), 144 * 12);
+}
+
+TEST(TreeDelassus, RobotOnItsFeetByTheJointSpaceMassMatrix) {
+  // the quadruped (floating base, 18 velocities), its joints bent, three rows under each
+  // foot: G and the responses formed in joint space (composite rigid bodies, M = Lᵀ L) equal
+  // J M⁻¹ Jᵀ and M⁻¹ Jᵀ from the public mass matrix and body Jacobians (virtual power), and
+  // the recursion's own G
+  const Model m = load_model(std::string(APPELL_SOURCE_DIR) +
+                             "/scenes/examples/robots/quadruped_standing.json");
+  const TreeModel& tree = m.tree();
+  Eigen::VectorXd q = m.initial_state().q, u = m.initial_state().u;
+  for (const TreeJoint& t : tree.joints)
+    if (t.shape == JointShape::Turn) q(t.q_offset) += 0.3 + 0.1 * t.q_offset;
+  u.setLinSpaced(u.size(), -0.5, 0.7);
+  Data d(m), dm(m);
+  ASSERT_EQ(recursive_rates(m, d, q, u, {}), SolveStatus::Ok);
+  ASSERT_TRUE(joint_space_applies(m, d));
+  std::vector<TwistRow> rows;
+  std::vector<int> body_of, first;
+  std::vector<Vec3> at, dir_of;
+  for (size_t i = 0; i < tree.joints.size(); ++i)
+    if (tree.children[i].empty()) {  // a foot
+      const int b = tree.joints[i].body;
+      const Vec3 p = d.body[b].x + Vec3(0.01, -0.02, -0.03);
+      for (const Vec3& dir : {Vec3(0, 0, 1), Vec3(0.8, 0.6, 0), Vec3(-0.6, 0.8, 0)}) {
+        rows.push_back(point_row(d, kWorld, b, p, dir));
+        body_of.push_back(b);
+        at.push_back(p);
+        dir_of.push_back(dir);
+        first.push_back(0);
+      }
+    }
+  const int n = static_cast<int>(rows.size());
+  ASSERT_EQ(n, 12);
+  Eigen::MatrixXd G0, R0, G1, R1;
+  Eigen::VectorXd diagonal;
+  tree_delassus(m, d, rows, G0, R0);  // the recursion's, whole
+  ResponseSupport support;
+  std::vector<IslandMatrix> islands;
+  tree_delassus(m, d, rows, G1, R1, &first, &support, &islands, &diagonal);
+  ASSERT_EQ(islands.size(), 1u);
+  ASSERT_TRUE(support.dense);
+  const Eigen::MatrixXd& G = islands[0].dense;
+  // the reference: J M⁻¹ Jᵀ by the public API
+  Eigen::MatrixXd M, Jp, J(n, tree.nu);
+  const State s{0.0, q, u};
+  mass_matrix(m, dm, s, M);
+  for (int k = 0; k < n; ++k) {
+    body_jacobian(m, dm, s, body_of[k], at[k], Jp);
+    J.row(k) = dir_of[k].transpose() * Jp.topRows<3>();
+  }
+  const Eigen::MatrixXd R = M.ldlt().solve(J.transpose());
+  const Eigen::MatrixXd want = J * R;
+  EXPECT_LT((G - want).norm(), 1e-10 * want.norm());
+  EXPECT_LT((G - G0).norm(), 1e-10 * want.norm());
+  EXPECT_LT((R1 - R).norm(), 1e-10 * R.norm());
+  for (int k = 0; k < n; ++k) EXPECT_NEAR(diagonal(k), want(k, k), 1e-10 * want(k, k));
 }
 
 TEST(TreeDelassus, ResponseKeepsTheLoopClosed) {

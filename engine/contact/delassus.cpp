@@ -294,6 +294,13 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         closed[i] = sparse && all_free(rows, k0, len, free_body);
       }
     }
+  // a small tree (a robot on its feet, an arm): G in its joint space, where no island is on
+  // free bodies alone (their closed form is cheaper still)
+  if (blocked && support && joint_space_applies(m, d) &&
+      std::none_of(closed.begin(), closed.end(), [](char c) { return c != 0; }) &&
+      joint_space_delassus(m, d, ws, rows, island_start, *islands, response, *support,
+                           tree_diagonal, w.joint_space))
+    return;
   const auto u_begin = [&](int i) { return i < nj ? tree.joints[i].u_offset : tree.nu; };
   for (int i = nj - 1, next = nj; i >= 0; --i)
     if (top[i] == i) {

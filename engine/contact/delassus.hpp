@@ -87,6 +87,14 @@ struct IslandMatrix {
       y.noalias() += dense * x;
   }
 };
+
+// joint_space_delassus()'s workspace
+struct JointSpaceScratch {
+  std::vector<Vec6> S;                         // the joint columns about the world origin
+  std::vector<Eigen::Matrix<double, 6, 6>> I;  // the composite inertias about it
+  Eigen::MatrixXd M, Jt, Y;                    // M (then its factor L), Jᵀ, L⁻ᵀ Jᵀ
+  std::vector<int> lambda;                     // each velocity's parent velocity
+};
 //
 // What tree_delassus() and row_velocities() work in, kept by a caller that calls them every
 // step (the contact stepper): once its vectors hold a step's rows, nothing is allocated.
@@ -100,6 +108,7 @@ struct DelassusScratch {
   std::vector<std::array<int, 2>> row_tops;
   Eigen::VectorXd e, y;
   std::vector<SpatialMotion> a, V;
+  JointSpaceScratch joint_space;
 };
 //
 // `tree_diagonal` (optional): each row's response on the tree alone, (J M⁻¹ Jᵀ)_kk, before
@@ -114,6 +123,21 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
 // du += response λ, on the written entries only
 void add_response(const Eigen::MatrixXd& response, const ResponseSupport& support,
                   const Eigen::VectorXd& lambda, Eigen::VectorXd& du);
+
+// G by the joint-space mass matrix (joint_space_delassus.cpp), on a tree of at most
+// kJointSpaceVelocities velocities with no bilateral extra rows, no welded bodies and no
+// particles (joint_space_applies): M by composite rigid bodies, its Cholesky factor, the
+// rows' columns M⁻¹ Jᵀ whole (support.dense) and each island's block of J M⁻¹ Jᵀ, with
+// `tree_diagonal` its diagonal.  False, with the outputs untouched but `response`, when M
+// is not positive definite to its factor (then the recursion's way applies).
+constexpr int kJointSpaceVelocities = 32;
+struct RecursiveWorkspace;
+bool joint_space_applies(const Model& m, const Data& d);
+bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspace& ws,
+                          const std::vector<TwistRow>& rows, const std::vector<int>& island_start,
+                          std::vector<IslandMatrix>& islands, Eigen::MatrixXd& response,
+                          ResponseSupport& support, Eigen::VectorXd* tree_diagonal,
+                          JointSpaceScratch& w);
 
 // J u: the rows' velocities at the joint quasi-velocities u, with the motion subspaces of
 // the last kinematics on d (its q).  O(n + rows).
