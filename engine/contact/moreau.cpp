@@ -120,6 +120,21 @@ MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> de
     reach_[sh.body] = std::max(reach_[sh.body], sh.position.norm() + r);
   }
   const TreeModel& tree = m.tree();
+  // bodies whose inertial terms vanish whatever they turn at: free on their own (a root
+  // joint at the centre, nothing hanging from them) with an isotropic inertia, ω × J ω = 0
+  // and no joint velocity products, so that the free velocity's midpoint passes would give
+  // its explicit value again (a rolling ball)
+  steady_spin_.assign(m.nbody(), 0);
+  for (size_t i = 0; i < tree.joints.size(); ++i) {
+    const TreeJoint& t = tree.joints[i];
+    if (t.parent >= 0 || t.type != &free_joint() || !tree.children[i].empty() || t.body < 0 ||
+        t.body >= m.nbody() || t.armature != 0.0)
+      continue;
+    const Body& b = m.bodies()[t.body];
+    const double mean = b.inertia.trace() / 3.0;
+    steady_spin_[t.body] = b.rigid() && t.frames.X_C.squaredNorm() == 0.0 &&
+                           (b.inertia - mean * Mat3::Identity()).norm() <= 1e-12 * mean;
+  }
   for (int i = 0; i < static_cast<int>(tree.joints.size()); ++i) {
     const TreeJoint& t = tree.joints[i];
     if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
@@ -982,7 +997,8 @@ SolveStatus MoreauStepper::free_velocity(const Eigen::VectorXd& qm, const Eigen:
   udot_ = joint_accelerations(m_, d);
   ustar_ = u + h * udot_;
   double spin = 0.0;
-  for (int b = 0; b < m_.nbody(); ++b) spin = std::max(spin, d.body[b].w.norm());
+  for (int b = 0; b < m_.nbody(); ++b)
+    if (!steady_spin_[b]) spin = std::max(spin, d.body[b].w.norm());
   spinning_ = o_.midpoint_passes > 0 && h * spin > o_.midpoint_spin;
   midpoint_scale_ = (ustar_ - u).lpNorm<Eigen::Infinity>() + 1e-15 * u.lpNorm<Eigen::Infinity>();
   return st;

@@ -279,6 +279,7 @@ class MoreauStepper {
   Eigen::VectorXd last_q_, last_u_;       // the state the last step ended at
   double end_closing_ = 0.0;              // the closing speed there
   double margin_ = 0.0;                   // the last step's margin
+  std::vector<char> steady_spin_;         // per body: its inertial terms vanish (constructor)
   bool spinning_ = false;                 // this step's velocity is the implicit midpoint
   double midpoint_scale_ = 0.0;  // ‖u* − u‖ of the explicit value: the passes' yardstick
   Eigen::VectorXd diag0_;        // the rows' responses on the tree alone (tree_delassus)
