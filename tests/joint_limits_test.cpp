@@ -323,6 +323,14 @@ TEST(TreeDelassus, RobotOnItsFeetByTheJointSpaceMassMatrix) {
   for (int k = 0; k < n; ++k) EXPECT_NEAR(diagonal(k), want(k, k), 1e-10 * want(k, k));
 }
 
+TEST(TreeDelassus, FiveBoxStackSolvesOnItsDenseFactor) {
+  // five boxes, four corners under each: 60 rows for 30 velocities, G = B Bᵀ with BᵀB small
+  // enough to be formed and factored dense; the same motion as the dense solve
+  const IslandMatrix I = stack_island(5, 4);
+  EXPECT_TRUE(I.factored);
+  EXPECT_EQ(I.low_rank.B.cols(), 30);
+}
+
 TEST(TreeDelassus, ResponseKeepsTheLoopClosed) {
   // a four-bar linkage: one joint closes the loop as bilateral extra rows; an impulse on a
   // contact row must move the linkage only along the loop's motions: A Δu = 0

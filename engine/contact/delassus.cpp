@@ -101,6 +101,9 @@ void low_rank_factor(const Model& m, const Data& d, const std::vector<TwistRow>&
   int ncol = 0;
   for (int c : column) ncol = std::max(ncol, c + 6);
   Eigen::SparseMatrix<double, Eigen::RowMajor>& B = L.B;
+  L.factor.resize(m.nbody());
+  L.factor_of.resize(m.nbody(), 0);
+  ++L.stamp;
   B.resize(len, ncol);
   B.resizeNonZeros(12 * len);
   L.diagonal.resize(len);
@@ -120,7 +123,11 @@ void low_rank_factor(const Model& m, const Data& d, const std::vector<TwistRow>&
       if (b == kWorld) continue;
       const double root_mass = std::sqrt(m.bodies()[b].mass);
       const Vec3 f = r.term[s].force / root_mass;
-      const Vec3 tau = d.J[b].llt().matrixL().solve(Vec3(r.term[s].moment));
+      if (L.factor_of[b] != L.stamp) {  // the body's L, once per call
+        L.factor[b] = d.J[b].llt().matrixL();
+        L.factor_of[b] = L.stamp;
+      }
+      const Vec3 tau = L.factor[b].triangularView<Eigen::Lower>().solve(Vec3(r.term[s].moment));
       for (int j = 0; j < 3; ++j) {
         inner[p] = column[b] + j;
         value[p++] = f(j);

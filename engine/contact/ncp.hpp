@@ -59,6 +59,11 @@ struct LowRankDelassus {
   Eigen::SparseMatrix<double, Eigen::RowMajor> B;  // rows × 6 per body
   Eigen::VectorXd diagonal;                        // G's, ‖B_k‖²
   mutable Eigen::VectorXd t;                       // Bᵀ x in products
+  // the bodies' Cholesky factors of their world inertias, by the call (stamp) that formed
+  // them (delassus.cpp, low_rank_factor)
+  std::vector<Eigen::Matrix3d> factor;
+  std::vector<long> factor_of;
+  long stamp = 0;
   Eigen::Index rows() const { return B.rows(); }
   // y += G x
   template <class X, class Y>
@@ -98,8 +103,9 @@ struct ContactWorkspace {
   std::vector<int> diagonal;
   std::vector<int> pattern_outer, pattern_inner;  // the pattern the symbolic factor is for
   bool analyzed = false;
-  // a low-rank G: BᵀB, and B's products
+  // a low-rank G: BᵀB (dense when small), and B's products
   Eigen::SparseMatrix<double> K;
+  Eigen::MatrixXd K_dense;
   Eigen::VectorXd t1, t2;
   // the Newton polish's
   Eigen::MatrixXd G_dense, J, JtJ;

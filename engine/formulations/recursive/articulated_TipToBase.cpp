@@ -65,6 +65,21 @@ template <int K>
 inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i, Mat6* Ia) {
   JointBlocks<K> j = blocks<K>(tree, ws, i);
   const TreeBodyWork& w = ws.w[i];
+  if constexpr (K == 6) {
+    // a body free on its own: S = 1 and IA = diag(m 1, J) at its centre, so U = IA and D⁻¹
+    // = diag(1/(m + a), (J + a 1)⁻¹) block by block (a: the armature), with no 6 × 6 products
+    const double mass = w.IA(0, 0), a = tree.joints[i].armature;
+    if (!Ia && j.S.isIdentity(0.0) && w.IA.template topRightCorner<3, 3>().isZero(0.0) &&
+        w.IA.template bottomLeftCorner<3, 3>().isZero(0.0) &&
+        w.IA.template topLeftCorner<3, 3>().isApprox(mass * Mat3::Identity(), 0.0)) {
+      j.U = w.IA;
+      j.Dinv.setZero();
+      j.Dinv.template topLeftCorner<3, 3>().diagonal().setConstant(1.0 / (mass + a));
+      j.Dinv.template bottomRightCorner<3, 3>() =
+          (w.IA.template bottomRightCorner<3, 3>() + a * Mat3::Identity()).inverse();
+      return;
+    }
+  }
   const Eigen::Matrix<double, 6, K> U = w.IA * j.S;
   Eigen::Matrix<double, K, K> D = j.S.transpose() * U;
   // the rotor inertia (armature) adds to the joint-space diagonal: D = Sᵀ IA S + a 1
