@@ -189,7 +189,8 @@ class BulletDetector final : public ContactDetector {
       e.finite = e.x.allFinite() && e.R.allFinite();
       e.tr = bt(e.finite ? e.R : Mat3::Identity(), e.finite ? e.x : Vec3::Zero());
       if (!e.proxy) continue;
-      btVector3 lo, hi;
+      btVector3& lo = e.lo;
+      btVector3& hi = e.hi;
       if (e.finite) {
         e.shape->getAabb(e.tr, lo, hi);
         lo -= grow;
@@ -231,6 +232,7 @@ class BulletDetector final : public ContactDetector {
     Mat3 R = Mat3::Identity();  // world pose at this query
     Vec3 x = Vec3::Zero();
     btTransform tr;
+    btVector3 lo, hi;  // its box at this query, grown by half the margin (with a proxy)
     bool finite = true;
   };
 
@@ -413,6 +415,12 @@ class BulletDetector final : public ContactDetector {
     const Entry& es = entries_[i];
     const Vec3 np = ep.R.col(2);  // the plane's outward normal
     const double c = np.dot(ep.x);
+    if (es.proxy) {  // its box's lowest corner a margin above the plane: nothing to find
+      const btVector3 mid = 0.5 * (es.lo + es.hi), half = 0.5 * (es.hi - es.lo);
+      const double lowest = np.dot(eig(mid)) - std::abs(np.x()) * half.x() -
+                            std::abs(np.y()) * half.y() - std::abs(np.z()) * half.z();
+      if (lowest - c >= margin) return;
+    }
     // the library's deepest point of the shape against the plane
     const Vec3 down_local = es.R.transpose() * (-np);
     const Vec3 deepest = es.x + es.R * eig(es.shape->localGetSupportingVertex(bt(down_local)));
