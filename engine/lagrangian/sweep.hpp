@@ -4,6 +4,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
+#include <functional>
 #include <vector>
 
 #include "appell/lagrangian.hpp"
@@ -65,6 +66,12 @@ inline double variable_rate(const ExprVariable& v, const LagrangianState& x) {
 // The gradient of e at x, one entry per e.variables(), into d.grad; returns the value.
 // ⌈v/8⌉ sweeps in DualNumber<8>.
 double gradient(const Expression& e, const LagrangianState& x, LagrangianData& d);
+
+// The largest |∂²e/∂z_a∂z_b| over the variables z that `rate` marks, at the variables'
+// values x (x[k] for e.variables()[k]): zero for an expression affine in them.  One sweep
+// in DualNumber<1, DualNumber<8>> per marked variable and 8 variables.
+double curvature(const Expression& e, const double* x,
+                 const std::function<bool(const ExprVariable&)>& rate, LagrangianData& d);
 
 }  // namespace lagrangian_detail
 }  // namespace appell
