@@ -107,6 +107,34 @@ TEST(RigidQuasiVelocities, TheMassMatrixInNuIsTheKineticEnergy) {
   EXPECT_NEAR(0.5 * d.r.nu.dot(d.r.H * d.r.nu), T, 1e-12 * T);
 }
 
+// simulate: the disk's steady circular motion in (q, ν) keeps its tilt (the angle of its axis
+// to the ground, 0.3 rad) and its energy, as the closed form of the steady motion says
+TEST(RigidQuasiVelocities, DiskRunInBodyRatesKeepsItsSteadyMotion) {
+  const RigidNuScene rs = load_rigid_nu_scene(kDisk);
+  LagrangianRun run;
+  run.method = "rk4";
+  run.dt = 1e-3;
+  run.duration = 1.0;
+  run.every = 100;
+  double worst_tilt = 0, e0 = NAN, worst_energy = 0, worst_rows = 0;
+  int samples = 0;
+  const LagrangianRunResult res =
+      integrate_rigid_nu(rs.system, rs.initial, run, [&](const LagrangianSample& x) {
+        ++samples;
+        const Quat o(x.q(3), x.q(4), x.q(5), x.q(6));  // the root's free joint: x̄, quaternion
+        const double axis_z = (o.normalized().toRotationMatrix() * Vec3::UnitZ()).z();
+        worst_tilt = std::max(worst_tilt, std::abs(std::abs(axis_z) - std::sin(0.3)));
+        if (std::isnan(e0)) e0 = x.energy;
+        worst_energy = std::max(worst_energy, std::abs(x.energy - e0));
+        worst_rows = std::max({worst_rows, x.violation_position, x.violation_velocity});
+      });
+  ASSERT_TRUE(res.ok) << res.message;
+  EXPECT_EQ(samples, 11);
+  EXPECT_LT(worst_tilt, 1e-9);
+  EXPECT_LT(worst_energy, 1e-10 * std::abs(e0));
+  EXPECT_LT(worst_rows, 1e-12);
+}
+
 // the bicycle scene at forward speed v (every body at v, the wheels at v / r)
 std::string bicycle_at(double v) {
   std::ifstream in(kBicycle);
