@@ -7,6 +7,7 @@
 #include "appell/forward.hpp"
 #include "appell/rigid_quasi_velocities.hpp"
 #include "appell/scene_document.hpp"
+#include "appell/simulation.hpp"
 #include "scenes/reader.hpp"
 #include "scenes/scene_parts.hpp"
 
@@ -70,6 +71,11 @@ RigidNuScene load_rigid_nu_scene_from_string(const std::string& text, const std:
   out.run.every = scene.settings.output.every;
   // the state every run starts from
   const Model model = compile(scene);
+  if (has_unilateral_rows(model, scene.settings.contact.joint_limits,
+                          scene.settings.contact.joint_friction))
+    root["quasi_velocities"].fail(
+        "a scene with contact shapes, enforced joint limits or joint friction (unilateral "
+        "rows) does not run in user quasi-velocities; its rows are bilateral constraints only");
   Data d(model);
   InitialConditions start;
   if (initial_conditions(model, d, model.initial_state(), scene.settings.solver, &start) !=
