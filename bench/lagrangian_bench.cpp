@@ -164,7 +164,7 @@ void recursion(benchmark::State& state, const std::string& scene) {
 }
 
 void BM_DiskInNu(benchmark::State& state) {
-  rigid_in_nu(state, "scenes/examples/rolling_disk_body_rates.json");
+  rigid_in_nu(state, "scenes/examples/quasi_velocities/rolling_disk.json");
 }
 BENCHMARK(BM_DiskInNu);
 void BM_DiskRecursion(benchmark::State& state) {
@@ -172,7 +172,7 @@ void BM_DiskRecursion(benchmark::State& state) {
 }
 BENCHMARK(BM_DiskRecursion);
 void BM_BicycleInNu(benchmark::State& state) {
-  rigid_in_nu(state, "scenes/examples/bicycle_quasi_velocities.json");
+  rigid_in_nu(state, "scenes/examples/quasi_velocities/bicycle.json");
 }
 BENCHMARK(BM_BicycleInNu);
 void BM_BicycleRecursion(benchmark::State& state) {

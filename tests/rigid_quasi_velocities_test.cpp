@@ -22,8 +22,8 @@ namespace appell {
 namespace {
 
 const std::string kExamples = std::string(APPELL_SOURCE_DIR) + "/scenes/examples/";
-const std::string kBicycle = kExamples + "bicycle_quasi_velocities.json";
-const std::string kDisk = kExamples + "rolling_disk_body_rates.json";
+const std::string kBicycle = kExamples + "quasi_velocities/bicycle.json";
+const std::string kDisk = kExamples + "quasi_velocities/rolling_disk.json";
 
 // A random state near the scene's: q moved along a random tangent, u on the rows from
 // random ν (u = Y ν + y)

@@ -12,8 +12,8 @@ import pytest
 import appell
 from conftest import EXAMPLES
 
-BICYCLE = EXAMPLES / "bicycle_quasi_velocities.json"
-DISK = EXAMPLES / "rolling_disk_body_rates.json"
+BICYCLE = EXAMPLES / "quasi_velocities" / "bicycle.json"
+DISK = EXAMPLES / "quasi_velocities" / "rolling_disk.json"
 
 
 def test_bicycle_mass_matrix_in_nu_is_meijaards():
