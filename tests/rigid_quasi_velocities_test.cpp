@@ -95,6 +95,16 @@ TEST(RigidQuasiVelocities, BicycleInLeanSteerAndSpeedEqualsTheRecursion) {
   check_scene(kBicycle, 0.05);
 }
 
+// a planar loop: 5 rows of which 2 are independent; the crank's rate as the one ν
+TEST(RigidQuasiVelocities, FourBarWithRedundantRowsEqualsTheRecursion) {
+  std::ifstream in(kExamples + "four_bar.json");
+  nlohmann::json scene = nlohmann::json::parse(in);
+  scene["quasi_velocities"] = {{{"name", "crank"}, {"expression", "qd(A)"}}};
+  const std::string path = testing::write_temp("four_bar_nu.json", scene.dump());
+  EXPECT_EQ(load_rigid_nu_scene(path).system.m(), 2);
+  check_scene(path, 0.2);
+}
+
 TEST(RigidQuasiVelocities, TheMassMatrixInNuIsTheKineticEnergy) {
   // ½ νᵀ (Yᵀ M Y) ν is the kinetic energy of u = Y ν on a state whose rows are homogeneous
   // (y = 0): the disk's, whose kinetic energy the engine computes from the bodies' states
