@@ -402,7 +402,9 @@ int print_nu_linear(const NuSystemView& v, const LinearizeOptions& o, double at,
   out["time"] = at;
   out["system"] = v.kind;
   out["derivatives"] =
-      "central differences extrapolated twice (Richardson) of exact evaluations in (q, nu)";
+      v.kind == "lagrangian"
+          ? "exact (nested dual numbers) in (q, nu)"
+          : "central differences extrapolated twice (Richardson) of exact evaluations in (q, nu)";
   out["states"] = states;
   out["inputs"] = ojson::array();
   out["A"] = matrix(A);

@@ -36,6 +36,8 @@ LagrangianData::LagrangianData(int n, int m, int k, int max_nodes)
   b.x2.resize(nodes), b.w2.resize(nodes);
   b.x4.resize(nodes), b.w4.resize(nodes);
   b.xt.resize(nodes), b.wt.resize(nodes);
+  b.x3.resize(nodes), b.w3.resize(nodes);
+  b.xt3.resize(nodes), b.wt3.resize(nodes);
   b.S.setZero(n, n);
   b.lu = Eigen::PartialPivLU<Eigen::MatrixXd>(n);
   b.rhs.setZero(n, k + 2), b.sol.setZero(n, k + 2);

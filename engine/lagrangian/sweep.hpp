@@ -17,6 +17,8 @@ constexpr int kChunk = 8;                 // inner directions per sweep
 using D1 = DualNumber<kChunk>;            // first derivatives, 8 directions
 using D2 = DualNumber<1, D1>;             // one outer direction over D1: second derivatives
 using T2 = DualNumber<1, DualNumber<1>>;  // a second derivative along one direction
+using D3 = DualNumber<1, D2>;  // D2 and its derivative along one more direction (linearize)
+using T3 = DualNumber<1, T2>;  // T2 and its derivative along one more direction (linearize)
 
 }  // namespace appell::lagrangian_detail
 
@@ -28,6 +30,8 @@ struct LagrangianData::Buffers {
   std::vector<lagrangian_detail::D2> x2, w2;
   std::vector<DualNumber<1, DualNumber<4>>> x4, w4;  // D2 with four inner directions
   std::vector<lagrangian_detail::T2> xt, wt;
+  std::vector<lagrangian_detail::D3> x3, w3;  // third derivatives (lagrangian_linearize.cpp)
+  std::vector<lagrangian_detail::T3> xt3, wt3;
   Eigen::MatrixXd S;  // [A; W]  (n × n)
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   Eigen::MatrixXd rhs, sol;  // the three right-hand sides [0 | −b | −α ; I | −w | −β]
