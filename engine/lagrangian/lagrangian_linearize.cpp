@@ -75,7 +75,7 @@ double tangent_of(const ExprVariable& v, const Eigen::VectorXd& dq, const Eigen:
 }
 
 // (X1): the rows' tangents along w at x: δR, δc = δ(R q̇ − r) (the right side −γ₀ of (Q1)) and
-// δbias (δα or δβ).  One D3-free sweep in D2 per 8 variables; a holonomic row's δα one in T3.
+// δbias (δα or δβ).  One sweep in D2 per 8 variables; a holonomic row's δα one in T3.
 void row_tangents(const std::vector<LagrangianRow>& rows, const LagrangianState& x,
                   const Eigen::VectorXd& dq, const Eigen::VectorXd& dqd, LagrangianData& d,
                   Eigen::Ref<Eigen::MatrixXd> dR, Eigen::Ref<Eigen::VectorXd> dc,
