@@ -6,14 +6,20 @@
 //   BM_LagrangianBothForms     the same + the Gauss/Udwadia–Kalaba solve (what eval prints)
 //   BM_RigidBodyForward        forward() on the particle scene (the scene's formulation)
 //   BM_Disk*                   the same two for the rolling disk (5 coordinates, 2 rolling rows)
+//   BM_*InNu / BM_*Recursion   a scene of bodies in its user's quasi-velocities (terms, map,
+//                              Gibbs–Appell in ν; appell/rigid_quasi_velocities.hpp) beside
+//                              the recursion on the same scene: the rolling disk in its
+//                              body-frame ω, the benchmark bicycle in lean, steer and speed
 #include <benchmark/benchmark.h>
 
 #include <random>
+#include <string>
 
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "appell/lagrangian.hpp"
 #include "appell/lagrangian_scene.hpp"
+#include "appell/rigid_quasi_velocities.hpp"
 #include "appell/scene.hpp"
 
 namespace {
@@ -127,5 +133,51 @@ void BM_DiskRigidBodyForward(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_DiskRigidBodyForward);
+
+// a scene file of the repository (this file is bench/lagrangian_bench.cpp)
+std::string repository_file(const std::string& name) {
+  const std::string here = __FILE__;
+  return here.substr(0, here.rfind("/bench/")) + "/" + name;
+}
+
+void rigid_in_nu(benchmark::State& state, const std::string& scene) {
+  const appell::RigidNuScene rs = appell::load_rigid_nu_scene(repository_file(scene));
+  appell::RigidNuData d(rs.system);
+  for (auto _ : state) {
+    appell::rigid_nu_terms(rs.system, rs.initial, d);
+    appell::quasi_velocity_solve(rs.initial.u, d.r);
+    appell::gibbs_appell_nu(d.r);
+    benchmark::DoNotOptimize(d.r.nudot.data());
+  }
+}
+
+void recursion(benchmark::State& state, const std::string& scene) {
+  const appell::Model m = appell::load_model(repository_file(scene));
+  appell::Data d(m);
+  const appell::State s = m.initial_state();
+  appell::SolverOptions o;
+  o.formulation = appell::Formulation::Recursive;
+  for (auto _ : state) {
+    appell::forward(m, d, s, o);
+    benchmark::DoNotOptimize(d.udot.data());
+  }
+}
+
+void BM_DiskInNu(benchmark::State& state) {
+  rigid_in_nu(state, "scenes/examples/quasi_velocities/rolling_disk.json");
+}
+BENCHMARK(BM_DiskInNu);
+void BM_DiskRecursion(benchmark::State& state) {
+  recursion(state, "scenes/examples/rolling_disk.json");
+}
+BENCHMARK(BM_DiskRecursion);
+void BM_BicycleInNu(benchmark::State& state) {
+  rigid_in_nu(state, "scenes/examples/quasi_velocities/bicycle.json");
+}
+BENCHMARK(BM_BicycleInNu);
+void BM_BicycleRecursion(benchmark::State& state) {
+  recursion(state, "scenes/benchmarks/whipple_bicycle.json");
+}
+BENCHMARK(BM_BicycleRecursion);
 
 }  // namespace

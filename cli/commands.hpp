@@ -56,6 +56,12 @@ bool is_lagrangian_scene(const std::string& path);
 int run_lagrangian_check(const std::string& scene, Output output);
 int run_lagrangian_eval(const EvalOptions& options);
 int run_lagrangian_simulate(const SimulateOptions& options);
+// A scene of bodies with a top-level "quasi_velocities" (cli/rigid_nu.cpp): the same four
+// in the user's quasi-velocities.
+bool is_rigid_nu_scene(const std::string& path);
+int run_rigid_nu_check(const std::string& scene, Output output);
+int run_rigid_nu_eval(const EvalOptions& options);
+int run_rigid_nu_simulate(const SimulateOptions& options);
 
 // Loads a scene, or prints "error: <file>: <pointer>: <message>" and returns false.
 bool load_or_report(const std::string& scene, Scene& out);

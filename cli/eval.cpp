@@ -36,6 +36,7 @@ static bool evaluate_t0(const std::string& scene, const Model& m, Data& d,
 
 int run_eval(const EvalOptions& o) {
   if (is_lagrangian_scene(o.scene)) return run_lagrangian_eval(o);
+  if (is_rigid_nu_scene(o.scene)) return run_rigid_nu_eval(o);
   Scene scene;
   Formulation f;
   JointFrame frame;
@@ -140,6 +141,7 @@ static std::string joint_properties(const Model& m, int index, const ContactSett
 
 int run_check(const std::string& scene, Output output) {
   if (is_lagrangian_scene(scene)) return run_lagrangian_check(scene, output);
+  if (is_rigid_nu_scene(scene)) return run_rigid_nu_check(scene, output);
   Scene loaded;
   if (!load_or_report(scene, loaded)) return 2;
   const Model m = compile(loaded);

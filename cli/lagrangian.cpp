@@ -12,11 +12,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "appell/derivatives.hpp"
 #include "appell/lagrangian_run.hpp"
 #include "appell/lagrangian_scene.hpp"
 #include "appell/scene_document.hpp"
 #include "cli/commands.hpp"
 #include "cli/linearize.hpp"
+#include "cli/nu_report.hpp"
 
 namespace appell::cli {
 
@@ -73,29 +75,46 @@ std::vector<std::string> nu_names(const LagrangianSystem& s) {
   return out;
 }
 
-// the equations as text: H ν̇ = F_ν row by row, and the map q̇ = Y ν + y
-void print_table(std::ostream& os, const LagrangianSystem& s, const LagrangianState& x,
-                 const LagrangianData& d) {
-  const auto nu = nu_names(s);
-  os << "Lagrangian system: " << s.n() << " coordinates, " << s.m()
-     << (s.m() == 1 ? " constraint row, " : " constraint rows, ") << s.dof()
-     << " quasi-velocities (" << (s.chosen_quasi_velocities ? "chosen" : "default") << ")\n";
+NuSystemView view_of(const LagrangianSystem& s) {
+  NuSystemView v;
+  v.kind = "lagrangian";
+  v.coordinates = v.rates = s.coordinates;
+  v.nu = nu_names(s);
+  for (const LagrangianRow& r : s.quasi_velocities) v.nu_text.push_back(r.e.text());
+  for (const LagrangianRow& r : s.constraints) v.rows.push_back(r.name);
+  v.chosen = s.chosen_quasi_velocities;
+  return v;
+}
+
+// the equations as text: H ν̇ = F_ν row by row, and the accelerations
+void print_table(std::ostream& os, const NuSystemView& v, const Eigen::VectorXd& q,
+                 const Eigen::VectorXd& rates, const LagrangianData& d) {
+  const int n = static_cast<int>(v.rates.size()), m = static_cast<int>(v.rows.size()),
+            k = static_cast<int>(v.nu.size());
+  os << (v.kind == "rigid" ? "Scene of bodies: " : "Lagrangian system: ") << n
+     << (v.kind == "rigid" ? " joint velocities, " : " coordinates, ") << m
+     << (m == 1 ? " constraint row, " : " constraint rows, ") << k << " quasi-velocities ("
+     << (v.chosen ? "chosen" : "default") << ")\n";
   os << std::setprecision(10);
-  for (int a = 0; a < s.dof(); ++a)
-    os << "  " << nu[a] << " = " << s.quasi_velocities[a].e.text() << " = " << d.nu(a) << ",  d/dt "
-       << nu[a] << " = " << d.nudot(a) << "\n";
+  for (int a = 0; a < k; ++a)
+    os << "  " << v.nu[a] << " = " << v.nu_text[a] << " = " << d.nu(a) << ",  d/dt " << v.nu[a]
+       << " = " << d.nudot(a) << "\n";
   os << "Gibbs-Appell in nu:  H nu_dot = F_nu\n";
-  for (int a = 0; a < s.dof(); ++a) {
+  for (int a = 0; a < k; ++a) {
     os << "  ";
-    for (int b = 0; b < s.dof(); ++b) os << std::setw(18) << d.H(a, b);
+    for (int b = 0; b < k; ++b) os << std::setw(18) << d.H(a, b);
     os << "   | " << std::setw(18) << d.F_nu(a) << "\n";
   }
   os << "accelerations:\n";
-  for (int i = 0; i < s.n(); ++i)
-    os << "  " << s.coordinates[i] << ": q = " << x.q(i) << ", rate = " << x.qd(i)
-       << ", acceleration = " << d.qdd(i) << ", constraint force = " << d.Qc(i) << "\n";
-  for (int i = 0; i < s.m(); ++i)
-    os << "  constraint " << s.constraints[i].name << ": multiplier " << d.lambda(i) << "\n";
+  const bool with_q = v.coordinates.size() == v.rates.size();
+  for (int i = 0; i < n; ++i) {
+    os << "  " << v.rates[i] << ": ";
+    if (with_q) os << "q = " << q(i) << ", ";
+    os << "rate = " << rates(i) << ", acceleration = " << d.qdd(i)
+       << ", constraint force = " << d.Qc(i) << "\n";
+  }
+  for (int i = 0; i < m; ++i)
+    os << "  constraint " << v.rows[i] << ": multiplier " << d.lambda(i) << "\n";
 }
 
 }  // namespace
@@ -144,70 +163,90 @@ int run_lagrangian_eval(const EvalOptions& o) {
     std::cerr << "error: " << o.scene << ": at t = 0: " << d.message << "\n";
     return 3;
   }
-  const auto nu = nu_names(s);
+  NuSystemView v = view_of(s);
+  v.lagrangian = d.L;
+  v.energy = d.energy;
+  return print_nu_eval(v, o.scene, ls.initial.t, ls.initial.q, ls.initial.qd, d, o.output);
+}
+
+int print_nu_eval(const NuSystemView& v, const std::string& scene, double t,
+                  const Eigen::VectorXd& q, const Eigen::VectorXd& rates, const LagrangianData& d,
+                  Output output) {
+  const int m = static_cast<int>(v.rows.size()), k = static_cast<int>(v.nu.size());
   ojson out;
   out["formulation"] = "gibbs-appell";
-  out["system"] = "lagrangian";
-  out["time"] = ls.initial.t;
-  out["coordinates"] = s.n();
-  out["constraint_rows"] = s.m();
-  out["dof"] = s.dof();
-  out["q"] = by_name(s.coordinates, ls.initial.q);
-  out["qd"] = by_name(s.coordinates, ls.initial.qd);
-  out["qdd"] = by_name(s.coordinates, d.qdd);
+  out["system"] = v.kind;
+  out["time"] = t;
+  out["coordinates"] = v.rates.size();
+  out["constraint_rows"] = m;
+  out["dof"] = k;
+  out["q"] = by_name(v.coordinates, q);
+  out["qd"] = by_name(v.rates, rates);
+  out["qdd"] = by_name(v.rates, d.qdd);
   ojson qv = ojson::object();
-  for (int a = 0; a < s.dof(); ++a)
-    qv[nu[a]] = ojson{
-        {"expression", s.quasi_velocities[a].e.text()}, {"value", d.nu(a)}, {"rate", d.nudot(a)}};
+  for (int a = 0; a < k; ++a)
+    qv[v.nu[a]] = ojson{{"expression", v.nu_text[a]}, {"value", d.nu(a)}, {"rate", d.nudot(a)}};
   out["quasi_velocities"] = qv;
   out["nu"] = array(d.nu);
   out["nudot"] = array(d.nudot);
   out["hessian"] = matrix(d.H);
   out["F_nu"] = array(d.F_nu);
   // L96's F_a = B_a^i F_i: the applied forces alone (F_nu adds the velocity terms)
-  out["Q_nu"] = array(d.Y.transpose() * d.Q);
+  if (v.kind == "lagrangian") out["Q_nu"] = array(d.Y.transpose() * d.Q);
   out["Y"] = matrix(d.Y);
   out["y"] = array(d.y);
   out["mass_matrix"] = matrix(d.M);
   out["f"] = array(d.f);
-  out["lagrangian"] = d.L;
-  out["energy"] = d.energy;
+  if (v.kind == "lagrangian") out["lagrangian"] = v.lagrangian;
+  out["energy"] = v.energy;
   ojson cons = ojson::object();
-  for (int i = 0; i < s.m(); ++i) {
+  for (int i = 0; i < m; ++i) {
     Eigen::VectorXd fi = d.A.row(i).transpose() * d.lambda(i);
-    cons[s.constraints[i].name] =
-        ojson{{"multipliers", ojson::array({d.lambda(i)})}, {"forces", by_name(s.coordinates, fi)}};
+    cons[v.rows[i]] =
+        ojson{{"multipliers", ojson::array({d.lambda(i)})}, {"forces", by_name(v.rates, fi)}};
   }
   out["constraints"] = cons;
-  out["constraint_forces"] = by_name(s.coordinates, d.Qc);
+  out["constraint_forces"] = by_name(v.rates, d.Qc);
   out["gauss_difference"] = (d.qdd - d.qdd_gauss).cwiseAbs().maxCoeff();
   if (!finite(out)) {
-    std::cerr << "error: " << o.scene << ": at t = 0: the accelerations are not finite\n";
+    std::cerr << "error: " << scene << ": at t = " << t << ": the accelerations are not finite\n";
     return 3;
   }
-  if (wants_table(o.output))
-    print_table(std::cout, s, ls.initial, d);
+  if (wants_table(output))
+    print_table(std::cout, v, q, rates, d);
   else
     std::cout << out.dump(2) << "\n";
   return 0;
 }
 
-int run_lagrangian_simulate(const SimulateOptions& o) {
-  auto usage = [](const std::string& what) {
-    std::cerr << "error: " << what << " (usage: appell simulate --help)\n";
-    return 2;
-  };
+namespace {
+
+int simulate_usage(const std::string& what) {
+  std::cerr << "error: " << what << " (usage: appell simulate --help)\n";
+  return 2;
+}
+
+}  // namespace
+
+int refused_nu_options(const SimulateOptions& o) {
+  const auto& usage = simulate_usage;
   if (!o.formulation.empty() && o.formulation != "auto" && o.formulation != "gibbs-appell")
-    return usage("--formulation: a Lagrangian system runs in gibbs-appell, got '" + o.formulation +
-                 "'");
+    return usage("--formulation: a system in its quasi-velocities runs in gibbs-appell, got '" +
+                 o.formulation + "'");
   if (!o.forces.empty() || !o.contacts.empty() || !o.report.empty())
-    return usage("--forces, --contacts and --report are not available for a Lagrangian system");
+    return usage(
+        "--forces, --contacts and --report are not available for a system in its "
+        "quasi-velocities");
   if (!o.integrator.empty() && o.integrator != "rk4" && o.integrator != "dopri5")
-    return usage("--integrator: a Lagrangian system integrates with rk4 or dopri5, got '" +
-                 o.integrator + "'");
-  LagrangianScene ls;
-  if (!load(o.scene, ls)) return 2;
-  LagrangianRun run = ls.run;
+    return usage(
+        "--integrator: a system in its quasi-velocities integrates with rk4 or dopri5, "
+        "got '" +
+        o.integrator + "'");
+  return 0;
+}
+
+int checked_nu_run(const SimulateOptions& o, LagrangianRun& run) {
+  const auto& usage = simulate_usage;
   if (!o.integrator.empty()) run.method = o.integrator;
   if (o.dt) {
     if (!(*o.dt > 0) || !std::isfinite(*o.dt)) return usage("--dt: must be a finite number > 0");
@@ -221,7 +260,23 @@ int run_lagrangian_simulate(const SimulateOptions& o) {
   const double steps = run.duration / run.dt;
   if (steps > SceneLimits::kMaxSteps || steps / run.every > SceneLimits::kMaxOutputRows)
     return usage("--dt, --duration: the limits are 1e9 steps and 1e7 output rows");
+  return 0;
+}
+
+int run_lagrangian_simulate(const SimulateOptions& o) {
+  if (refused_nu_options(o) != 0) return 2;
+  LagrangianScene ls;
+  if (!load(o.scene, ls)) return 2;
+  LagrangianRun run = ls.run;
+  if (checked_nu_run(o, run) != 0) return 2;
   const LagrangianSystem& s = ls.system;
+  return write_nu_run(view_of(s), o, run, [&](const LagrangianRun& r, const auto& sample) {
+    return integrate_lagrangian(s, ls.initial, r, sample);
+  });
+}
+
+int write_nu_run(const NuSystemView& v, const SimulateOptions& o, const LagrangianRun& run,
+                 const NuIntegrate& integrate) {
   std::ofstream traj;
   if (!o.out.empty()) {
     traj.open(o.out);
@@ -230,9 +285,9 @@ int run_lagrangian_simulate(const SimulateOptions& o) {
       return 2;
     }
     traj << "t";
-    for (const std::string& c : s.coordinates) traj << ",q." << c;
-    for (const std::string& c : s.coordinates) traj << ",qd." << c;
-    for (const LagrangianRow& r : s.quasi_velocities) traj << ",nu." << r.name;
+    for (const std::string& c : v.coordinates) traj << ",q." << c;
+    for (const std::string& c : v.rates) traj << ",qd." << c;
+    for (const std::string& c : v.nu) traj << ",nu." << c;
     traj << ",energy,violation_position,violation_velocity\n";
     traj << std::setprecision(17);
   }
@@ -240,21 +295,19 @@ int run_lagrangian_simulate(const SimulateOptions& o) {
   double drift = 0.0, pos = 0.0, vel = 0.0;
   long rows = 0;
   const auto start = std::chrono::steady_clock::now();
-  const LagrangianRunResult res =
-      integrate_lagrangian(s, ls.initial, run, [&](const LagrangianSample& x) {
-        if (rows++ == 0) first = x;
-        last = x;
-        drift = std::max(drift, std::abs(x.energy - first.energy));
-        pos = std::max(pos, x.violation_position);
-        vel = std::max(vel, x.violation_velocity);
-        if (!traj.is_open()) return;
-        traj << x.t;
-        for (int i = 0; i < x.q.size(); ++i) traj << "," << x.q(i);
-        for (int i = 0; i < x.qd.size(); ++i) traj << "," << x.qd(i);
-        for (int i = 0; i < x.nu.size(); ++i) traj << "," << x.nu(i);
-        traj << "," << x.energy << "," << x.violation_position << "," << x.violation_velocity
-             << "\n";
-      });
+  const LagrangianRunResult res = integrate(run, [&](const LagrangianSample& x) {
+    if (rows++ == 0) first = x;
+    last = x;
+    drift = std::max(drift, std::abs(x.energy - first.energy));
+    pos = std::max(pos, x.violation_position);
+    vel = std::max(vel, x.violation_velocity);
+    if (!traj.is_open()) return;
+    traj << x.t;
+    for (int i = 0; i < x.q.size(); ++i) traj << "," << x.q(i);
+    for (int i = 0; i < x.qd.size(); ++i) traj << "," << x.qd(i);
+    for (int i = 0; i < x.nu.size(); ++i) traj << "," << x.nu(i);
+    traj << "," << x.energy << "," << x.violation_position << "," << x.violation_velocity << "\n";
+  });
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (traj.is_open()) {
@@ -266,7 +319,7 @@ int run_lagrangian_simulate(const SimulateOptions& o) {
   }
   ojson sum;
   sum["formulation"] = "gibbs-appell";
-  sum["system"] = "lagrangian";
+  sum["system"] = v.kind;
   sum["status"] = res.ok ? "ok" : "failed";
   if (!res.ok) sum["failure"] = ojson{{"t", res.failed_at}, {"message", res.message}};
   sum["integrator"] = run.method;
@@ -282,10 +335,14 @@ int run_lagrangian_simulate(const SimulateOptions& o) {
                           {"max_rel_drift", e0 != 0 ? drift / std::abs(e0) : drift}};
     sum["constraint_violation"] = ojson{{"position_max", pos}, {"velocity_max", vel}};
     ojson fs = ojson::object();
-    for (int i = 0; i < s.n(); ++i)
-      fs[s.coordinates[i]] = ojson{{"q", last.q(i)}, {"rate", last.qd(i)}};
+    const bool with_rates = v.coordinates.size() == v.rates.size();
+    for (size_t i = 0; i < v.coordinates.size(); ++i) {
+      const auto j = static_cast<Eigen::Index>(i);
+      fs[v.coordinates[i]] =
+          with_rates ? ojson{{"q", last.q(j)}, {"rate", last.qd(j)}} : ojson{{"q", last.q(j)}};
+    }
     ojson nus = ojson::object();
-    for (int a = 0; a < s.dof(); ++a) nus[s.quasi_velocities[a].name] = last.nu(a);
+    for (size_t a = 0; a < v.nu.size(); ++a) nus[v.nu[a]] = last.nu(static_cast<Eigen::Index>(a));
     sum["final_state"] = ojson{{"t", last.t}, {"coordinates", fs}, {"quasi_velocities", nus}};
   }
   if (!o.summary.empty()) {
@@ -324,21 +381,30 @@ int run_lagrangian_linearize(const LinearizeOptions& o, double at) {
               << (message.empty() ? "the linear model is not finite" : message) << "\n";
     return 3;
   }
+  return print_nu_linear(view_of(s), o, at, A);
+}
+
+int print_nu_linear(const NuSystemView& v, const LinearizeOptions& o, double at,
+                    const Eigen::MatrixXd& A) {
   std::vector<std::string> states;
-  for (const std::string& c : s.coordinates) states.push_back("q." + c);
-  for (const LagrangianRow& r : s.quasi_velocities) states.push_back("nu." + r.name);
-  Eigen::EigenSolver<Eigen::MatrixXd> es(A, false);
-  std::vector<std::complex<double>> lam;
-  for (Eigen::Index i = 0; i < es.eigenvalues().size(); ++i) lam.push_back(es.eigenvalues()(i));
+  for (const std::string& c : v.coordinates) states.push_back("q." + c);
+  for (const std::string& r : v.nu) states.push_back("nu." + r);
+  // the cyclic states set aside first, each an exact 0 (appell/derivatives.hpp modes())
+  LinearModel lm;
+  lm.A = A;
+  const Eigen::VectorXcd values = modes(lm).values;
+  std::vector<std::complex<double>> lam(values.data(), values.data() + values.size());
   std::sort(lam.begin(), lam.end(), [](const auto& a, const auto& b) {
     return a.real() != b.real() ? a.real() > b.real() : a.imag() > b.imag();
   });
   ojson out;
   out["scene"] = o.scene;
   out["time"] = at;
-  out["system"] = "lagrangian";
+  out["system"] = v.kind;
   out["derivatives"] =
-      "central differences extrapolated twice (Richardson) of exact evaluations in (q, nu)";
+      v.kind == "lagrangian"
+          ? "exact (nested dual numbers) in (q, nu)"
+          : "central differences extrapolated twice (Richardson) of exact evaluations in (q, nu)";
   out["states"] = states;
   out["inputs"] = ojson::array();
   out["A"] = matrix(A);

@@ -125,6 +125,7 @@ int run_linearize(const LinearizeOptions& o) {
   double at = 0.0;
   if (o.at && !number_or_report("--at", "", *o.at, at)) return 2;
   if (is_lagrangian_scene(o.scene)) return run_lagrangian_linearize(o, o.at ? at : 0.0);
+  if (is_rigid_nu_scene(o.scene)) return run_rigid_nu_linearize(o, o.at ? at : 0.0);
   Scene scene;
   if (!load_or_report(o.scene, scene)) return 2;
   const Model m = compile(scene);

@@ -21,5 +21,7 @@ CLI::App* add_linearize_command(CLI::App& app, LinearizeOptions& o);
 int run_linearize(const LinearizeOptions& o);
 // the same for a scene that declares a Lagrangian system (cli/lagrangian.cpp), at time `at`
 int run_lagrangian_linearize(const LinearizeOptions& o, double at);
+// the same for a scene of bodies with "quasi_velocities" (cli/rigid_nu.cpp)
+int run_rigid_nu_linearize(const LinearizeOptions& o, double at);
 
 }  // namespace appell::cli

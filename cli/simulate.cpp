@@ -90,6 +90,7 @@ bool commit_all(std::initializer_list<OutputFile*> files) {
 
 int run_simulate(const SimulateOptions& o) {
   if (is_lagrangian_scene(o.scene)) return run_lagrangian_simulate(o);
+  if (is_rigid_nu_scene(o.scene)) return run_rigid_nu_simulate(o);
   Scene scene;
   Formulation f;
   JointFrame frame;

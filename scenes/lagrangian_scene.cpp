@@ -55,28 +55,12 @@ bool reads(const Expression& e, ExprVariable::Kind kind) {
 
 // The largest |∂²r/∂q̇_a∂q̇_b| of an expression at x (zero for a row affine in the rates).
 double rate_curvature(const Expression& e, const LagrangianState& x, LagrangianData& d) {
-  using namespace lagrangian_detail;
-  LagrangianData::Buffers& b = *d.buffers;
-  const auto& vars = e.variables();
-  const int nv = static_cast<int>(vars.size());
-  double most = 0.0;
-  for (int i = 0; i < nv; ++i) {
-    if (vars[i].kind != ExprVariable::Kind::Rate) continue;
-    for (int c0 = 0; c0 < nv; c0 += kChunk) {
-      for (int k = 0; k < nv; ++k) {
-        D1 inner(variable_at(vars[k], x));
-        if (k >= c0 && k < c0 + kChunk) inner.d[k - c0] = 1.0;
-        D2 outer(inner);
-        if (k == i) outer.d[0] = D1(1.0);
-        b.x2[k] = outer;
-      }
-      const D2 r = e.value_as(b.x2.data(), b.w2.data());
-      for (int j = c0; j < std::min(nv, c0 + kChunk); ++j)
-        if (vars[j].kind == ExprVariable::Kind::Rate)
-          most = std::max(most, std::abs(r.d[0].d[j - c0]));
-    }
-  }
-  return most;
+  std::vector<double> values;
+  for (const ExprVariable& v : e.variables())
+    values.push_back(lagrangian_detail::variable_at(v, x));
+  return lagrangian_detail::curvature(
+      e, values.data(), [](const ExprVariable& v) { return v.kind == ExprVariable::Kind::Rate; },
+      d);
 }
 
 LagrangianRow parse_row(const Node& n, const std::string& key, int index,

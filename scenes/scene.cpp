@@ -674,7 +674,7 @@ Scene load_scene_from_string(const std::string& text, const std::string& file) {
         "a Lagrangian system is loaded by load_lagrangian_scene() (the program's check, eval, "
         "simulate and linearize; docs/lagrangian.md), not as a scene of bodies");
   top.object({"name", "gravity", "include", "bodies", "constraints", "forces", "solver",
-              "integrator", "contact", "output", "shapes", "disable"});
+              "integrator", "contact", "output", "shapes", "disable", "quasi_velocities"});
   if (!top.has("include")) return build_scene(top, nullptr);
   const Node include = top["include"];
   const UrdfScene urdf =

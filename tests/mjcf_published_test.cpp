@@ -564,7 +564,7 @@ TEST(MjcfPublished, SweepTakesARobotFile) {
   EXPECT_EQ(bad.err, "error: " + xml +
                          ": /bogus: unknown key 'bogus'; expected one of: name, "
                          "gravity, include, bodies, constraints, forces, solver, "
-                         "integrator, contact, output, shapes, disable\n");
+                         "integrator, contact, output, shapes, disable, quasi_velocities\n");
   EXPECT_FALSE(std::ifstream(out).good());
 }
 

@@ -11,18 +11,16 @@
 
 namespace appell {
 
-namespace {
-
 // the extra rows in tree coordinates, A_T = A J, row by row as Jᵀ of the row's unit force;
-// their right side b_T = b − A J̇ u, since the bodies' accelerations are J u̇ + J̇ u (J̇ u:
-// pass 1 with u̇ = 0), so that A_T u̇ = b_T is the rows' A a = b at any velocity
-void extra_rows_in_tree(const Model& m, Data& d, const State& s, ConstrainedInverse& out) {
+// their right side b_T = b − A J̇ u, since the bodies' accelerations are J u̇ + J̇ u (J̇ u =
+// a0, pass 1 with u̇ = 0), so that A_T u̇ = b_T is the rows' A a = b at any velocity
+void extra_rows_in_tree(const Model& m, Data& d, const State& s,
+                        const std::vector<SpatialMotion>& a0, Eigen::MatrixXd& A,
+                        Eigen::VectorXd& b) {
   const TreeModel& tree = m.tree();
   constraint_rows(m, d);  // no stabilization: the exact A u̇ = b
-  std::vector<SpatialMotion> a0;
-  tree_body_accelerations(m, d, s, Eigen::VectorXd::Zero(tree.nu), a0);
-  out.A.setZero(tree.nrows_extra, tree.nu);
-  out.b.setZero(tree.nrows_extra);
+  A.setZero(tree.nrows_extra, tree.nu);
+  b.setZero(tree.nrows_extra);
   std::vector<Wrench> w(m.nbody());
   Eigen::VectorXd col;
   int k = 0;
@@ -30,21 +28,19 @@ void extra_rows_in_tree(const Model& m, Data& d, const State& s, ConstrainedInve
     for (int i = 0; i < m.constraints()[c]->rows(); ++i, ++k) {
       for (Wrench& x : w) x = Wrench{};
       double bias = 0.0;  // the row's A J̇ u
-      for_row_terms(m, d, c, i, [&](int b, const RowTerm& t, bool rigid) {
-        w[b].force += t.force;  // [HO21 eq. 15] with λ = 1
-        bias += t.force.dot(a0[b].linear);
+      for_row_terms(m, d, c, i, [&](int body, const RowTerm& t, bool rigid) {
+        w[body].force += t.force;  // [HO21 eq. 15] with λ = 1
+        bias += t.force.dot(a0[body].linear);
         if (rigid) {
-          w[b].moment += t.moment;
-          bias += t.moment.dot(a0[b].angular);
+          w[body].moment += t.moment;
+          bias += t.moment.dot(a0[body].angular);
         }
       });
       tree_generalized_forces(m, d, s.q, w, col);
-      out.A.row(k) = col.transpose();
-      out.b(k) = d.b(m.row_offset(c) + i) - bias;
+      A.row(k) = col.transpose();
+      b(k) = d.b(m.row_offset(c) + i) - bias;
     }
 }
-
-}  // namespace
 
 ConstrainedInverse inverse_dynamics_constrained(const Model& m, Data& d, const State& s,
                                                 const Eigen::VectorXd& udot,
@@ -52,7 +48,9 @@ ConstrainedInverse inverse_dynamics_constrained(const Model& m, Data& d, const S
   const TreeModel& tree = m.tree();
   ConstrainedInverse out;
   inverse_dynamics(m, d, s, udot, out.tau_tree);
-  extra_rows_in_tree(m, d, s, out);
+  std::vector<SpatialMotion> a0;
+  tree_body_accelerations(m, d, s, Eigen::VectorXd::Zero(tree.nu), a0);
+  extra_rows_in_tree(m, d, s, a0, out.A, out.b);
   const Eigen::VectorXd& Q = out.tau_tree;
   out.constraint_residual = tree.nrows_extra ? (out.A * udot - out.b).cwiseAbs().maxCoeff() : 0.0;
   // B: the actuated coordinates (all when none are named)

@@ -14,4 +14,12 @@ namespace appell {
 void tree_body_accelerations(const Model& m, const Data& d, const State& s,
                              const Eigen::VectorXd& udot, std::vector<SpatialMotion>& a);
 
+// The extra rows (constraints beyond the spanning tree) in tree coordinates at s:
+// A_T = A J (m × tree nu) and b_T = b − A J̇ u, so that A_T u̇ = b_T (appell/inverse_dynamics.hpp
+// N6).  a0: the velocity-product accelerations, tree_body_accelerations() with u̇ = 0.  Runs
+// constraint_rows() on d (no stabilization), whose body states must be s's.  O(m · n).
+void extra_rows_in_tree(const Model& m, Data& d, const State& s,
+                        const std::vector<SpatialMotion>& a0, Eigen::MatrixXd& A,
+                        Eigen::VectorXd& b);
+
 }  // namespace appell

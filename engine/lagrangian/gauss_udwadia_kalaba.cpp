@@ -21,9 +21,13 @@
 
 namespace appell {
 
-LagrangianStatus gauss_udwadia_kalaba(const LagrangianSystem& s, LagrangianData& d) {
+LagrangianStatus gauss_udwadia_kalaba(const LagrangianSystem&, LagrangianData& d) {
+  return gauss_udwadia_kalaba(d);
+}
+
+LagrangianStatus gauss_udwadia_kalaba(LagrangianData& d) {
   LagrangianData::Buffers& b = *d.buffers;
-  const int m = s.m();
+  const int m = static_cast<int>(d.A.rows());
   // the unconstrained acceleration [UK98 (5)]
   b.a = d.M_llt.solve(d.f);
   d.qdd_gauss = b.a;

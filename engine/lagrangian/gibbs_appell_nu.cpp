@@ -21,11 +21,15 @@
 namespace appell {
 
 LagrangianStatus gibbs_appell_nu(const LagrangianSystem& s, LagrangianData& d) {
-  LagrangianData::Buffers& b = *d.buffers;
   if (d.Y.cols() != s.dof() || d.M.rows() != s.n())
     throw std::invalid_argument("gibbs_appell_nu(): the data holds " + std::to_string(d.Y.cols()) +
                                 " quasi-velocities, expected " + std::to_string(s.dof()) +
                                 " (a LagrangianData of another system)");
+  return gibbs_appell_nu(d);
+}
+
+LagrangianStatus gibbs_appell_nu(LagrangianData& d) {
+  LagrangianData::Buffers& b = *d.buffers;
   // (G1): the Hessian and the forces in ν
   b.MY.noalias() = d.M * d.Y;
   d.H.noalias() = d.Y.transpose() * b.MY;

@@ -16,8 +16,11 @@ int LagrangianSystem::max_nodes() const {
   return std::max(most, 1);
 }
 
-LagrangianData::LagrangianData(const LagrangianSystem& s) : buffers(std::make_shared<Buffers>()) {
-  const int n = s.n(), m = s.m(), k = s.dof();
+LagrangianData::LagrangianData(const LagrangianSystem& s)
+    : LagrangianData(s.n(), s.m(), s.dof(), s.max_nodes()) {}
+
+LagrangianData::LagrangianData(int n, int m, int k, int max_nodes)
+    : buffers(std::make_shared<Buffers>()) {
   M_llt.compute(Eigen::MatrixXd::Identity(n, n));  // (LLT(n) would leave its status unset)
   p.setZero(n), M.setZero(n, n), Q.setZero(n), f.setZero(n);
   A.setZero(m, n), r.setZero(m), alpha.setZero(m), g.setZero(m);
@@ -26,13 +29,15 @@ LagrangianData::LagrangianData(const LagrangianSystem& s) : buffers(std::make_sh
   H.setZero(k, k), F_nu.setZero(k), nudot.setZero(k), qdd.setZero(n);
   qdd_gauss.setZero(n), lambda.setZero(m), Qc.setZero(n), nudot_gauss.setZero(k);
   Buffers& b = *buffers;
-  const size_t nodes = static_cast<size_t>(s.max_nodes());
+  const size_t nodes = static_cast<size_t>(std::max(max_nodes, 1));
   // a tape's variables are at most its nodes
   b.x0.resize(nodes), b.w0.resize(nodes), b.grad.resize(nodes);
   b.x1.resize(nodes), b.w1.resize(nodes);
   b.x2.resize(nodes), b.w2.resize(nodes);
   b.x4.resize(nodes), b.w4.resize(nodes);
   b.xt.resize(nodes), b.wt.resize(nodes);
+  b.x3.resize(nodes), b.w3.resize(nodes);
+  b.xt3.resize(nodes), b.wt3.resize(nodes);
   b.S.setZero(n, n);
   b.lu = Eigen::PartialPivLU<Eigen::MatrixXd>(n);
   b.rhs.setZero(n, k + 2), b.sol.setZero(n, k + 2);

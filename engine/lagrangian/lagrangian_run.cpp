@@ -11,19 +11,18 @@
 #include <boost/numeric/odeint/external/eigen/eigen.hpp>
 #include <cmath>
 
+#include "engine/lagrangian/first_order.hpp"
 #include "engine/lagrangian/sweep.hpp"
 
 namespace appell {
+
+using lagrangian_detail::Failure;
+using lagrangian_detail::FirstOrder;
 
 namespace {
 
 namespace odeint = boost::numeric::odeint;
 using Vector = Eigen::VectorXd;
-
-struct Failure {
-  double t;
-  std::string message;
-};
 
 struct Rhs {
   const LagrangianSystem& s;
@@ -95,52 +94,68 @@ void project(const LagrangianSystem& s, Rhs& f, Vector& X, double t) {
 
 }  // namespace
 
-LagrangianRunResult integrate_lagrangian(
-    const LagrangianSystem& s, const LagrangianState& x0, const LagrangianRun& run,
-    const std::function<void(const LagrangianSample&)>& sample) {
+namespace lagrangian_detail {
+
+LagrangianRunResult integrate_first_order(const FirstOrder& f, Vector X, double t0,
+                                          const LagrangianRun& run,
+                                          const std::function<void(const LagrangianSample&)>& out) {
   LagrangianRunResult res;
-  LagrangianData d(s);
-  Rhs f{s, d, x0};
-  const int n = s.n(), k = s.dof();
-  // the state (q, ν) of the initial (q, q̇)
-  Vector X(n + k);
-  X.head(n) = x0.q;
-  const double t0 = x0.t;
+  auto rhs = [&](const Vector& x, Vector& dx, double t) { f.rate(x, t, dx); };
   try {
-    if (quasi_velocity_map(s, x0, d) != LagrangianStatus::Ok) throw Failure{t0, d.message};
-    X.tail(k) = d.nu;
-    sample(f.sample(X, t0));
+    out(f.sample(X, t0));
     const long K = std::lround(std::floor(run.duration / run.dt + 1e-9));
     if (run.method == "rk4") {
       odeint::runge_kutta4<Vector, double, Vector, double, odeint::vector_space_algebra> rk4;
       for (long step = 1; step <= K; ++step) {
         const double ta = t0 + (step - 1) * run.dt, tb = t0 + step * run.dt;
-        rk4.do_step(std::ref(f), X, ta, tb - ta);
-        project(s, f, X, tb);
+        rk4.do_step(rhs, X, ta, tb - ta);
+        f.project(X, tb);
         ++res.steps;
-        if (step % run.every == 0 || step == K) sample(f.sample(X, tb));
+        if (step % run.every == 0 || step == K) out(f.sample(X, tb));
       }
     } else {
       using Dopri =
           odeint::runge_kutta_dopri5<Vector, double, Vector, double, odeint::vector_space_algebra>;
       auto stepper = odeint::make_dense_output(run.atol, run.rtol, Dopri());
       const double every = run.dt * run.every;
-      long last = 0;
       res.steps = static_cast<long>(odeint::integrate_const(
-          stepper, std::ref(f), X, t0, t0 + K * run.dt, every, [&](const Vector& Xs, double t) {
-            const long i = std::lround((t - t0) / every);
-            if (i == 0) return;  // t0 sampled above
-            last = i;
-            Vector copy = Xs;
-            sample(f.sample(copy, t));
+          stepper, rhs, X, t0, t0 + K * run.dt, every, [&](const Vector& Xs, double t) {
+            if (std::lround((t - t0) / every) == 0) return;  // t0 sampled above
+            out(f.sample(Xs, t));
           }));
-      (void)last;
     }
   } catch (const Failure& e) {
     res.ok = false;
     res.failed_at = e.t;
     res.message = e.message;
   }
+  return res;
+}
+
+}  // namespace lagrangian_detail
+
+LagrangianRunResult integrate_lagrangian(
+    const LagrangianSystem& s, const LagrangianState& x0, const LagrangianRun& run,
+    const std::function<void(const LagrangianSample&)>& sample) {
+  LagrangianData d(s);
+  Rhs f{s, d, x0};
+  const int n = s.n(), k = s.dof();
+  // the state (q, ν) of the initial (q, q̇)
+  Vector X(n + k);
+  X.head(n) = x0.q;
+  if (quasi_velocity_map(s, x0, d) != LagrangianStatus::Ok) {
+    LagrangianRunResult res;
+    res.ok = false;
+    res.failed_at = x0.t;
+    res.message = d.message;
+    return res;
+  }
+  X.tail(k) = d.nu;
+  FirstOrder fo;
+  fo.rate = [&](const Vector& x, double t, Vector& dx) { f(x, dx, t); };
+  fo.project = [&](Vector& x, double t) { project(s, f, x, t); };
+  fo.sample = [&](const Vector& x, double t) { return f.sample(x, t); };
+  LagrangianRunResult res = lagrangian_detail::integrate_first_order(fo, X, x0.t, run, sample);
   res.rhs_evaluations = f.evaluations;
   return res;
 }

@@ -19,7 +19,6 @@ namespace appell {
 
 LagrangianStatus quasi_velocity_map(const LagrangianSystem& s, const LagrangianState& x,
                                     LagrangianData& d) {
-  LagrangianData::Buffers& b = *d.buffers;
   const int n = s.n(), m = s.m(), k = s.dof();
   if (m + k != n) {
     d.message = "there are " + std::to_string(k) + " quasi-velocities for " + std::to_string(n) +
@@ -28,14 +27,21 @@ LagrangianStatus quasi_velocity_map(const LagrangianSystem& s, const LagrangianS
   }
   velocity_rows(s.constraints, x, d, d.A, d.r, d.alpha, &d.g);
   velocity_rows(s.quasi_velocities, x, d, d.W, d.nu, d.beta, nullptr);
+  return quasi_velocity_solve(x.qd, d);
+}
+
+LagrangianStatus quasi_velocity_solve(const Eigen::VectorXd& qd, LagrangianData& d) {
+  LagrangianData::Buffers& b = *d.buffers;
+  const int n = static_cast<int>(d.M.rows()), m = static_cast<int>(d.A.rows()),
+            k = static_cast<int>(d.W.rows());
   // (Q1): the stacked rows and the right-hand sides of (Q2), (Q3)
   b.S.topRows(m) = d.A;
   b.S.bottomRows(k) = d.W;
   b.rhs.setZero();
   b.rhs.bottomLeftCorner(k, k).setIdentity();
-  b.rhs.col(k).head(m).noalias() = d.A * x.qd;  // −γ₀ = γ q̇ − r
+  b.rhs.col(k).head(m).noalias() = d.A * qd;  // −γ₀ = γ q̇ − r
   b.rhs.col(k).head(m) -= d.r;
-  b.rhs.col(k).tail(k).noalias() = d.W * x.qd;  // −s = C q̇ − ν
+  b.rhs.col(k).tail(k).noalias() = d.W * qd;  // −s = C q̇ − ν
   b.rhs.col(k).tail(k) -= d.nu;
   b.rhs.col(k + 1).head(m) = -d.alpha;
   b.rhs.col(k + 1).tail(k) = -d.beta;

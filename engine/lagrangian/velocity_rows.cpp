@@ -8,6 +8,9 @@
 //   g̈ = G q̈ + q̇ᵀ g_qq q̇ + 2 g_qt q̇ + g_tt = G q̈ + d²/ds² g(q + s q̇, t + s)|₀          (R2)
 // whose last term is one sweep in DualNumber<1, DualNumber<1>>, both directions seeded
 // with (q̇, 1): its ε δ part is that second derivative.
+#include <algorithm>
+#include <cmath>
+
 #include "appell/lagrangian.hpp"
 #include "engine/lagrangian/sweep.hpp"
 
@@ -32,6 +35,31 @@ double gradient(const Expression& e, const LagrangianState& x, LagrangianData& d
     value = r.v;
   }
   return value;
+}
+
+double curvature(const Expression& e, const double* x,
+                 const std::function<bool(const ExprVariable&)>& rate, LagrangianData& d) {
+  LagrangianData::Buffers& b = *d.buffers;
+  const auto& vars = e.variables();
+  const int nv = static_cast<int>(vars.size());
+  double most = 0.0;
+  for (int i = 0; i < nv; ++i) {
+    if (!rate(vars[i])) continue;
+    for (int c0 = 0; c0 < nv; c0 += kChunk) {
+      // inner directions on z_c0 .. z_c0+7, the outer one on z_i
+      for (int k = 0; k < nv; ++k) {
+        D1 inner(x[k]);
+        if (k >= c0 && k < c0 + kChunk) inner.d[k - c0] = 1.0;
+        D2 outer(inner);
+        if (k == i) outer.d[0] = D1(1.0);
+        b.x2[k] = outer;
+      }
+      const D2 r = e.value_as(b.x2.data(), b.w2.data());
+      for (int j = c0; j < std::min(nv, c0 + kChunk); ++j)
+        if (rate(vars[j])) most = std::max(most, std::abs(r.d[0].d[j - c0]));
+    }
+  }
+  return most;
 }
 
 }  // namespace lagrangian_detail

@@ -64,6 +64,10 @@ enum class LagrangianStatus { Ok, NotRegular, DependentQuasiVelocities, NotFinit
 
 struct LagrangianData {
   explicit LagrangianData(const LagrangianSystem& s);
+  // The buffers of a system of n rates, m constraint rows and k quasi-velocities whose
+  // expressions have at most `nodes` tape nodes: what a rigid-body scene in its user's
+  // quasi-velocities reduces to (appell/rigid_quasi_velocities.hpp; n = the tree's nu).
+  LagrangianData(int n, int m, int k, int nodes);
 
   // lagrangian_terms()  [L96 §5.2]
   double L = 0.0;       // the Lagrangian's value
@@ -120,6 +124,11 @@ void velocity_rows(const std::vector<LagrangianRow>& rows, const LagrangianState
 LagrangianStatus quasi_velocity_map(const LagrangianSystem& s, const LagrangianState& x,
                                     LagrangianData& d);
 
+// (Q1)–(Q3) of quasi_velocity_map.cpp from rows already in d (A, r, alpha, W, nu, beta at
+// the rates qd): Y, y, Z.  What quasi_velocity_map() does after evaluating the rows, for
+// systems whose rows come from elsewhere (a rigid-body scene's, in joint space).
+LagrangianStatus quasi_velocity_solve(const Eigen::VectorXd& qd, LagrangianData& d);
+
 // The rates on the constraint set for quasi-velocities ν at (t, q): q̇ = Y ν + y.
 LagrangianStatus rates_of(const LagrangianSystem& s, double t, const Eigen::VectorXd& q,
                           const Eigen::VectorXd& nu, LagrangianData& d, Eigen::VectorXd& qd);
@@ -127,10 +136,14 @@ LagrangianStatus rates_of(const LagrangianSystem& s, double t, const Eigen::Vect
 // The Gibbs–Appell equations in ν [L96 (5.4)]: H ν̇ = F_ν.  Needs lagrangian_terms() and
 // quasi_velocity_map() at the same state.  NotRegular when H is not positive definite.
 LagrangianStatus gibbs_appell_nu(const LagrangianSystem& s, LagrangianData& d);
+// The same on d's own sizes (M, Y, Z, f written by whoever reduced the system).
+LagrangianStatus gibbs_appell_nu(LagrangianData& d);
 
 // Gauss's principle with M as the metric, by the generalized inverse [UK98 (24), (26)]:
 // q̈, λ, the constraint forces and ν̇ = C q̈ + β.  Needs the same as gibbs_appell_nu().
 LagrangianStatus gauss_udwadia_kalaba(const LagrangianSystem& s, LagrangianData& d);
+// The same on d's own sizes; d.M_llt must hold M's factor.
+LagrangianStatus gauss_udwadia_kalaba(LagrangianData& d);
 
 // Everything at a state: terms, map, both forms.  The one call eval makes.
 LagrangianStatus evaluate_lagrangian(const LagrangianSystem& s, const LagrangianState& x,

@@ -42,10 +42,11 @@ namespace appell {
 
 // The linear model δẋ = A δx of the first-order system in x = (q, ν) about the state x0
 // (q̇ = Y ν + y, ν̇ from the Gibbs–Appell equations in ν), A of size (n + k)².  Each column
-// is a central difference extrapolated twice (Richardson, error O(h⁶); steps 1e-2 in q,
-// 1e-1 in ν, scaled by max(1, |x_j|)) of exact evaluations.  With holonomic rows, q's
-// columns leave the constraint set: A's extra zero eigenvalues are those directions.
-// Not Ok (with `message`) when an evaluation fails.  O((n + k) · 6 evaluations).
+// is the exact derivative along a state (nested dual numbers through L, the forces and the
+// rows, up to third derivatives; engine/lagrangian/lagrangian_linearize.cpp (X1)–(X5)).  With
+// holonomic rows, q's columns leave the constraint set: A's extra zero eigenvalues are those
+// directions.  Not Ok (with `message`) when the evaluation fails.  O((n + k) · (terms' sweeps
+// + n²)).
 LagrangianStatus linearize_lagrangian(const LagrangianSystem& s, const LagrangianState& x0,
                                       Eigen::MatrixXd& A, std::string& message);
 

@@ -50,6 +50,11 @@ from ._appell import (  # noqa: F401  (Lagrangian systems, docs/lagrangian.md)
     lagrangian_simulate,
     load_lagrangian,
     load_lagrangian_from_string,
+    RigidNuSystem,
+    load_rigid_nu,
+    load_rigid_nu_from_string,
+    rigid_nu_eval,
+    rigid_nu_simulate,
 )
 from .result import Result
 from .sweep import SweepResult, sweep
@@ -63,7 +68,8 @@ __all__ = [
     "inverse_dynamics_derivatives", "forward_dynamics_derivatives",
     "constrained_dynamics_derivatives", "linearize",
     "LagrangianSystem", "load_lagrangian", "load_lagrangian_from_string", "lagrangian_eval",
-    "lagrangian_simulate",
+    "lagrangian_simulate", "RigidNuSystem", "load_rigid_nu", "load_rigid_nu_from_string",
+    "rigid_nu_eval", "rigid_nu_simulate",
 ]
 
 
