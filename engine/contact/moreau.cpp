@@ -994,6 +994,10 @@ SolveStatus MoreauStepper::free_velocity(const Eigen::VectorXd& qm, const Eigen:
   // when nothing turns (the velocity products and ω × J ω vanish)
   const SolveStatus st = rates(qm, u, d);
   if (st != SolveStatus::Ok) return st;
+  // the applied forces at (q_m, u), which the midpoint passes keep (midpoint())
+  kept_applied_ = d.applied;
+  kept_F_ = d.F;
+  kept_tau_ = joint_space_forces(m_, d);
   udot_ = joint_accelerations(m_, d);
   ustar_ = u + h * udot_;
   double spin = 0.0;
@@ -1021,7 +1025,16 @@ SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::Vect
     uplus_ = ustar_;
     if (rows) add_response(R_, support_, lambda_, uplus_);
     ubar_ = 0.5 * (u + uplus_);
-    const SolveStatus st = rates(qm, ubar_, d, &u);
+    // the recursion at ū with the forces of (q_m, u) put back: free_velocity()'s, which
+    // rest_accelerations() may have replaced by those at rest
+    d.applied = kept_applied_;
+    d.F = kept_F_;
+    recursive_workspace(m_, d).tau = kept_tau_;
+    SolveStatus st = recursive_rates_kept_forces(m_, d, qm, ubar_, o_.stabilization);
+    if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row (rates())
+      solve_recursive(m_, d);
+      st = d.diagnostics.status;
+    }
     if (st != SolveStatus::Ok) return st;
     unext_ = u + h * joint_accelerations(m_, d);
     const double change = (unext_ - ustar_).lpNorm<Eigen::Infinity>();

@@ -279,10 +279,13 @@ class MoreauStepper {
   Eigen::VectorXd last_q_, last_u_;       // the state the last step ended at
   double end_closing_ = 0.0;              // the closing speed there
   double margin_ = 0.0;                   // the last step's margin
-  std::vector<char> steady_spin_;         // per body: its inertial terms vanish (constructor)
-  bool spinning_ = false;                 // this step's velocity is the implicit midpoint
-  double midpoint_scale_ = 0.0;  // ‖u* − u‖ of the explicit value: the passes' yardstick
-  Eigen::VectorXd diag0_;        // the rows' responses on the tree alone (tree_delassus)
+  // the applied forces of the free velocity's evaluation at (q_m, u), for the midpoint passes
+  std::vector<Wrench> kept_applied_;
+  Eigen::VectorXd kept_F_, kept_tau_;
+  std::vector<char> steady_spin_;  // per body: its inertial terms vanish (constructor)
+  bool spinning_ = false;          // this step's velocity is the implicit midpoint
+  double midpoint_scale_ = 0.0;    // ‖u* − u‖ of the explicit value: the passes' yardstick
+  Eigen::VectorXd diag0_;          // the rows' responses on the tree alone (tree_delassus)
   // the stages of solve_rows (per row): free acceleration, end-of-step velocity and gap,
   // the instant of the stage's impulse (−1: the midpoint), the position correction's
   // impulses, the stage's shift and impulses; per block its law and its rank-policy flag;

@@ -90,6 +90,13 @@ SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eige
                             const Eigen::Ref<const Eigen::VectorXd>& u,
                             const Eigen::Ref<const Eigen::VectorXd>& u_forces,
                             const Stabilization& st);
+// The same at q with the applied forces already on d (d.applied, d.F, τ: those of an
+// earlier evaluation at this q and t, put back by the caller), not evaluated again: the
+// contact stepper's midpoint passes, whose forces stay those of the step's start velocity.
+SolveStatus recursive_rates_kept_forces(const Model& m, Data& d,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& u,
+                                        const Stabilization& st = {});
 
 // Only the tree accelerations: pass 1, applied forces and the passes; no rows, no
 // multipliers, no reactions; extra rows are ignored.  Writes d.body, d.J, d.F, d.udot and

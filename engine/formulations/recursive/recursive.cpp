@@ -179,6 +179,26 @@ SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eige
   return d.diagnostics.status;
 }
 
+SolveStatus recursive_rates_kept_forces(const Model& m, Data& d,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& u,
+                                        const Stabilization& st) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  d.diagnostics = Diagnostics{};
+  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);  // leaves d.applied, d.F and τ alone
+  if (m.tree().nrows_extra > 0) {
+    constraint_rows(m, d, m.tree().extra, st);
+    fold_rows(m, d, false, &m.tree().extra);
+  }
+  passes(m, d, ws);
+  if (d.diagnostics.status == SolveStatus::Ok &&
+      (!ws.udot.allFinite() || (m.tree().nrows_extra > 0 && !ws.lambda.allFinite()))) {
+    d.diagnostics.status = SolveStatus::NotFinite;
+    d.diagnostics.message = "accelerations are not finite";
+  }
+  return d.diagnostics.status;
+}
+
 void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                              const Eigen::Ref<const Eigen::VectorXd>& u) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
