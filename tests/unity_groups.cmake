@@ -2,9 +2,9 @@
 # translation unit, so no two files of a group may define the same file-local name (a
 # helper, a constant, a PrintTo, a macro).  A test file in no group is compiled alone;
 # one that breaks its group's build with a redefinition is moved to another group or out.
-# Groups are balanced by compile time, about 8 files each.  Compiled alone: spatial_test.cpp,
-# kernels_test.cpp (their Rng is random_scenes.hpp's), urdf_hardening_test.cpp (kG),
-# expression_test.cpp (its g_allocations is allocation_counter.hpp's).
+# Groups are balanced by compile time, about 8 files each.  Compiled alone: spatial_test.cpp
+# and kernels_test.cpp (an Rng of their own, as random_scenes.hpp and formulations_test.cpp
+# have), urdf_hardening_test.cpp (kG, as contact_impacts_test.cpp).
 set_source_files_properties(
   tests/contact_outputs_cli_test.cpp tests/derivatives_test.cpp tests/joint_columns_test.cpp
   tests/joint_forces_test.cpp tests/joint_types_test.cpp tests/mjcf_mujoco_test.cpp
@@ -46,7 +46,7 @@ set_source_files_properties(
   tests/sparse_net_test.cpp tests/sweep_cli_test.cpp
   DIRECTORY ${PROJECT_SOURCE_DIR} PROPERTIES UNITY_GROUP tests_08)
 set_source_files_properties(
-  tests/bodies_test.cpp tests/contact_cli_test.cpp
+  tests/bodies_test.cpp tests/contact_cli_test.cpp tests/expression_test.cpp
   tests/forward_test.cpp tests/joint_motion_tangent_test.cpp tests/prescribed_test.cpp
   tests/recursive_test.cpp tests/smoke_test.cpp tests/standard_chain_test.cpp
   DIRECTORY ${PROJECT_SOURCE_DIR} PROPERTIES UNITY_GROUP tests_09)
