@@ -134,11 +134,11 @@ test-asan: deps
 
 # the threaded tests alone (tests/threads_test.cpp: one Model, 4 threads, bit for bit with
 # serial runs; tests/sample_writer_test.cpp: the program's writer thread) with the library
-# under ThreadSanitizer; nothing else is built
+# under ThreadSanitizer; nothing else is built (nor the report's JavaScript fetched)
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPPELL_TSAN=ON \
 	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" -DAPPELL_UNITY=ON \
-	      -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
+	      -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF -DAPPELL_REPORT=OFF >/dev/null
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target threads_tsan_test
 	TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/threads_tsan_test
 
@@ -158,12 +158,13 @@ deps-clang: deps
 # libFuzzer targets of tests/fuzz/ under ASan + UBSan, FUZZ_SECONDS each, seeded with the
 # shipped scenes; a crash leaves its input as $(FUZZ_BUILD)/crash-* and fails.  The fuzzers
 # are single-threaded and run JOBS at a time (each still gets FUZZ_SECONDS of its own core),
-# each into its log $(FUZZ_BUILD)/NAME_fuzz.log, whose end is printed when it fails.
+# each into its log $(FUZZ_BUILD)/NAME_fuzz.log, whose end is printed when it fails.  The
+# report fuzzer writes reports without their JavaScript, which is not fetched.
 FUZZERS := scene expression urdf report mesh mjcf
 fuzz: deps-clang
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(FUZZ_FLAGS)" -DAPPELL_UNITY=ON \
-	      -DAPPELL_FUZZ=ON -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF >/dev/null
+	      -DAPPELL_FUZZ=ON -DAPPELL_BUILD_TESTS=OFF -DAPPELL_BUILD_BENCH=OFF -DAPPELL_REPORT=OFF >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZERS:%=%_fuzz)
 	mkdir -p $(FUZZERS:%=$(FUZZ_BUILD)/corpus/%)
 	@# seeds are copied: libFuzzer writes new inputs into its corpus directories
