@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Rigid-body scenes in the user's quasi-velocities (docs/lagrangian.md) against SymPy's mechanics.
+
+scenes/examples/quasi_velocities/rolling_disk.json: a disk rolling without slipping, its
+quasi-velocities the body-frame angular velocity (nu = R^T w).  SymPy's KanesMethod derives
+the disk's equations on its own: coordinates (x, y) of the contact point, yaw psi, lean th
+and spin ph; independent generalized speeds the body-frame angular velocity components,
+dependent speeds (x', y') fixed by the two rolling rows (the contact point of the disk at
+rest); the mass, inertia (a solid cylinder), radius and gravity are read from the scene.  At
+random states on the constraint set the scene is written with that state (the centre, the
+orientation matrix, world velocities) and `appell eval --json` must print nu equal to the
+speeds given and nudot equal to SymPy's u' to 1e-12 (relative).
+
+usage: sympy_rigid_nu_check.py APPELL_CLI SOURCE_DIR      (exit 77: SymPy not installed)
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+try:
+    import sympy as sp
+    from sympy.physics.mechanics import (KanesMethod, Point, ReferenceFrame, RigidBody,
+                                         dynamicsymbols, inertia, msubs)
+except ImportError:
+    print("SymPy not installed (Debian: python3-sympy); skipped")
+    sys.exit(77)
+
+CLI, SOURCE = sys.argv[1], sys.argv[2]
+EXAMPLES = os.path.join(SOURCE, "scenes", "examples", "quasi_velocities")
+DIGITS = 40  # SymPy's numbers: the reference is exact to far below 1e-12
+
+
+def appell_eval(scene, tmp):
+    path = os.path.join(tmp, "scene.json")
+    with open(path, "w") as f:
+        json.dump(scene, f)
+    r = subprocess.run([CLI, "eval", "--json", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("appell eval failed: " + r.stderr)
+    return json.loads(r.stdout)
+
+
+CHECKED = [0]
+WORST = [0.0]
+
+
+def close(a, b, what, failures):
+    CHECKED[0] += 1
+    err = abs(a - b) / max(1.0, abs(b))
+    WORST[0] = max(WORST[0], err)
+    if err > 1e-12:
+        failures.append("%s: appell %.17g, SymPy %.17g" % (what, a, b))
+
+
+def rolling_disk(tmp, failures):
+    with open(os.path.join(EXAMPLES, "rolling_disk.json")) as f:
+        scene = json.load(f)
+    (body,) = scene["bodies"]
+    (roll,) = scene["constraints"]
+    assert roll["type"] == "rolling" and roll["shape"] == "disk" and roll["normal"] == [0, 0, 1]
+    radius, height = body["inertia"]["cylinder"]
+    m, r, g = sp.Float(body["mass"], DIGITS), sp.Float(roll["radius"], DIGITS), sp.Float(
+        -scene["gravity"][2], DIGITS)
+    assert scene["gravity"][:2] == [0, 0]
+    a_cyl, h_cyl = sp.Float(radius, DIGITS), sp.Float(height, DIGITS)
+    i_axis = m * a_cyl**2 / 2  # a solid cylinder along its own z axis
+    i_diam = m * (3 * a_cyl**2 + h_cyl**2) / 12
+
+    x, y, psi, th, ph = q = dynamicsymbols("x y psi th ph")
+    u1, u2, u3, u4, u5 = u = dynamicsymbols("u1:6")
+    N = ReferenceFrame("N")
+    A = N.orientnew("A", "Axis", (psi, N.z))  # heading: A.x along the rolling direction
+    B = A.orientnew("B", "Axis", (th, A.x))  # lean: B.z from contact to centre, B.y the axis
+    C = B.orientnew("C", "Axis", (-sp.pi / 2, B.x))  # C.z = B.y, the disk's axis as body z
+    D = C.orientnew("D", "Axis", (ph, C.z))  # spin: D is the disk's body frame
+    w = D.ang_vel_in(N)
+    kd = [u1 - w.dot(D.x), u2 - w.dot(D.y), u3 - w.dot(D.z), u4 - x.diff(), u5 - y.diff()]
+    D.set_ang_vel(N, u1 * D.x + u2 * D.y + u3 * D.z)
+
+    O = Point("O")
+    O.set_vel(N, 0)
+    Cp = O.locatenew("Cp", x * N.x + y * N.y)  # the contact point on the ground, z = 0
+    Cp.set_vel(N, u4 * N.x + u5 * N.y)
+    P = Cp.locatenew("P", r * B.z)  # the centre
+    P.v2pt_theory(Cp, N, B)  # v_P = v_Cp + w_B x r B.z (B's rate is the centre's motion)
+    # rolling: the disk's material point at the contact is at rest, v_P + w_D x (-r B.z) = 0
+    # (its N.z component vanishes identically: the height r cos th is geometry)
+    slip = P.vel(N) + D.ang_vel_in(N).cross(-r * B.z)
+    slip = slip.subs(KanesMethod(N, q, u, kd_eqs=kd).kindiffdict())
+    rows = [slip.dot(N.x), slip.dot(N.y)]
+
+    disk = RigidBody("disk", P, D, m, (inertia(D, i_diam, i_diam, i_axis), P))
+    KM = KanesMethod(N, q_ind=q, u_ind=[u1, u2, u3], kd_eqs=kd, u_dependent=[u4, u5],
+                     velocity_constraints=rows)
+    KM.kanes_equations([disk], [(P, -m * g * N.z)])
+    kdd = KM.kindiffdict()
+    # [q'; u'] with the constraint rows; older SymPy leaves some q' in the forcing
+    MM, FF = msubs(KM.mass_matrix_full, kdd), msubs(KM.forcing_full, kdd)
+
+    rng = random.Random(36)
+    for trial in range(6):
+        qv = [rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-3, 3), rng.uniform(-1.2, 1.2),
+              rng.uniform(-3, 3)]
+        ui = [rng.uniform(-3, 3) for _ in range(3)]
+        subs = {a: sp.Float(b, DIGITS) for a, b in zip(q, qv)}
+        subs.update({a: sp.Float(b, DIGITS) for a, b in zip(u[:3], ui)})
+        dep = sp.solve([e.xreplace(subs) for e in rows], [u4, u5], dict=True)[0]
+        subs.update(dep)
+        xdot = MM.xreplace(subs).LUsolve(FF.xreplace(subs))
+        udot = [xdot[5 + i] for i in range(3)]
+
+        # the state in the scene's terms: centre, body-to-world matrix, world velocities
+        pos = P.pos_from(O).to_matrix(N).xreplace(subs)
+        rot = [[N.x, N.y, N.z][i].dot([D.x, D.y, D.z][j]).xreplace(subs) for j in range(3)
+               for i in range(3)]
+        rot = [[float(rot[3 * j + i]) for j in range(3)] for i in range(3)]
+        vel = P.vel(N).subs(kdd).to_matrix(N).xreplace(subs)
+        omega = D.ang_vel_in(N).to_matrix(N).xreplace(subs)
+        body["position"] = [float(c) for c in pos]
+        body["orientation"] = {"matrix": rot}
+        body["velocity"] = [float(c) for c in vel]
+        body["angular_velocity"] = [float(c) for c in omega]
+        out = appell_eval(scene, tmp)
+        for i in range(3):
+            close(out["nu"][i], ui[i], "disk %d nu %d" % (trial, i), failures)
+            close(out["nudot"][i], float(udot[i]), "disk %d nudot %d" % (trial, i), failures)
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        rolling_disk(tmp, failures)
+    for f in failures:
+        print("FAIL", f)
+    print("%s: %d values compared, largest relative difference %.2g, %d failures" %
+          (os.path.basename(__file__), CHECKED[0], WORST[0], len(failures)))
+    return 1 if failures or CHECKED[0] < 36 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
