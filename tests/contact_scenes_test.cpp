@@ -202,7 +202,8 @@ TEST(ContactScenes, BodiesOnFreeJointsFromTheWorldLandOnTheFloor) {
 int rolling_ball(const std::string& inertia, double& x_error, double& w_error) {
   const Model m = load_model_from_string(R"({"gravity": [0, 0, -9.81],
     "shapes": [{"name": "ground", "type": "plane", "friction": 0.8}],
-    "bodies": [{"name": "ball", "mass": 1.0, "inertia": )" + inertia + R"(,
+    "bodies": [{"name": "ball", "mass": 1.0, "inertia": )" +
+                                         inertia + R"(,
       "position": [0, 0, 0.1], "velocity": [1, 0, 0], "angular_velocity": [0, 10, 0],
       "shapes": [{"name": "ball", "type": "sphere", "radius": 0.1}]}]})");
   Data d(m);

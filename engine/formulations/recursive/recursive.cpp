@@ -137,12 +137,12 @@ void solve_recursive(const Model& m, Data& d) {
   joint_multipliers(m, tree, d, ws);
 }
 
-SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
-                            const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st) {
-  RecursiveWorkspace& ws = recursive_workspace(m, d);
-  d.diagnostics = Diagnostics{};
-  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
-  recursive_applied_forces(m, d, q, u);
+namespace {
+
+// after the kinematics and the applied forces: the extra rows, passes 2 and 3, and the
+// finiteness of what they gave
+SolveStatus rates_after_forces(const Model& m, Data& d, RecursiveWorkspace& ws,
+                               const Stabilization& st) {
   if (m.tree().nrows_extra > 0) {
     constraint_rows(m, d, m.tree().extra, st);
     fold_rows(m, d, false, &m.tree().extra);  // the rank policy's row responses (W1)
@@ -156,27 +156,25 @@ SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eige
   return d.diagnostics.status;
 }
 
+}  // namespace
+
+SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& u, const Stabilization& st) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  d.diagnostics = Diagnostics{};
+  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
+  recursive_applied_forces(m, d, q, u);
+  return rates_after_forces(m, d, ws, st);
+}
+
 SolveStatus recursive_rates(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                             const Eigen::Ref<const Eigen::VectorXd>& u,
                             const Eigen::Ref<const Eigen::VectorXd>& u_forces,
                             const Stabilization& st) {
-  RecursiveWorkspace& ws = recursive_workspace(m, d);
-  d.diagnostics = Diagnostics{};
   // the applied forces at u_forces; then the kinematics at u, which leave them alone
-  kinematics_BaseToTip(m, m.tree(), q, u_forces, d, ws);
+  kinematics_BaseToTip(m, m.tree(), q, u_forces, d, recursive_workspace(m, d));
   recursive_applied_forces(m, d, q, u_forces);
-  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
-  if (m.tree().nrows_extra > 0) {
-    constraint_rows(m, d, m.tree().extra, st);
-    fold_rows(m, d, false, &m.tree().extra);
-  }
-  passes(m, d, ws);
-  if (d.diagnostics.status == SolveStatus::Ok &&
-      (!ws.udot.allFinite() || (m.tree().nrows_extra > 0 && !ws.lambda.allFinite()))) {
-    d.diagnostics.status = SolveStatus::NotFinite;
-    d.diagnostics.message = "accelerations are not finite";
-  }
-  return d.diagnostics.status;
+  return recursive_rates_kept_forces(m, d, q, u, st);
 }
 
 SolveStatus recursive_rates_kept_forces(const Model& m, Data& d,
@@ -186,17 +184,7 @@ SolveStatus recursive_rates_kept_forces(const Model& m, Data& d,
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   d.diagnostics = Diagnostics{};
   kinematics_BaseToTip(m, m.tree(), q, u, d, ws);  // leaves d.applied, d.F and τ alone
-  if (m.tree().nrows_extra > 0) {
-    constraint_rows(m, d, m.tree().extra, st);
-    fold_rows(m, d, false, &m.tree().extra);
-  }
-  passes(m, d, ws);
-  if (d.diagnostics.status == SolveStatus::Ok &&
-      (!ws.udot.allFinite() || (m.tree().nrows_extra > 0 && !ws.lambda.allFinite()))) {
-    d.diagnostics.status = SolveStatus::NotFinite;
-    d.diagnostics.message = "accelerations are not finite";
-  }
-  return d.diagnostics.status;
+  return rates_after_forces(m, d, ws, st);
 }
 
 void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
