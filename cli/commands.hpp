@@ -2,6 +2,7 @@
 // 0 success, 2 bad input (scene or usage), 3 a numerical failure.
 #pragma once
 
+#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,19 @@ int run_rigid_nu_simulate(const SimulateOptions& options);
 
 // Loads a scene, or prints "error: <file>: <pointer>: <message>" and returns false.
 bool load_or_report(const std::string& scene, Scene& out);
+// The same for any loader: out = load(path), or the error printed and false
+template <class Out, class Load>
+bool loaded_or_reported(const std::string& path, Out& out, Load load) {
+  try {
+    out = load(path);
+    return true;
+  } catch (const SceneError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << path << ": " << e.what() << "\n";
+  }
+  return false;
+}
 // Parses --formulation (empty: Auto, i.e. the scene's choice); prints a usage error and
 // returns false.  Called before the scene is loaded: usage errors come first.
 bool formulation_or_report(const std::string& name, Formulation& out);

@@ -12,16 +12,10 @@
 namespace appell::cli {
 
 bool load_or_report(const std::string& scene, Scene& out) {
-  try {
-    out = load_scene(scene);
-    for (const std::string& w : out.warnings) std::cerr << "warning: " << w << "\n";
-    return true;
-  } catch (const SceneError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << scene << ": " << e.what() << "\n";
-  }
-  return false;
+  if (!loaded_or_reported(scene, out, [](const std::string& p) { return load_scene(p); }))
+    return false;
+  for (const std::string& w : out.warnings) std::cerr << "warning: " << w << "\n";
+  return true;
 }
 
 bool formulation_or_report(const std::string& name, Formulation& out) {

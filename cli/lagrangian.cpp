@@ -35,15 +35,8 @@ bool is_lagrangian_scene(const std::string& path) {
 namespace {
 
 bool load(const std::string& path, LagrangianScene& out) {
-  try {
-    out = load_lagrangian_scene(path);
-    return true;
-  } catch (const SceneError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << path << ": " << e.what() << "\n";
-  }
-  return false;
+  return loaded_or_reported(path, out,
+                            [](const std::string& p) { return load_lagrangian_scene(p); });
 }
 
 ojson by_name(const std::vector<std::string>& names, const Eigen::VectorXd& v) {

@@ -24,15 +24,7 @@ bool is_rigid_nu_scene(const std::string& path) {
 namespace {
 
 bool load(const std::string& path, RigidNuScene& out) {
-  try {
-    out = load_rigid_nu_scene(path);
-    return true;
-  } catch (const SceneError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << path << ": " << e.what() << "\n";
-  }
-  return false;
+  return loaded_or_reported(path, out, [](const std::string& p) { return load_rigid_nu_scene(p); });
 }
 
 NuSystemView view_of(const RigidNuSystem& s) {
