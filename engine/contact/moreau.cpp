@@ -374,7 +374,7 @@ ContactSolverResult MoreauStepper::solve_islands(const Eigen::VectorXd& g, Eigen
             ? solve_contact_problem(Gis_[i].coupled, w.g, w.blocks, w.lambda, so, &w.solver)
             : solve_contact_problem(Gis_[i].dense, w.g, w.blocks, w.lambda, so, &w.solver);
     lambda.segment(is.row0, is.rows) = w.lambda;
-    worst.iterations = std::max(worst.iterations, r.iterations);
+    worst.iterations = std::max(worst.iterations, r.iterations + r.newton_iterations);
     worst.residual = std::max(worst.residual, r.residual);
     worst.converged = worst.converged && r.converged;
   }
