@@ -1018,8 +1018,12 @@ SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::Vect
   // rest, and an impact on a spinning body changes no gyroscopic work.  The applied
   // forces stay at u (explicit, as the scheme always took them: a servo's damping at ū
   // would leave its stiff modes ringing, at u it damps them).  G and R Jᵀ do not change
-  // at q_m: a pass costs one recursion and one warm-started solve of the rows.
+  // at q_m: a pass costs one recursion and one warm-started solve of the rows.  Nor do the
+  // poses and articulated inertias: on a tree without extra rows a pass runs the velocity
+  // terms alone (recursive_rates_new_velocity), the rest kept from free_velocity()'s, or
+  // rest_accelerations()'s, recursion at q_m.
   const bool rows = !rows_.empty();
+  const bool velocity_only = m_.tree().nrows_extra == 0;
   double last = std::numeric_limits<double>::infinity();
   for (int pass = 0; pass < o_.midpoint_passes; ++pass) {
     uplus_ = ustar_;
@@ -1030,7 +1034,9 @@ SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::Vect
     d.applied = kept_applied_;
     d.F = kept_F_;
     recursive_workspace(m_, d).tau = kept_tau_;
-    SolveStatus st = recursive_rates_kept_forces(m_, d, qm, ubar_, o_.stabilization);
+    SolveStatus st = velocity_only
+                         ? recursive_rates_new_velocity(m_, d, qm, ubar_)
+                         : recursive_rates_kept_forces(m_, d, qm, ubar_, o_.stabilization);
     if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row (rates())
       solve_recursive(m_, d);
       st = d.diagnostics.status;

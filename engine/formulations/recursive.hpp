@@ -97,6 +97,14 @@ SolveStatus recursive_rates_kept_forces(const Model& m, Data& d,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& u,
                                         const Stabilization& st = {});
+// The same at new rates u only, on a tree without extra rows, right after one of the above
+// at this q (nothing else evaluated at another q in between): the poses, motion subspaces
+// and articulated inertias are that evaluation's, the velocity products and gyroscopic
+// forces anew — one bias pass instead of the articulated-inertia pass.  The midpoint passes
+// of the contact stepper.
+SolveStatus recursive_rates_new_velocity(const Model& m, Data& d,
+                                         const Eigen::Ref<const Eigen::VectorXd>& q,
+                                         const Eigen::Ref<const Eigen::VectorXd>& u);
 
 // Only the tree accelerations: pass 1, applied forces and the passes; no rows, no
 // multipliers, no reactions; extra rows are ignored.  Writes d.body, d.J, d.F, d.udot and

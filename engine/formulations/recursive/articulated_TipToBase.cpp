@@ -138,6 +138,7 @@ void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws) {
       w.Iac = SpatialForce();
       continue;
     }
+    w.Ia = Ia;
     w.Iac = Ia * w.c;
     pa += w.Iac;  // (R8)
     // hand the condensed inertia and bias to the parent                       (R4, R5)

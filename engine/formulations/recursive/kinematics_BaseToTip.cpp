@@ -84,7 +84,61 @@ void slide_step(const TreeJoint& t, const BodyState& P, double s, double u, Body
   w.c.linear = P.w.cross(C.v - P.v) + P.w.cross(t_W);
 }
 
+// turn_step's twist and c at a new rate u, its pose and S kept (S = (e_z × r_CA; e_z))
+void turn_velocity(const TreeJoint& t, const BodyState& P, const Vec6& S, double u, BodyState& C,
+                   TreeBodyWork& w) {
+  const Vec3 axis = S.tail<3>();
+  const Vec3 r_CA = -(C.Q * t.frames.X_C);
+  const Vec3 w_rel = axis * u;  //                                                  (J2)
+  C.w = P.w + w_rel;
+  C.v = P.v + P.w.cross(C.x - P.x) + w_rel.cross(r_CA);
+  const Vec3 c_w = P.w.cross(w_rel);  //                                            (R3)
+  w.c.angular = c_w;
+  w.c.linear = P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA));
+}
+
+// slide_step's at a new rate u (S = (e_z; 0))
+void slide_velocity(const BodyState& P, const Vec6& S, double u, BodyState& C, TreeBodyWork& w) {
+  const Vec3 t_W = S.head<3>() * u;  //                                             (J2)
+  C.w = P.w;
+  C.v = P.v + P.w.cross(C.x - P.x) + t_W;
+  w.c.angular.setZero();  //                                                  (R3)
+  w.c.linear = P.w.cross(C.v - P.v) + P.w.cross(t_W);
+}
+
 }  // namespace
+
+void velocities_BaseToTip(const Model& m, const TreeModel& tree,
+                          const Eigen::Ref<const Eigen::VectorXd>& q,
+                          const Eigen::Ref<const Eigen::VectorXd>& u, Data& d,
+                          RecursiveWorkspace& ws) {
+  const int n = static_cast<int>(tree.joints.size());
+  for (int i = 0; i < n; ++i) {
+    const TreeJoint& t = tree.joints[i];
+    const BodyState& P = t.parent_body == kWorld ? kRest : d.body[t.parent_body];
+    BodyState& C = d.body[t.body];
+    TreeBodyWork& w = ws.w[i];
+    Vec6* S = ws.S.data() + t.u_offset;
+    const double* ui = u.data() + t.u_offset;
+    switch (t.shape) {
+      case JointShape::Turn:
+        turn_velocity(t, P, *S, *ui, C, w);
+        break;
+      case JointShape::Slide:
+        slide_velocity(P, *S, *ui, C, w);
+        break;
+      case JointShape::General:  // its c needs the joint's own terms: the whole step
+        general_step(t, P, q.data() + t.q_offset, ui, C, w, S);
+        break;
+    }
+    // (R8) at the new c; a root's Ia c goes nowhere
+    if (t.parent < 0)
+      w.Iac = SpatialForce();
+    else
+      w.Iac = w.Ia * w.c;
+  }
+  composites_from_bodies(m, d);
+}
 
 void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
                           const Eigen::Ref<const Eigen::VectorXd>& q,

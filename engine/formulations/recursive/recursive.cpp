@@ -187,6 +187,22 @@ SolveStatus recursive_rates_kept_forces(const Model& m, Data& d,
   return rates_after_forces(m, d, ws, st);
 }
 
+SolveStatus recursive_rates_new_velocity(const Model& m, Data& d,
+                                         const Eigen::Ref<const Eigen::VectorXd>& q,
+                                         const Eigen::Ref<const Eigen::VectorXd>& u) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  const TreeModel& tree = m.tree();
+  velocities_BaseToTip(m, tree, q, u, d, ws);  // d.diagnostics: the last evaluation's
+  body_forces(m, tree, d, ws);
+  bias_TipToBase(tree, ws, true);  // the articulated inertias and D⁻¹ of q kept   (R8, R9)
+  accelerations_BaseToTip(tree, ws, true);
+  if (!ws.udot.allFinite()) {
+    d.diagnostics.status = SolveStatus::NotFinite;
+    d.diagnostics.message = "accelerations are not finite";
+  }
+  return d.diagnostics.status;
+}
+
 void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
                              const Eigen::Ref<const Eigen::VectorXd>& u) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);

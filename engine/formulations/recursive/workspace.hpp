@@ -18,7 +18,8 @@ struct TreeBodyWork {
   Mat6 IA;           // the body's own M_i (R1) by kinematics_BaseToTip, then the
                      // articulated inertia (R6) by inertia_bias_TipToBase
   SpatialMotion c;   // velocity-product acceleration (R3); by kinematics_BaseToTip
-  SpatialForce Iac;  // Ia c, Ia condensed onto the joint (R8); by inertia_bias_TipToBase
+  Mat6 Ia;           // IA condensed onto the joint (R8), a non-root's; by inertia_bias_TipToBase
+  SpatialForce Iac;  // Ia c; by inertia_bias_TipToBase (velocities_BaseToTip for a new u)
   SpatialForce f;    // applied body-space force (R1), plus extra-row forces
   SpatialForce pA;   // bias (R6); by the bias passes
   SpatialMotion a;   // acceleration (R11); by accelerations_BaseToTip
@@ -68,6 +69,13 @@ void add_tau_wrenches(const Model& m, Data& d, const RecursiveWorkspace& ws);
 
 // the passes, in the order solve_recursive runs them (one file each)
 void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
+                          const Eigen::Ref<const Eigen::VectorXd>& q,
+                          const Eigen::Ref<const Eigen::VectorXd>& u, Data& d,
+                          RecursiveWorkspace& ws);
+// The body twists and c_i at new joint rates u, the poses, S_i and the articulated
+// inertias kept from the last kinematics_BaseToTip and inertia_bias_TipToBase at the same q
+// (w.Iac = w.Ia c_i anew): what bias_TipToBase with c then needs
+void velocities_BaseToTip(const Model& m, const TreeModel& tree,
                           const Eigen::Ref<const Eigen::VectorXd>& q,
                           const Eigen::Ref<const Eigen::VectorXd>& u, Data& d,
                           RecursiveWorkspace& ws);
