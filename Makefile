@@ -108,8 +108,14 @@ test: deps-browser
 # sanitizer start-up and leak scan on each).  Left out here, run by `make test` only:
 # the long simulations repeated in every formulation (one formulation kept, the others
 # take the same code paths for minutes: the dense ones are 200 times slower at -O1 under
-# the sanitizers), and the browser and schema tests (Chromium, Node: no code of ours).
-ASAN_SKIP := EveryFormulation/FourBarChain.*/gibbs_appell EveryFormulation/FourBarChain.*/pinv \
+# the sanitizers), the browser and schema tests (Chromium, Node: no code of ours), and the
+# tests that run the program once per shipped scene or bad shape (one sanitized process
+# each, 1–2 minutes a test): `make fuzz` loads every shipped scene, evaluates it in every
+# formulation and writes its report under the same sanitizers (the seeds of its scene and
+# report targets), and mutates them into bad ones.
+ASAN_SKIP := Scene.EveryExampleChecks Report.EveryShippedSceneGetsOne \
+  Geometry.BadShapesAreLocatedErrors NumericsHardening.RankChangeWithoutProjection* \
+  EveryFormulation/FourBarChain.*/gibbs_appell EveryFormulation/FourBarChain.*/pinv \
   EveryFormulation/FourBarChain.*/sparse EveryFormulation/Bricard.*/gibbs_appell_* \
   EveryFormulation/Bricard.*/pinv_* EveryFormulation/Bricard.*/sparse_* \
   EveryFormulation/FlyballGovernor.*/gibbs_appell EveryFormulation/FlyballGovernor.*/pinv \
