@@ -148,6 +148,24 @@ TEST_P(EveryJointType, RowsHoldOnTheMotion) {
 TEST_P(EveryJointType, DeclaredShapeIsItsMotion) {
   const JointType& type = *GetParam();
   if (type.shape() == JointShape::General) return;  // nothing declared
+  if (type.shape() == JointShape::Free) {
+    ASSERT_EQ(type.nq(), 7);
+    ASSERT_EQ(type.nu(), 6);
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 10; ++trial) {
+      double q[7], u[6];
+      for (double& x : q) x = uniform(rng, -2, 2);
+      for (double& x : u) x = uniform(rng, -2, 2);
+      JointMotion jm;
+      type.motion(q, u, jm);
+      const Mat3 R = Eigen::Quaterniond(q[3], q[4], q[5], q[6]).normalized().toRotationMatrix();
+      EXPECT_LT((jm.R - R).norm(), 1e-15);
+      EXPECT_LT((jm.d - Vec3(q[0], q[1], q[2])).norm(), 1e-15);
+      EXPECT_LT((jm.S - Eigen::Matrix<double, 6, 6>::Identity()).norm(), 1e-15);
+      EXPECT_EQ(jm.c.norm(), 0.0);
+    }
+    return;
+  }
   ASSERT_EQ(type.nq(), 1);
   ASSERT_EQ(type.nu(), 1);
   std::mt19937 rng(7);

@@ -13,6 +13,7 @@ namespace {
 class Free final : public JointRows<Free> {
  public:
   const char* name() const override { return "free"; }
+  JointShape shape() const override { return JointShape::Free; }
   int nq() const override { return 7; }
   int nu() const override { return 6; }
   JointSyntax syntax() const override { return {true, 0, true}; }

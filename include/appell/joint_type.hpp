@@ -58,7 +58,8 @@ struct JointMotion {
 // with the products by S's and Ṡu's zeros left out:
 //   Turn   R = rot_z(q), d = 0, S = (0; e_z), Ṡ u = 0   (nq = nu = 1)
 //   Slide  R = I, d = q e_z, S = (e_z; 0), Ṡ u = 0      (nq = nu = 1)
-enum class JointShape { General, Turn, Slide };
+//   Free   R = R(quaternion q₃…q₆), d = (q₀, q₁, q₂), S = I₆, Ṡ u = 0   (nq = 7, nu = 6)
+enum class JointShape { General, Turn, Slide, Free };
 
 // What a scene says to define a joint of this type.
 struct JointSyntax {

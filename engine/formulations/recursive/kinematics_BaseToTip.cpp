@@ -42,6 +42,33 @@ void general_step(const TreeJoint& t, const BodyState& P, const double* q, const
                P.w.cross(t_W) + QE * jm.c.head<3>();
 }
 
+// a free joint: R from the quaternion, d = (q₀, q₁, q₂), S = I₆ (J1, J2, R2, R3 of
+// general_step with its zeros left out: V_J = u, Ṡu = 0)
+void free_step(const TreeJoint& t, const BodyState& P, const double* q, const double* u,
+               BodyState& C, TreeBodyWork& w, Vec6* S) {
+  const JointFrames& f = t.frames;
+  const Mat3 QE = P.Q * f.E_P;
+  const Quat o(q[3], q[4], q[5], q[6]);
+  C.Q.noalias() = QE * o.normalized().toRotationMatrix() * f.E_C.transpose();  // (J1)
+  const Vec3 x_A = P.x + P.Q * f.X_P + QE * Vec3(q[0], q[1], q[2]);
+  const Vec3 r_CA = -(C.Q * f.X_C);
+  C.x = x_A + r_CA;
+  const Vec3 t_W = QE * Vec3(u[0], u[1], u[2]);  //                                  (J2)
+  const Vec3 w_rel = QE * Vec3(u[3], u[4], u[5]);
+  C.w = P.w + w_rel;
+  C.v = P.v + P.w.cross(C.x - P.x) + w_rel.cross(r_CA) + t_W;
+  for (int k = 0; k < 3; ++k) {  //                                                  (R2)
+    S[k].head<3>() = QE.col(k);
+    S[k].tail<3>().setZero();
+    S[k + 3].head<3>() = QE.col(k).cross(r_CA);
+    S[k + 3].tail<3>() = QE.col(k);
+  }
+  const Vec3 c_w = P.w.cross(w_rel);  //                                            (R3)
+  w.c.angular = c_w;
+  w.c.linear =
+      P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA)) + P.w.cross(t_W);
+}
+
 // a turn θ about the axis z through the anchor: R = rot_z(θ), d = 0, S = (0; e_z), Ṡu = 0
 void turn_step(const TreeJoint& t, const BodyState& P, double theta, double u, BodyState& C,
                TreeBodyWork& w, Vec6& S) {
@@ -127,6 +154,9 @@ void velocities_BaseToTip(const Model& m, const TreeModel& tree,
       case JointShape::Slide:
         slide_velocity(P, *S, *ui, C, w);
         break;
+      case JointShape::Free:  // the pose again: cheaper than reading it back
+        free_step(t, P, q.data() + t.q_offset, ui, C, w, S);
+        break;
       case JointShape::General:  // its c needs the joint's own terms: the whole step
         general_step(t, P, q.data() + t.q_offset, ui, C, w, S);
         break;
@@ -159,6 +189,9 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
         break;
       case JointShape::Slide:
         slide_step(t, P, *qi, *ui, C, w, *S);
+        break;
+      case JointShape::Free:
+        free_step(t, P, qi, ui, C, w, S);
         break;
       case JointShape::General:
         general_step(t, P, qi, ui, C, w, S);
