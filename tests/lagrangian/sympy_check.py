@@ -4,7 +4,8 @@
 For the example scenes of scenes/examples/lagrangian/, SymPy's LagrangesMethod forms
 Lagrange's equations symbolically (with the nonholonomic constraint and the generalized
 forces of the scene); at random states the accelerations it gives must equal those
-`appell eval` prints to 1e-12 (relative), and so must the quasi-velocities' rates.
+`appell eval` prints to 1e-12 (relative), and so must the quasi-velocities' rates.  The
+constraints nonlinear in the rates (isokinetic_particle.json, appell_particle.json) too.
 
 usage: sympy_check.py APPELL_CLI SOURCE_DIR      (exit 77: SymPy not installed)
 """
