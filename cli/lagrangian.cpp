@@ -132,8 +132,11 @@ int run_lagrangian_check(const std::string& scene, Output output) {
   std::cout << ")\n";
   std::cout << "constraints: " << s.m() << " rows\n";
   for (const LagrangianRow& r : s.constraints)
-    std::cout << "  " << r.name << (r.holonomic ? "  position  " : "  velocity  ") << r.e.text()
-              << "\n";
+    std::cout << "  " << r.name
+              << (r.holonomic   ? "  position  "
+                  : r.nonlinear ? "  velocity (nonlinear in the rates)  "
+                                : "  velocity  ")
+              << r.e.text() << "\n";
   std::cout << "quasi-velocities (" << (s.chosen_quasi_velocities ? "chosen" : "default") << "):\n";
   for (const LagrangianRow& r : s.quasi_velocities)
     std::cout << "  " << r.name << " = " << r.e.text() << "\n";
@@ -257,9 +260,10 @@ int checked_nu_run(const SimulateOptions& o, LagrangianRun& run) {
 }
 
 int run_lagrangian_simulate(const SimulateOptions& o) {
-  if (refused_nu_options(o) != 0) return 2;
+  // the scene's own errors first (as for scenes of bodies), then the options it refuses
   LagrangianScene ls;
   if (!load(o.scene, ls)) return 2;
+  if (refused_nu_options(o) != 0) return 2;
   LagrangianRun run = ls.run;
   if (checked_nu_run(o, run) != 0) return 2;
   const LagrangianSystem& s = ls.system;

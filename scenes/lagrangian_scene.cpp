@@ -63,6 +63,16 @@ double rate_curvature(const Expression& e, const LagrangianState& x, LagrangianD
       d);
 }
 
+// a row not finite at t = 0: its column when its value is the culprit
+[[noreturn]] void not_finite_row(const Node& n, const Expression& e, const LagrangianState& x) {
+  std::vector<double> values, work(static_cast<size_t>(std::max(e.size(), 1)));
+  for (const ExprVariable& v : e.variables())
+    values.push_back(lagrangian_detail::variable_at(v, x));
+  const int column = e.first_nonfinite_column(values.data(), work.data());
+  n.fail("at t = 0: " + (column > 0 ? "column " + std::to_string(column) + ": " : std::string()) +
+         "not finite (or not differentiable)");
+}
+
 LagrangianRow parse_row(const Node& n, const std::string& key, int index,
                         const std::map<std::string, double>& outer_params,
                         const std::vector<std::string>& coordinates, bool quasi) {
@@ -91,6 +101,8 @@ LagrangianRow parse_row(const Node& n, const std::string& key, int index,
     e.fail(std::string("reads no rate qd(...); ") +
            (quasi ? "a quasi-velocity is a combination of rates"
                   : "a constraint of q and t alone is level position"));
+  // a velocity row nonlinear in the rates, φ(q, q̇, t) = 0 (read off its tape)
+  row.nonlinear = !quasi && !row.holonomic && !lagrangian_detail::affine_in_rates(row.e);
   return row;
 }
 
@@ -244,17 +256,13 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
   }
   parse_run(root, out.run);
 
-  // checks at t = 0: constraints affine in the rates and satisfied, the default quasi-
+  // checks at t = 0: the constraints finite and satisfied (rows nonlinear in the rates with
+  // a gradient in the rates), quasi-velocities affine in the rates, the default quasi-
   // velocities, then one evaluation (regularity, independence)
   LagrangianState& x = out.initial;
   x.t = 0.0;
   {
     LagrangianData d(s);
-    for (int i = 0; i < s.m(); ++i)
-      if (!s.constraints[i].holonomic && rate_curvature(s.constraints[i].e, x, d) > 1e-12)
-        lag["constraints"].at(i)["equation"].fail(
-            "not affine in the rates at t = 0 (∂²/∂q̇² ≠ 0); a Lagrangian system takes "
-            "constraints γ(q, t) q̇ + γ₀(q, t) = 0");
     for (int i = 0; i < s.dof() && s.chosen_quasi_velocities; ++i)
       if (rate_curvature(s.quasi_velocities[i].e, x, d) > 1e-12)
         lag["quasi_velocities"].at(i)["expression"].fail(
@@ -263,9 +271,10 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
     Eigen::MatrixXd A(s.m(), s.n());
     Eigen::VectorXd r(s.m()), alpha(s.m()), g(s.m());
     velocity_rows(s.constraints, x, d, A, r, alpha, &g);
-    if (!A.allFinite() || !r.allFinite() || !g.allFinite())
-      lag["constraints"].fail("not finite at t = 0");
     for (int i = 0; i < s.m(); ++i) {
+      if (!A.row(i).allFinite() || !std::isfinite(r(i)) || !std::isfinite(g(i)) ||
+          !std::isfinite(alpha(i)))
+        not_finite_row(lag["constraints"].at(i)["equation"], s.constraints[i].e, x);
       const double scale = 1.0 + A.row(i).cwiseAbs().dot(x.qd.cwiseAbs());
       if (std::abs(g(i)) > 1e-9 * (1.0 + x.q.cwiseAbs().maxCoeff()))
         lag["constraints"].at(i).fail("not satisfied at t = 0: g = " + num(g(i)) +
@@ -273,6 +282,12 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
       if (std::abs(r(i)) > 1e-9 * scale)
         lag["constraints"].at(i).fail("not satisfied at t = 0 by the initial rates: residual " +
                                       num(r(i)));
+      // a row nonlinear in the rates must be regular there: ∂φ/∂q̇ ≠ 0 [L96 §4.3]
+      if (s.constraints[i].nonlinear && !(A.row(i).cwiseAbs().maxCoeff() > 1e-9))
+        lag["constraints"].at(i)["equation"].fail(
+            "at t = 0: ∂φ/∂q̇ = 0 on the constraint set; a constraint φ(q, q̇, t) = 0 nonlinear "
+            "in the rates must have a nonzero gradient in the rates there (write it so that "
+            "it is regular, e.g. qd(x)^2 + qd(y)^2 - v^2, not its square)");
     }
     if (!s.chosen_quasi_velocities) {
       s.quasi_velocities = default_quasi_velocities(s, A);
@@ -289,6 +304,7 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
     case LagrangianStatus::NotRegular:
       lag["L"].fail("at t = 0: " + d.message);
     case LagrangianStatus::DependentQuasiVelocities:
+    case LagrangianStatus::OffConstraintSet:  // (not returned by an evaluation at a state)
       (s.chosen_quasi_velocities ? lag["quasi_velocities"] : lag["constraints"])
           .fail("at t = 0: " + d.message);
     case LagrangianStatus::NotFinite: {

@@ -425,8 +425,10 @@ TEST(LagrangianErrors, SceneErrorsAreLocated) {
             "residual -1");
   EXPECT_EQ(
       load_error(scene(L + R"J(, "constraints": [{"level": "velocity", "equation": "qd(y)^2"}])J")),
-      "s.json: /lagrangian/constraints/0/equation: not affine in the rates at t = 0 "
-      "(∂²/∂q̇² ≠ 0); a Lagrangian system takes constraints γ(q, t) q̇ + γ₀(q, t) = 0");
+      "s.json: /lagrangian/constraints/0/equation: at t = 0: ∂φ/∂q̇ = 0 on the constraint set; "
+      "a constraint φ(q, q̇, t) = 0 nonlinear in the rates must have a nonzero gradient in the "
+      "rates there (write it so that it is regular, e.g. qd(x)^2 + qd(y)^2 - v^2, not its "
+      "square)");
   EXPECT_EQ(load_error(scene(
                 L + R"J(, "constraints": [{"level": "position", "equation": "q(x) - qd(y)"}])J")),
             "s.json: /lagrangian/constraints/0/equation: a position-level constraint g(q, t) = 0 "

@@ -2,7 +2,8 @@
 // the generalized inverse.  Ref: [L96] Thm 7.1; [UK98] eqs. (5), (24)–(26).
 //
 // Among the accelerations that satisfy the constraints at (q, q̇, t),  A q̈ = −α
-// (velocity_rows.cpp (R1), (R2)), the motion minimizes the Gaussian
+// (velocity_rows.cpp (R1), (R2); for a row nonlinear in the rates A = ∂φ/∂q̇ at the state,
+// UK98 (3)), the motion minimizes the Gaussian
 //   G(L, F) = (q̈ − a)ᵀ M (q̈ − a),   a = M⁻¹ f                            [L96 Thm 7.1; UK98 (5),
 //   (6)]
 // whose minimizer is [UK98 (26), with b = −α]

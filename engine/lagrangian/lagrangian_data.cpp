@@ -16,6 +16,12 @@ int LagrangianSystem::max_nodes() const {
   return std::max(most, 1);
 }
 
+bool LagrangianSystem::nonlinear() const {
+  for (const LagrangianRow& r : constraints)
+    if (r.nonlinear) return true;
+  return false;
+}
+
 LagrangianData::LagrangianData(const LagrangianSystem& s)
     : LagrangianData(s.n(), s.m(), s.dof(), s.max_nodes()) {}
 
@@ -47,6 +53,7 @@ LagrangianData::LagrangianData(int n, int m, int k, int max_nodes)
   b.H_llt.compute(Eigen::MatrixXd::Identity(k, k));
   b.K_llt.compute(Eigen::MatrixXd::Identity(m, m));
   b.a.setZero(n), b.tmp.setZero(n), b.qd0.setZero(n);
+  b.nu_target.setZero(k), b.newton.q.setZero(n), b.newton.qd.setZero(n);
 }
 
 }  // namespace appell

@@ -1,17 +1,22 @@
 // The linear model of a Lagrangian system in (q, ν) about a state (appell/lagrangian_run.hpp),
 // by exact derivatives: each column of A = ∂F/∂x is the derivative of
-//   x = (q, ν),   ẋ = F(x, t) = (Y(q, t) ν + y(q, t),  H⁻¹ F_ν)      [L96 §5.3; (Q2), (G1)]
+//   x = (q, ν),   ẋ = F(x, t) = (q̇(q, ν, t),  H⁻¹ F_ν)               [L96 §5.3; (Q2), (G1)]
+// (q̇ = Y(q, t) ν + y(q, t) for affine rows; the solution of (Q4) for rows nonlinear in q̇)
 // along a unit direction (δq, δν), t fixed, differentiating each step of the evaluation:
-//   (X1) the rows' tangents along w = (δq, δq̇): δR = ∂R/∂q δq (R = ∂r/∂q̇, or G = ∂g/∂q),
+//   (X1) the rows' tangents along w = (δq, δq̇): δR = ∂R/∂q δq (R = ∂r/∂q̇, or G = ∂g/∂q;
+//        + ∂R/∂q̇ δq̇ for a row nonlinear in the rates, R = ∂φ/∂q̇ at the state),
 //        δc = δ(R q̇ − r) (the right side −γ₀ of (Q1)), and δα, δβ: one sweep of each row in
 //        DualNumber<1, DualNumber<8>> with the outer direction seeded with w; a holonomic
 //        row's δα (the derivative of (R2)'s second derivative) one sweep in
 //        DualNumber<1, DualNumber<1, DualNumber<1>>>
 //   (X2) δM and δf of (T1): the sweeps of lagrangian_terms.cpp with one more outer
 //        direction, w: third derivatives ∂³L/∂q̇∂z∂w; δQ = ∇Q · w
-//   (X3) from S [Y y] = [0 I; c]:  δY = −S⁻¹ δS Y,  δy = S⁻¹ (δc − δS y),
-//        δq̇ = δY ν + Y δν + δy   (δS, δc do not depend on δq̇: the rows are affine in q̇)
-//   (X4) δZ = S⁻¹ (−(δα; δβ) − δS Z)
+//   (X3) the rows hold along the motion, Φ(q, q̇, t) = [0; ν] (quasi_velocity_map.cpp (Q4)),
+//        so S δq̇ + ∂Φ/∂q δq = [0; δν]:  δq̇ = Y δν + S⁻¹ (δc − δS q̇),  with δS, δc of (X1)
+//        along (δq, 0) (δc − δS q̇ = −∂Φ/∂q δq).  For affine rows this is δY ν + Y δν + δy
+//        of  S [Y y] = [0 I; c]: δY = −S⁻¹ δS Y, δy = S⁻¹ (δc − δS y)
+//   (X4) δS again along (δq, δq̇) (a row nonlinear in the rates has ∂²φ/∂q̇² δq̇ in it),
+//        δY = −S⁻¹ δS Y,  δZ = S⁻¹ (−(δα; δβ) − δS Z)
 //   (X5) δH = δYᵀ M Y + Yᵀ (δM Y + M δY),  δF_ν = δYᵀ (f − M Z) + Yᵀ (δf − δM Z − M δZ),
 //        δν̇ = H⁻¹ (δF_ν − δH ν̇)
 // with the factors of S and H of the evaluation at x.  No differences: the columns are exact
@@ -210,18 +215,17 @@ void exact_column(const LagrangianSystem& s, const LagrangianState& x, const Eig
   const int n = s.n(), m = s.m(), k = s.dof();
   Eigen::MatrixXd dS(n, n);
   Eigen::VectorXd dc(n), dbias(n), zero = Eigen::VectorXd::Zero(n);
-  // (X3) δS and δc do not depend on δq̇ (the rows are affine in q̇)
+  // (X3) the rows along (δq, 0): δq̇
   row_tangents(s.constraints, x, dq, zero, d, dS.topRows(m), dc.head(m), dbias.head(m));
   row_tangents(s.quasi_velocities, x, dq, zero, d, dS.bottomRows(k), dc.tail(k), dbias.tail(k));
-  const Eigen::MatrixXd dY = -b.lu.solve(dS * d.Y);
-  const Eigen::VectorXd dy = b.lu.solve(dc - dS * d.y);
-  const Eigen::VectorXd dqd = dY * d.nu + d.Y * dnu + dy;
-  // (X4) the rows' δα, δβ and the terms' δM, δf along (δq, δq̇); δZ
+  const Eigen::VectorXd dqd = d.Y * dnu + b.lu.solve(dc - dS * x.qd);
+  // (X4) the rows' δS, δα, δβ and the terms' δM, δf along (δq, δq̇); δY, δZ
   row_tangents(s.constraints, x, dq, dqd, d, dS.topRows(m), dc.head(m), dbias.head(m));
   row_tangents(s.quasi_velocities, x, dq, dqd, d, dS.bottomRows(k), dc.tail(k), dbias.tail(k));
   Eigen::MatrixXd dM;
   Eigen::VectorXd df;
   term_tangents(s, x, dq, dqd, d, dM, df);
+  const Eigen::MatrixXd dY = -b.lu.solve(dS * d.Y);
   const Eigen::VectorXd dZ = b.lu.solve(-dbias - dS * d.Z);
   // (X5) δH ν̇ + H δν̇ = δF_ν
   const Eigen::MatrixXd dH = dY.transpose() * d.M * d.Y + d.Y.transpose() * (dM * d.Y + d.M * dY);

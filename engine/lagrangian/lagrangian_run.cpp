@@ -1,6 +1,7 @@
 // The first-order system of a Lagrangian system in (q, ν) [L96 §5.3, last paragraph:
 // "2n − m first order differential equations in (q^i, ν^a)"], integrated by odeint.
-//   q̇ = Y ν + y     (quasi_velocity_map.cpp (Q2))
+//   q̇ = Y ν + y     (quasi_velocity_map.cpp (Q2); rows nonlinear in q̇: Newton's (Q4), started
+//                    from the rates of the previous evaluation, so a run keeps to its branch)
 //   ν̇ = H⁻¹ F_ν     (gibbs_appell_nu.cpp (G1))
 // The velocity constraints hold exactly at every state (q̇ is built on them); holonomic
 // rows g(q, t) = 0 drift with the integration error, which rk4's steps remove by a

@@ -37,8 +37,10 @@ struct LagrangianData::Buffers {
   Eigen::MatrixXd rhs, sol;  // the three right-hand sides [0 | −b | −α ; I | −w | −β]
   Eigen::MatrixXd MY, MinvAt, K;  // M Y; M⁻¹ Aᵀ; A M⁻¹ Aᵀ
   Eigen::LLT<Eigen::MatrixXd> H_llt, K_llt;
-  Eigen::VectorXd a, tmp;  // M⁻¹ f; scratch (n)
-  Eigen::VectorXd qd0;     // zero rates, for rates_of()
+  Eigen::VectorXd a, tmp;     // M⁻¹ f; scratch (n)
+  Eigen::VectorXd qd0;        // zero rates, for rates_of()
+  Eigen::VectorXd nu_target;  // rates_of()'s ν, Newton's iterate   (k)
+  LagrangianState newton;     //   and state (quasi_velocity_map.cpp (Q4))
 };
 
 namespace lagrangian_detail {
@@ -70,6 +72,10 @@ inline double variable_rate(const ExprVariable& v, const LagrangianState& x) {
 // The gradient of e at x, one entry per e.variables(), into d.grad; returns the value.
 // ⌈v/8⌉ sweeps in DualNumber<8>.
 double gradient(const Expression& e, const LagrangianState& x, LagrangianData& d);
+
+// True when e is affine in the rates as written (rate_degree.cpp): its tape's degree in them.
+// O(nodes); allocates (a loader's test).
+bool affine_in_rates(const Expression& e);
 
 // The largest |∂²e/∂z_a∂z_b| over the variables z that `rate` marks, at the variables'
 // values x (x[k] for e.variables()[k]): zero for an expression affine in them.  One sweep

@@ -8,6 +8,9 @@
 //   g̈ = G q̈ + q̇ᵀ g_qq q̇ + 2 g_qt q̇ + g_tt = G q̈ + d²/ds² g(q + s q̇, t + s)|₀          (R2)
 // whose last term is one sweep in DualNumber<1, DualNumber<1>>, both directions seeded
 // with (q̇, 1): its ε δ part is that second derivative.
+// A row nonlinear in the rates, φ(q, q̇, t) = 0 [UK98 (2)], takes the same first sweep: its
+// R = ∂φ/∂q̇ at the state's rates, and (R1) is UK98's (3),  A q̈ = b  with A = ∂φ/∂q̇ and
+// b = −(∂φ/∂q q̇ + ∂φ/∂t) = −α  [L96 (4.1), (4.3)].
 #include <algorithm>
 #include <cmath>
 

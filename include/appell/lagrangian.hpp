@@ -10,10 +10,12 @@
 // language (appell/expression.hpp) in q(c), qd(c) and t:
 //   affine rows      r(q, q̇, t) = γ(q, t) q̇ + γ₀(q, t) = 0           [L96 §4.3]
 //   holonomic rows   g(q, t) = 0, whose velocity row is ġ = G q̇ + ∂g/∂t
+//   nonlinear rows   φ(q, q̇, t) = 0, ∂φ/∂q̇ of full rank           [L96 §4.3 (4.1); UK98 (2)]
 //   quasi-velocities ν = C(q, t) q̇ + s(q, t)                             [L96 §5.3]
 // The constraint rows and the quasi-velocities together are solved for the rates on the
 // constraint set,  q̇ = B ν + r  (L96's B and r; Y and y in docs/lagrangian.md), and the
-// state integrated is (q, ν).
+// state integrated is (q, ν).  With rows nonlinear in the rates the rates are found from ν by
+// Newton's method (rates_of) and Y, y are the tangent of the constraint set at the state.
 //
 // LagrangianSystem is constant (the Model); LagrangianData is the workspace of one
 // evaluation, sized once; functions taking a LagrangianData never allocate.
@@ -30,11 +32,13 @@
 namespace appell {
 
 // One row: an expression affine in the rates (a constraint r = 0 or a quasi-velocity
-// ν = r), or a holonomic g(q, t) = 0, whose row is ġ.
+// ν = r), or a holonomic g(q, t) = 0, whose row is ġ, or a constraint φ(q, q̇, t) = 0
+// nonlinear in the rates (not affine in them as written: engine/lagrangian/rate_degree.cpp).
 struct LagrangianRow {
   std::string name;
   Expression e;
   bool holonomic = false;
+  bool nonlinear = false;  // a constraint not affine in the rates
 };
 
 struct LagrangianSystem {
@@ -49,6 +53,8 @@ struct LagrangianSystem {
   int n() const { return static_cast<int>(coordinates.size()); }
   int m() const { return static_cast<int>(constraints.size()); }
   int dof() const { return static_cast<int>(quasi_velocities.size()); }
+  // true when a constraint row is nonlinear in the rates (rates_of() then solves by Newton)
+  bool nonlinear() const;
   // the largest tape among the expressions, for LagrangianData's work buffers
   int max_nodes() const;
 };
@@ -60,7 +66,13 @@ struct LagrangianState {
 };
 
 // How an evaluation ended.  Not Ok: `message` says why (the caller adds when).
-enum class LagrangianStatus { Ok, NotRegular, DependentQuasiVelocities, NotFinite };
+enum class LagrangianStatus {
+  Ok,
+  NotRegular,
+  DependentQuasiVelocities,
+  NotFinite,
+  OffConstraintSet  // rates_of(): Newton found no rates on the constraint set for these ν
+};
 
 struct LagrangianData {
   explicit LagrangianData(const LagrangianSystem& s);
@@ -101,7 +113,8 @@ struct LagrangianData {
   Eigen::VectorXd nudot_gauss;  // C q̈ + β                                      (k)
 
   Eigen::LLT<Eigen::MatrixXd> M_llt;  // M's Cholesky factor; by lagrangian_terms()
-  std::string message;                // why an evaluation failed
+  int newton_iterations = 0;  // rates_of(): Newton's iterations (0 when every row is affine)
+  std::string message;        // why an evaluation failed
 
   // work buffers of the tape sweeps (engine/lagrangian/*.cpp), sized by the system
   struct Buffers;
@@ -129,7 +142,12 @@ LagrangianStatus quasi_velocity_map(const LagrangianSystem& s, const LagrangianS
 // systems whose rows come from elsewhere (a rigid-body scene's, in joint space).
 LagrangianStatus quasi_velocity_solve(const Eigen::VectorXd& qd, LagrangianData& d);
 
-// The rates on the constraint set for quasi-velocities ν at (t, q): q̇ = Y ν + y.
+// The rates on the constraint set for quasi-velocities ν at (t, q): q̇ = Y ν + y when every
+// row is affine in the rates (qd's entry values unused).  With rows nonlinear in the rates,
+// [φ(q, q̇, t); C q̇ + s] = [0; ν] is solved by Newton's method from the rates qd holds on
+// entry (the branch of the constraint set followed: a run passes the rates of its previous
+// evaluation); OffConstraintSet when it does not converge, DependentQuasiVelocities when
+// [∂φ/∂q̇; C] is singular on the way.  O(iterations · (rows' sweeps + n³)).
 LagrangianStatus rates_of(const LagrangianSystem& s, double t, const Eigen::VectorXd& q,
                           const Eigen::VectorXd& nu, LagrangianData& d, Eigen::VectorXd& qd);
 

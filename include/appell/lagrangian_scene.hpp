@@ -1,9 +1,9 @@
 // A scene that declares a Lagrangian system (docs/lagrangian.md, docs/scene-format.md
 // "Lagrangian systems"): its top-level "lagrangian" object, the integrator and output
 // settings.  Loading checks everything at t = 0 — the expressions, the constraints'
-// affinity and their satisfaction by the initial state, the regularity of L and the
-// independence of the quasi-velocities — and throws SceneError (file, JSON Pointer,
-// message) otherwise.
+// satisfaction by the initial state (and a row nonlinear in the rates its ∂φ/∂q̇ ≠ 0), the
+// regularity of L and the independence of the quasi-velocities — and throws SceneError
+// (file, JSON Pointer, message) otherwise.
 #pragma once
 
 #include <string>

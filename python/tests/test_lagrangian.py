@@ -53,3 +53,28 @@ def test_relativistic_run_conserves_its_energy_function():
     assert np.max(np.abs(e - e[0])) < 1e-9
     speed = np.linalg.norm(run["qd"], axis=1)
     assert speed.max() < 1.0 and speed.max() > 0.7
+
+
+def test_isokinetic_particle_constraint_nonlinear_in_the_rates():
+    """xdot^2 + ydot^2 = v0^2 in a uniform field: the heading obeys v0 theta' = -g cos theta, so
+    u = asinh(tan theta) falls at g/v0 and x = -(v0^2/g)(theta - theta0),
+    y = -(v0^2/g) ln(cosh u / cosh u0)"""
+    system = appell.load_lagrangian(str(EXAMPLES / "lagrangian" / "isokinetic_particle.json"))
+    g, v0 = 9.81, 5.0
+    # at a state on the constraint set, both forms: ydd = -g cos^2 theta
+    for th in (-1.0, 0.3, 1.2):
+        r = appell.lagrangian_eval(system, [0.1, 0.2], [v0 * math.cos(th), v0 * math.sin(th)])
+        assert r["nudot"][0] == pytest.approx(-g * math.cos(th) ** 2, abs=1e-12)
+        np.testing.assert_allclose(r["qdd"], r["qdd_gauss"], atol=1e-12)
+    with pytest.raises(ValueError, match="do not satisfy the constraints"):
+        appell.lagrangian_eval(system, [0, 0], [3, 4.1])
+    run = appell.lagrangian_simulate(system)
+    assert run["ok"]
+    th0 = math.atan2(4, 3)
+    u0 = math.asinh(math.tan(th0))
+    u = u0 - g * run["t"] / v0
+    th = np.arctan(np.sinh(u))
+    r2 = v0 * v0 / g
+    np.testing.assert_allclose(run["q"][:, 0], -r2 * (th - th0), atol=1e-9)
+    np.testing.assert_allclose(run["q"][:, 1], -r2 * np.log(np.cosh(u) / np.cosh(u0)), atol=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(run["qd"], axis=1), v0, atol=1e-12)
