@@ -864,7 +864,11 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
 bool MoreauStepper::covered(const Eigen::VectorXd& q, const Eigen::VectorXd& u, double h) const {
   // the last step's rows within margin_ of q_m keep their gaps ≥ 0 at the next midpoint
   // q_m + h u⁺; the pairs farther apart close by at most h × the closing speed at u⁺
-  return last_u_.size() == u.size() && last_q_.size() == q.size() && u == last_u_ && q == last_q_ &&
+  // q as the last step left it, up to the run's own normalization of its quaternions
+  // (Simulation::accept normalizes them again: an ulp's change, a third of the steps)
+  if (last_u_.size() != u.size() || last_q_.size() != q.size() || u != last_u_) return false;
+  const double moved = (q - last_q_).lpNorm<Eigen::Infinity>();
+  return moved <= 8 * std::numeric_limits<double>::epsilon() * (1 + q.lpNorm<Eigen::Infinity>()) &&
          h * end_closing_ <= margin_;
 }
 
@@ -876,6 +880,7 @@ SolveStatus MoreauStepper::first_half(double t, const Eigen::VectorXd& q, Eigen:
   // energy is added); a closed row keeps its approach, min(u_n, 0), for the step's own
   // Newton law
   d.t = t;
+  stats_.first_half = true;
   const SolveStatus st = rates(q, u, d);
   if (st != SolveStatus::Ok) return st;
   const double reach = h * closing_speed(d);

@@ -120,6 +120,8 @@ struct MoreauStepStats {
   // impulses applied at the step's start to rows closing within its first half (a fast
   // body the last step's rows did not cover); they are not in records()
   bool early_impulses = false;
+  // the step's first half was looked at for such rows (its start was not the last step's end)
+  bool first_half = false;
   // the step failed on a penetration deeper than its shapes allow (message in diagnostics)
   bool too_deep = false;
 };
