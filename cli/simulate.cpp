@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "appell/forward.hpp"
+#include "appell/output_schema.hpp"
 #include "appell/scene_document.hpp"
 #include "appell/simulation.hpp"
 #include "appell/state_space.hpp"
@@ -130,8 +131,8 @@ int run_simulate(const SimulateOptions& o) {
       !open(summary_file, "--summary", o.summary) || !open(report_file, "--report", o.report) ||
       !open(contacts, "--contacts", o.contacts))
     return 2;
-  if (traj) traj.text(traj_header(m));
-  if (forces) forces.text(forces_header(m));
+  if (traj) traj.text(traj_schema(m).header());
+  if (forces) forces.text(forces_schema(m).header());
   if (contacts) contacts.text(contacts_header());
 
   // the run, observed by the recorder; rows are written on a thread of their own when a
