@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "appell/derivatives.hpp"
+#include "appell/integrators.hpp"
 #include "appell/lagrangian_run.hpp"
 #include "appell/lagrangian_scene.hpp"
 #include "appell/output_schema.hpp"
@@ -232,11 +233,10 @@ int refused_nu_options(const SimulateOptions& o) {
     return usage(
         "--forces, --contacts and --report are not available for a system in its "
         "quasi-velocities");
-  if (!o.integrator.empty() && o.integrator != "rk4" && o.integrator != "dopri5")
-    return usage(
-        "--integrator: a system in its quasi-velocities integrates with rk4 or dopri5, "
-        "got '" +
-        o.integrator + "'");
+  const IntegratorInfo* in = find_integrator(o.integrator);
+  if (!o.integrator.empty() && (!in || !in->quasi_velocities))
+    return usage("--integrator: a system in its quasi-velocities integrates with " +
+                 integrator_names(true) + ", got '" + o.integrator + "'");
   return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "appell/forward.hpp"
+#include "appell/integrators.hpp"
 #include "appell/output_schema.hpp"
 #include "appell/scene_document.hpp"
 #include "appell/simulation.hpp"
@@ -43,10 +44,9 @@ bool usage_error(const std::string& what) {
 
 bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
   if (!o.integrator.empty()) {
-    if (o.integrator != "rk4" && o.integrator != "dopri5" && o.integrator != "rkf78" &&
-        o.integrator != "moreau" && o.integrator != "rosenbrock")
-      return usage_error("--integrator: unknown method '" + o.integrator +
-                         "'; expected rk4, dopri5, rkf78, rosenbrock or moreau");
+    if (!find_integrator(o.integrator))
+      return usage_error("--integrator: unknown method '" + o.integrator + "'; expected " +
+                         integrator_names());
     so.integrator.method = o.integrator;
     so.integrator.method_given = true;
   }
