@@ -8,7 +8,9 @@
 #include <appell/integrators.hpp>
 #include <appell/lagrangian_scene.hpp>
 #include <cmath>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_util.hpp"
 
@@ -100,6 +102,31 @@ TEST(Integrators, UnknownMethodsAreRefusedWithTheRegisteredNames) {
   EXPECT_NE(r.err.find("integrates with " + appell::integrator_names(true) + ", got 'rkf78'"),
             std::string::npos)
       << r.err;
+}
+
+// a Lagrangian system run by dopri5 for one output interval (it crashed: odeint's
+// integrate_const interpolated before its first step); the energy is conserved
+TEST(Integrators, ADenseOutputRunOfOneIntervalConservesEnergy) {
+  const std::string scene =
+      std::string(APPELL_SOURCE_DIR) + "/scenes/examples/lagrangian/spherical_pendulum.json";
+  for (const char* duration : {"0.01", "0.015"}) {
+    const std::string out = write_temp("one_interval.csv", "");
+    const CliResult r =
+        run_cli("simulate " + scene + " --duration " + duration + " --quiet --out " + out);
+    ASSERT_EQ(r.status, 0) << duration << ": " << r.err;
+    std::istringstream csv(appell::testing::read_file(out));
+    std::string header, row;
+    std::getline(csv, header);
+    std::vector<double> energy;
+    while (std::getline(csv, row)) {
+      // energy is the third column from the end
+      size_t at = row.size();
+      for (int k = 0; k < 3; ++k) at = row.rfind(',', at - 1);
+      energy.push_back(std::stod(row.substr(at + 1)));
+    }
+    ASSERT_EQ(energy.size(), 2u) << duration;
+    EXPECT_NEAR(energy[1], energy[0], 1e-9) << duration;
+  }
 }
 
 TEST(Integrators, UnilateralRowsDefaultToTheMethodThatStepsThem) {

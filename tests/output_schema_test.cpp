@@ -36,7 +36,6 @@ std::string written_header(const std::string& scene, const std::string& name,
                            std::string* forces = nullptr) {
   const std::string traj = write_temp(name + "_traj.csv", "");
   const std::string f = write_temp(name + "_forces.csv", "");
-  // (0.05 s: a dopri5 Lagrangian run of one output interval crashes today, reported apart)
   const CliResult r = run_cli("simulate " + scene + " --duration 0.05 --quiet --out " + traj +
                               (forces ? " --forces " + f : std::string()));
   EXPECT_EQ(r.status, 0) << scene << ": " << r.err;

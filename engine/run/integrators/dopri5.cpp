@@ -65,6 +65,17 @@ long dopri5_first_order(const lagrangian_detail::FirstOrder& f, Eigen::VectorXd&
   auto stepper = odeint::make_dense_output(run.atol, run.rtol, Dopri());
   const double every = run.dt * run.every;
   const long K = lagrangian_detail::steps_of(run);
+  const double end = t0 + K * run.dt;
+  if (t0 + every <= end && !(t0 + 2 * every <= end)) {
+    // one output instant: integrate_const would interpolate it before taking any step
+    // (its loop never runs), reading a continuous extension that does not exist yet
+    stepper.initialize(X, t0, every);
+    long steps = 0;
+    for (; stepper.current_time() < t0 + every; ++steps) stepper.do_step(rhs);
+    stepper.calc_state(t0 + every, X);
+    out(f.sample(X, t0 + every));
+    return steps;
+  }
   return static_cast<long>(odeint::integrate_const(stepper, rhs, X, t0, t0 + K * run.dt, every,
                                                    [&](const Vector& Xs, double t) {
                                                      if (std::lround((t - t0) / every) == 0)
