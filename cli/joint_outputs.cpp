@@ -22,21 +22,7 @@ ojson array(const double* x, int n) {
   return a;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string h;
-  for (const std::string& n : names) h += "," + n;
-  return h;
-}
-
 }  // namespace
-
-std::string joint_traj_header(const Model& m) {
-  return joined(joint_state_columns(m));
-}
-
-std::string joint_forces_header(const Model& m) {
-  return joined(joint_actuator_columns(m));
-}
 
 ojson joints_json(const Model& m, const Data& d, JointFrame frame) {
   ojson out = ojson::object();

@@ -2,13 +2,9 @@
 // "Joint-space outputs").  Every joint of the scene (a constraint of a joint type) is
 // reported in its own coordinates (appell/joint_state.hpp), whatever the formulation:
 //
-//   traj.csv     after the existing columns: per joint <j>.q and <j>.qd (one column a
-//                coordinate; several: <j>.q0 <j>.q1 ..., <j>.qd0 ...), in the joint type's
-//                order (free: position then quaternion [w x y z]; spherical: quaternion).
-//                Angles are continuous from row to row (whole turns are kept).
-//   forces.csv   after the existing columns: per actuated joint (one named by a joint force
-//                or a prescribed-motion constraint) <j>.tau (or .tau0 ...), the actuator's
-//                generalized force, and <j>.power = τ·u, the rate at which it works.
+//   traj.csv     per joint <j>.q and <j>.qd, forces.csv per actuated joint <j>.tau and
+//   forces.csv   <j>.power: the columns of appell/output_schema.hpp, their values from
+//                appell::JointColumns (appell/joint_columns.hpp)
 //   eval         joints: {name: {q, qd, qdd, force: {reaction: {force, moment}, actuator}}}
 //                with the reaction of the joint on its child at the anchor, in the parent
 //                joint frame F = Q_P E_P, and the actuator's generalized force.  A free or
@@ -27,9 +23,6 @@
 #include "cli/outputs.hpp"
 
 namespace appell::cli {
-
-std::string joint_traj_header(const Model& m);    // ",<j>.q,<j>.qd,..." (may be empty)
-std::string joint_forces_header(const Model& m);  // ",<j>.tau,<j>.power,..." (may be empty)
 
 // eval's "joints" object at the evaluated state d (after forward)
 nlohmann::ordered_json joints_json(const Model& m, const Data& d,

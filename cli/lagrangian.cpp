@@ -11,10 +11,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 
 #include "appell/derivatives.hpp"
+#include "appell/integrators.hpp"
 #include "appell/lagrangian_run.hpp"
 #include "appell/lagrangian_scene.hpp"
+#include "appell/output_schema.hpp"
 #include "appell/scene_document.hpp"
 #include "cli/commands.hpp"
 #include "cli/linearize.hpp"
@@ -233,11 +236,10 @@ int refused_nu_options(const SimulateOptions& o) {
     return usage(
         "--forces, --contacts and --report are not available for a system in its "
         "quasi-velocities");
-  if (!o.integrator.empty() && o.integrator != "rk4" && o.integrator != "dopri5")
-    return usage(
-        "--integrator: a system in its quasi-velocities integrates with rk4 or dopri5, "
-        "got '" +
-        o.integrator + "'");
+  const IntegratorInfo* in = find_integrator(o.integrator);
+  if (!o.integrator.empty() && (!in || !in->quasi_velocities))
+    return usage("--integrator: a system in its quasi-velocities integrates with " +
+                 integrator_names(true) + ", got '" + o.integrator + "'");
   return 0;
 }
 
@@ -272,8 +274,47 @@ int run_lagrangian_simulate(const SimulateOptions& o) {
   });
 }
 
+namespace {
+
+// one row of traj.csv in the columns of `schema` (nu_traj_schema)
+void write_nu_row(const OutputSchema& schema, const LagrangianSample& x, std::ostream& out) {
+  const auto put = [&](const Eigen::VectorXd& v) {
+    for (int i = 0; i < v.size(); ++i) out << "," << v(i);
+  };
+  for (const ColumnGroup& g : schema.groups()) switch (g.quantity) {
+      case Quantity::Time:
+        out << x.t;
+        break;
+      case Quantity::Coordinates:
+        put(x.q);
+        break;
+      case Quantity::Rates:
+        put(x.qd);
+        break;
+      case Quantity::QuasiVelocities:
+        put(x.nu);
+        break;
+      case Quantity::Energy:
+        out << "," << x.energy;
+        break;
+      case Quantity::ViolationPosition:
+        out << "," << x.violation_position;
+        break;
+      case Quantity::ViolationVelocity:
+        out << "," << x.violation_velocity;
+        break;
+      default:
+        throw std::logic_error(
+            "write_nu_row(): a column a run in quasi-velocities has no value for");
+    }
+  out << "\n";
+}
+
+}  // namespace
+
 int write_nu_run(const NuSystemView& v, const SimulateOptions& o, const LagrangianRun& run,
                  const NuIntegrate& integrate) {
+  const OutputSchema schema = nu_traj_schema(v.coordinates, v.rates, v.nu);
   std::ofstream traj;
   if (!o.out.empty()) {
     traj.open(o.out);
@@ -281,12 +322,7 @@ int write_nu_run(const NuSystemView& v, const SimulateOptions& o, const Lagrangi
       std::cerr << "error: --out: cannot write " << o.out << "\n";
       return 2;
     }
-    traj << "t";
-    for (const std::string& c : v.coordinates) traj << ",q." << c;
-    for (const std::string& c : v.rates) traj << ",qd." << c;
-    for (const std::string& c : v.nu) traj << ",nu." << c;
-    traj << ",energy,violation_position,violation_velocity\n";
-    traj << std::setprecision(17);
+    traj << schema.header() << std::setprecision(17);
   }
   LagrangianSample first, last;
   double drift = 0.0, pos = 0.0, vel = 0.0;
@@ -299,11 +335,7 @@ int write_nu_run(const NuSystemView& v, const SimulateOptions& o, const Lagrangi
     pos = std::max(pos, x.violation_position);
     vel = std::max(vel, x.violation_velocity);
     if (!traj.is_open()) return;
-    traj << x.t;
-    for (int i = 0; i < x.q.size(); ++i) traj << "," << x.q(i);
-    for (int i = 0; i < x.qd.size(); ++i) traj << "," << x.qd(i);
-    for (int i = 0; i < x.nu.size(); ++i) traj << "," << x.nu(i);
-    traj << "," << x.energy << "," << x.violation_position << "," << x.violation_velocity << "\n";
+    write_nu_row(schema, x, traj);
   });
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

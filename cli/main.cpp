@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "appell/integrators.hpp"
 #include "cli/commands.hpp"
 #include "cli/linearize.hpp"
 #include "cli/report.hpp"
@@ -50,8 +51,10 @@ int main(int argc, char** argv) {
   simulate->add_option("SCENE", sim.scene, "scene file (JSON)")->required();
   simulate->add_option("--formulation", sim.formulation,
                        "auto | recursive | gibbs-appell | pinv | sparse");
-  simulate->add_option("--integrator", sim.integrator,
-                       "rk4 | dopri5 | rkf78 | rosenbrock | moreau");
+  std::string methods;  // the registry's (appell/integrators.hpp)
+  for (const appell::IntegratorInfo& i : appell::integrators())
+    methods += (methods.empty() ? "" : " | ") + std::string(i.name);
+  simulate->add_option("--integrator", sim.integrator, methods);
   simulate->add_option("--dt", sim.dt, "step (rk4) or output spacing (adaptive), s");
   simulate->add_option("--duration", sim.duration, "simulated time, s");
   simulate->add_option("--out", sim.out, "trajectory CSV");

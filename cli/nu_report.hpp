@@ -30,8 +30,9 @@ int print_nu_eval(const NuSystemView& v, const std::string& scene, double t,
                   const Eigen::VectorXd& q, const Eigen::VectorXd& rates, const LagrangianData& d,
                   Output output);
 
-// simulate's options checked against `run` (changed by them), then the run: traj.csv with
-// the columns t, q.<c>, qd.<rate>, nu.<ν>, energy, violations, and the summary
+// simulate's options checked against `run` (changed by them), then the run: traj.csv in the
+// columns of appell::nu_traj_schema (t, q.<c>, qd.<rate>, nu.<ν>, energy, violations), and
+// the summary
 using NuIntegrate = std::function<LagrangianRunResult(
     const LagrangianRun&, const std::function<void(const LagrangianSample&)>&)>;
 int refused_nu_options(const SimulateOptions& o);  // --formulation, --forces...: 0, or 2

@@ -1,13 +1,13 @@
 // The files `appell simulate` writes, row by row (README, Command line):
 //
-//   traj.csv     t, per body x y z [qw qx qy qz] vx vy vz [wx wy wz] (brackets: rigid
-//                bodies only), energy, violation_position, violation_velocity, then the
-//                joint columns (cli/joint_outputs.hpp); one row per output instant, %.17g
-//                (round-trips every double; appell/number_format.hpp).
-//   forces.csv   t, per constraint, per body it names: <constraint>.<body>.fx fy fz
-//                [mx my mz] — the resultant constraint force on the body and its moment
-//                about the body's centre of mass, world frame (docs/architecture.md); then the
-//                actuated joints' columns (cli/joint_outputs.hpp).
+//   traj.csv     the columns of appell::traj_schema (appell/output_schema.hpp): t, the
+//                bodies' poses and velocities, energy, violations, the joints' q and qd; one
+//                row per output instant, %.17g (round-trips every double;
+//                appell/number_format.hpp).
+//   forces.csv   the columns of appell::forces_schema: t, per constraint and body it names
+//                the resultant constraint force on the body and its moment about the body's
+//                centre of mass, world frame (docs/architecture.md); then the actuated
+//                joints' τ and power, and the limited joints' limit forces.
 //
 // Outputs are safe (docs/scene-format.md, "Outputs"): every path is checked before the run
 // (writable, none of the files the run reads, not another output); a regular file is written to a
@@ -87,11 +87,10 @@ std::string input_clash(const std::string& path, const std::string& scene,
 bool check_output_paths(const std::string& scene, const std::vector<std::string>& inputs,
                         const std::vector<std::pair<std::string, std::string>>& outputs);
 
-std::string traj_header(const Model& m);
-std::string forces_header(const Model& m);
-
-// The rows' values come from appell::SampleRows (appell/trajectory.hpp): unit quaternions
-// built from Q (so that they hold for every state space) with their sign continuous in time,
-// joint angles continuous in time.
+// The files' columns are appell::traj_schema(m) and forces_schema(m) (appell/output_schema.hpp:
+// the header is their header()); the rows' values come from appell::SampleRows
+// (appell/trajectory.hpp), which walks the same schemas: unit quaternions built from Q (so
+// that they hold for every state space) with their sign continuous in time, joint angles
+// continuous in time.
 
 }  // namespace appell::cli

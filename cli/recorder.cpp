@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "appell/integrators.hpp"
 #include "appell/joint_state.hpp"
 
 namespace appell::cli {
@@ -90,7 +91,7 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
                        {"max_rel_drift", scale > 0 ? max_drift_ / scale : 0.0}};
   summary["constraint_violation"] = {{"position_max", pos_max_}, {"velocity_max", vel_max_}};
   summary["initial_velocity_correction"] = r.initial_velocity_correction;
-  if (integrator == "moreau")
+  if (const IntegratorInfo* in = find_integrator(integrator); in && in->unilateral)
     summary["contact"] = {{"impacts", r.impacts},
                           {"max_solver_iterations", r.contact_iterations},
                           {"max_residual", r.contact_residual},

@@ -1,5 +1,5 @@
-// The report's series: from a running simulation, or read back from traj.csv / forces.csv
-// (cli/outputs.hpp gives their columns).
+// The report's series: from a running simulation, or read back from traj.csv / forces.csv,
+// each series from the column its file's schema names (appell/output_schema.hpp).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "appell/output_schema.hpp"
 #include "appell/scene_document.hpp"
 #include "cli/report.hpp"
 
@@ -227,35 +228,47 @@ ReportSeries read_series(const Model& m, std::istream& traj, const std::string& 
                          std::istream* forces, const std::string& forces_name) {
   ReportSeries s;
   start(m, s);
-  read_csv(traj, traj_name, traj_header(m), [&](const std::vector<double>& row) {
+  // the columns each series reads, found in the files' schemas (appell/output_schema.hpp)
+  const OutputSchema ts = traj_schema(m);
+  const auto column = [](const OutputSchema& schema, Quantity q, int subject, int slot) {
+    const ColumnGroup* g = schema.find(q, subject, slot);
+    return g ? g->first : -1;
+  };
+  std::vector<int> position(m.nbody()), orientation(m.nbody());
+  for (int i = 0; i < m.nbody(); ++i) {
+    position[i] = column(ts, Quantity::Position, i, -1);
+    orientation[i] = column(ts, Quantity::Orientation, i, -1);  // −1: a particle
+  }
+  const int energy = column(ts, Quantity::Energy, -1, -1);
+  const int violation_position = column(ts, Quantity::ViolationPosition, -1, -1);
+  const int violation_velocity = column(ts, Quantity::ViolationVelocity, -1, -1);
+  read_csv(traj, traj_name, ts.header(), [&](const std::vector<double>& row) {
     s.t.push_back(row[0]);
-    size_t c = 1;
     for (int i = 0; i < m.nbody(); ++i) {
-      const bool rigid = m.bodies()[i].rigid();
       std::vector<double>& p = s.pose[i];
-      p.insert(p.end(), row.begin() + c, row.begin() + c + 3);
-      if (rigid)
-        p.insert(p.end(), row.begin() + c + 3, row.begin() + c + 7);
+      p.insert(p.end(), row.begin() + position[i], row.begin() + position[i] + 3);
+      if (orientation[i] >= 0)
+        p.insert(p.end(), row.begin() + orientation[i], row.begin() + orientation[i] + 4);
       else
         p.insert(p.end(), {1.0, 0.0, 0.0, 0.0});
-      c += rigid ? 13 : 6;  // x [q] v [w]
     }
-    s.energy.push_back(row[c]);
-    s.violation_position.push_back(row[c + 1]);
-    s.violation_velocity.push_back(row[c + 2]);
+    s.energy.push_back(row[energy]);
+    s.violation_position.push_back(row[violation_position]);
+    s.violation_velocity.push_back(row[violation_velocity]);
   });
   if (!forces) return s;
+  // per (constraint, body) pair, in the order of force_names(): its force's first column
+  const OutputSchema fs = forces_schema(m);
+  std::vector<int> force;
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
+    for (size_t k = 0; k < m.constraints()[c]->bodies().size(); ++k)
+      force.push_back(column(fs, Quantity::ConstraintForce, c, static_cast<int>(k)));
   const size_t rows =
-      read_csv(*forces, forces_name, forces_header(m), [&](const std::vector<double>& row) {
-        size_t c = 1, k = 0;
-        for (const ConstraintPtr& con : m.constraints())
-          for (int b : con->bodies()) {
-            if (k < s.force.size())
-              s.force[k].push_back(
-                  std::sqrt(row[c] * row[c] + row[c + 1] * row[c + 1] + row[c + 2] * row[c + 2]));
-            ++k;
-            c += m.bodies()[b].rigid() ? 6 : 3;
-          }
+      read_csv(*forces, forces_name, fs.header(), [&](const std::vector<double>& row) {
+        for (size_t k = 0; k < force.size() && k < s.force.size(); ++k) {
+          const double* f = row.data() + force[k];
+          s.force[k].push_back(std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+        }
       });
   if (rows != s.t.size())
     fail(forces_name + ": " + std::to_string(rows) + " rows, but " + traj_name + " has " +

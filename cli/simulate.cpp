@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "appell/forward.hpp"
+#include "appell/integrators.hpp"
+#include "appell/output_schema.hpp"
 #include "appell/scene_document.hpp"
 #include "appell/simulation.hpp"
 #include "appell/state_space.hpp"
@@ -42,10 +44,9 @@ bool usage_error(const std::string& what) {
 
 bool apply_overrides(const SimulateOptions& o, SimulationOptions& so) {
   if (!o.integrator.empty()) {
-    if (o.integrator != "rk4" && o.integrator != "dopri5" && o.integrator != "rkf78" &&
-        o.integrator != "moreau" && o.integrator != "rosenbrock")
-      return usage_error("--integrator: unknown method '" + o.integrator +
-                         "'; expected rk4, dopri5, rkf78, rosenbrock or moreau");
+    if (!find_integrator(o.integrator))
+      return usage_error("--integrator: unknown method '" + o.integrator + "'; expected " +
+                         integrator_names());
     so.integrator.method = o.integrator;
     so.integrator.method_given = true;
   }
@@ -130,8 +131,8 @@ int run_simulate(const SimulateOptions& o) {
       !open(summary_file, "--summary", o.summary) || !open(report_file, "--report", o.report) ||
       !open(contacts, "--contacts", o.contacts))
     return 2;
-  if (traj) traj.text(traj_header(m));
-  if (forces) forces.text(forces_header(m));
+  if (traj) traj.text(traj_schema(m).header());
+  if (forces) forces.text(forces_schema(m).header());
   if (contacts) contacts.text(contacts_header());
 
   // the run, observed by the recorder; rows are written on a thread of their own when a

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "appell/integrators.hpp"
 #include "appell/scene_document.hpp"
 #include "engine/lagrangian/sweep.hpp"
 #include "scenes/reader.hpp"
@@ -112,9 +113,10 @@ void parse_run(const Node& root, LagrangianRun& run) {
     n.object({"method", "dt", "duration", "rtol", "atol"});
     if (n.has("method")) {
       run.method = n["method"].string();
-      if (run.method != "rk4" && run.method != "dopri5")
-        n["method"].fail("a Lagrangian system integrates with rk4 or dopri5, got '" + run.method +
-                         "'");
+      const IntegratorInfo* in = find_integrator(run.method);
+      if (!in || !in->quasi_velocities)
+        n["method"].fail("a Lagrangian system integrates with " + integrator_names(true) +
+                         ", got '" + run.method + "'");
     }
     if (n.has("dt")) run.dt = n["dt"].positive();
     if (n.has("duration")) run.duration = n["duration"].nonnegative();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "appell/forward.hpp"
+#include "appell/integrators.hpp"
 #include "appell/rigid_quasi_velocities.hpp"
 #include "appell/scene_document.hpp"
 #include "appell/simulation.hpp"
@@ -60,10 +61,11 @@ RigidNuScene load_rigid_nu_scene_from_string(const std::string& text, const std:
   // the run: rk4 or dopri5, as a Lagrangian system's
   RigidNuScene out;
   const IntegratorOptions& in = scene.settings.integrator;
-  if (in.method_given && in.method != "rk4" && in.method != "dopri5")
-    root["integrator"]["method"].fail(
-        "a scene in its quasi-velocities integrates with rk4 or dopri5, got '" + in.method + "'");
-  out.run.method = in.method_given ? in.method : "rk4";
+  const IntegratorInfo* method = find_integrator(in.method);
+  if (in.method_given && (!method || !method->quasi_velocities))
+    root["integrator"]["method"].fail("a scene in its quasi-velocities integrates with " +
+                                      integrator_names(true) + ", got '" + in.method + "'");
+  out.run.method = in.method_given ? in.method : LagrangianRun().method;
   out.run.dt = in.dt;
   out.run.duration = in.duration;
   out.run.rtol = in.rtol;

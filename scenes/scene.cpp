@@ -9,6 +9,7 @@
 #include "appell/data.hpp"
 #include "appell/forward.hpp"
 #include "appell/inertia.hpp"
+#include "appell/integrators.hpp"
 #include "appell/joint_forces.hpp"
 #include "appell/scene_document.hpp"
 #include "scenes/initial_state.hpp"
@@ -195,10 +196,8 @@ void parse_integrator(const Node& n, IntegratorOptions& o) {
   if (n.has("method")) {
     o.method = n["method"].string();
     o.method_given = true;
-    if (o.method != "rk4" && o.method != "dopri5" && o.method != "rkf78" && o.method != "moreau" &&
-        o.method != "rosenbrock")
-      n["method"].fail("unknown method '" + o.method +
-                       "'; expected rk4, dopri5, rkf78, rosenbrock or moreau");
+    if (!find_integrator(o.method))
+      n["method"].fail("unknown method '" + o.method + "'; expected " + integrator_names());
   }
   if (n.has("duration")) o.duration = n["duration"].nonnegative();
   if (n.has("dt")) o.dt = n["dt"].positive();

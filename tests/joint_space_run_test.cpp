@@ -8,6 +8,7 @@
 #include <appell/appell.hpp>
 #include <appell/joint_columns.hpp>
 #include <appell/state_space.hpp>
+#include <appell/trajectory.hpp>
 #include <appell/tree.hpp>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -194,23 +195,25 @@ TEST(JointColumnsFromState, EqualTheColumnsOfTheBodyStates) {
   for (const char* scene : {"robots/quadruped.json", "robots/seven_dof_arm.json", "four_bar.json",
                             "joint_actuators.json"}) {
     const Model m = compile(load_scene(example(scene)));
-    const JointColumns columns(m, JointFrame::Child);
+    SampleRows state_rows(m, JointFrame::Child), body_rows(m, JointFrame::Child);
     SimulationOptions o;
     o.formulation = Formulation::Recursive;
     o.integrator.method = "rk4";
     o.integrator.dt = 1e-3;
     o.integrator.duration = 0.05;
-    std::vector<double> last_s, last_b, from_state, from_bodies;
+    std::vector<double> from_state, from_bodies, row;
     double worst = 0.0;
     int samples = 0;
     const SimulationResult r = simulate(m, o, [&](const Sample& s) {
       ASSERT_NE(s.state, nullptr);
-      from_state.clear();
-      from_bodies.clear();
-      columns.append_states(s.data, s.state, last_s, from_state);
-      columns.append_actuators(s.data, s.state, from_state);
-      columns.append_states(s.data, last_b, from_bodies);
-      columns.append_actuators(s.data, from_bodies);
+      Sample bodies_only = s;
+      bodies_only.state = nullptr;  // the joint columns from the body states
+      state_rows.traj(s, from_state);
+      state_rows.forces(s, row);
+      from_state.insert(from_state.end(), row.begin(), row.end());
+      body_rows.traj(bodies_only, from_bodies);
+      body_rows.forces(bodies_only, row);
+      from_bodies.insert(from_bodies.end(), row.begin(), row.end());
       ASSERT_EQ(from_state.size(), from_bodies.size());
       for (size_t k = 0; k < from_state.size(); ++k)
         worst = std::max(

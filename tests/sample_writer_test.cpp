@@ -59,8 +59,8 @@ Texts written(const ArmRun& run, bool threaded, const std::string& name) {
   Csv traj, forces;
   EXPECT_TRUE(traj.open(temp(name + "_traj.csv"))) << traj.error();
   EXPECT_TRUE(forces.open(temp(name + "_forces.csv"))) << forces.error();
-  traj.text(appell::cli::traj_header(run.m));
-  forces.text(appell::cli::forces_header(run.m));
+  traj.text(appell::traj_schema(run.m).header());
+  forces.text(appell::forces_schema(run.m).header());
   {
     SampleWriter w(run.m, traj, forces, threaded);
     const auto r = appell::simulate(run.m, run.o, [&](const Sample& s) { w.observe(s); });

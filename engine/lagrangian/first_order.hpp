@@ -4,6 +4,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -27,8 +28,14 @@ struct FirstOrder {
   std::function<LagrangianSample(const Eigen::VectorXd& x, double t)> sample;
 };
 
-// rk4 (fixed dt, project after each step) or dopri5 (dense output) from x0 at t0
-// (lagrangian_run.cpp).  rhs_evaluations is left to the caller.
+// the fixed steps (or output intervals) of `run`: ⌊duration / dt⌋
+inline long steps_of(const LagrangianRun& run) {
+  return std::lround(std::floor(run.duration / run.dt + 1e-9));
+}
+
+// run.method's integrator (appell/integrators.hpp: one that integrates a system in its
+// quasi-velocities; engine/run/integrators/) from x0 at t0 (lagrangian_run.cpp); throws
+// std::invalid_argument for another method.  rhs_evaluations is left to the caller.
 LagrangianRunResult integrate_first_order(const FirstOrder& f, Eigen::VectorXd x0, double t0,
                                           const LagrangianRun& run,
                                           const std::function<void(const LagrangianSample&)>& out);

@@ -1,5 +1,6 @@
 // The first-order system of a Lagrangian system in (q, ν) [L96 §5.3, last paragraph:
-// "2n − m first order differential equations in (q^i, ν^a)"], integrated by odeint.
+// "2n − m first order differential equations in (q^i, ν^a)"], integrated by a registered
+// integrator (appell/integrators.hpp; engine/run/integrators/: rk4 or dopri5).
 //   q̇ = Y ν + y     (quasi_velocity_map.cpp (Q2); rows nonlinear in q̇: Newton's (Q4), started
 //                    from the rates of the previous evaluation, so a run keeps to its branch)
 //   ν̇ = H⁻¹ F_ν     (gibbs_appell_nu.cpp (G1))
@@ -8,12 +9,11 @@
 // Gauss–Newton projection of q (minimum norm) after each step.
 #include "appell/lagrangian_run.hpp"
 
-#include <boost/numeric/odeint.hpp>
-#include <boost/numeric/odeint/external/eigen/eigen.hpp>
 #include <cmath>
 
 #include "engine/lagrangian/first_order.hpp"
 #include "engine/lagrangian/sweep.hpp"
+#include "engine/run/integrators/integrator.hpp"
 
 namespace appell {
 
@@ -22,7 +22,6 @@ using lagrangian_detail::FirstOrder;
 
 namespace {
 
-namespace odeint = boost::numeric::odeint;
 using Vector = Eigen::VectorXd;
 
 struct Rhs {
@@ -100,31 +99,14 @@ namespace lagrangian_detail {
 LagrangianRunResult integrate_first_order(const FirstOrder& f, Vector X, double t0,
                                           const LagrangianRun& run,
                                           const std::function<void(const LagrangianSample&)>& out) {
+  const Integrator* in = find_integrator_type(run.method);
+  if (!in || !in->first_order)
+    throw std::invalid_argument("integrate_first_order(): method must be " +
+                                integrator_names(true) + ", got '" + run.method + "'");
   LagrangianRunResult res;
-  auto rhs = [&](const Vector& x, Vector& dx, double t) { f.rate(x, t, dx); };
   try {
     out(f.sample(X, t0));
-    const long K = std::lround(std::floor(run.duration / run.dt + 1e-9));
-    if (run.method == "rk4") {
-      odeint::runge_kutta4<Vector, double, Vector, double, odeint::vector_space_algebra> rk4;
-      for (long step = 1; step <= K; ++step) {
-        const double ta = t0 + (step - 1) * run.dt, tb = t0 + step * run.dt;
-        rk4.do_step(rhs, X, ta, tb - ta);
-        f.project(X, tb);
-        ++res.steps;
-        if (step % run.every == 0 || step == K) out(f.sample(X, tb));
-      }
-    } else {
-      using Dopri =
-          odeint::runge_kutta_dopri5<Vector, double, Vector, double, odeint::vector_space_algebra>;
-      auto stepper = odeint::make_dense_output(run.atol, run.rtol, Dopri());
-      const double every = run.dt * run.every;
-      res.steps = static_cast<long>(odeint::integrate_const(
-          stepper, rhs, X, t0, t0 + K * run.dt, every, [&](const Vector& Xs, double t) {
-            if (std::lround((t - t0) / every) == 0) return;  // t0 sampled above
-            out(f.sample(Xs, t));
-          }));
-    }
+    res.steps = in->first_order(f, X, t0, run, out);  // engine/run/integrators/
   } catch (const Failure& e) {
     res.ok = false;
     res.failed_at = e.t;

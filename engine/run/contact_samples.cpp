@@ -4,6 +4,7 @@
 
 #include "appell/tree.hpp"
 #include "engine/contact/moreau.hpp"
+#include "engine/run/integrators/integrator.hpp"
 #include "engine/run/simulation_impl.hpp"
 
 namespace appell {
@@ -20,10 +21,10 @@ const char* contact_state_name(ContactSample::State s) {
   return "open";
 }
 
-void Simulation::Impl::record_contacts(double step) {
-  const MoreauStepStats& s = moreau->stats();
+void Simulation::Impl::record_contacts(const MoreauStepper& moreau, double step) {
+  const MoreauStepStats& s = moreau.stats();
   r.max_penetration = std::max(r.max_penetration, s.penetration);
-  const std::vector<ContactRecord>& records = moreau->records();
+  const std::vector<ContactRecord>& records = moreau.records();
   contacts.clear();
   const TreeModel& tree = m.tree();
   for (size_t i = 0; i < records.size(); ++i) {
@@ -71,7 +72,7 @@ std::vector<ContactSample> contact_forces(const Model& m, const State& initial,
                                           options.contact.joint_friction))
     return {};
   if (!(h > 0) || !std::isfinite(h)) throw std::invalid_argument("contact_forces(): h must be > 0");
-  options.integrator.method = "moreau";
+  options.integrator.method = unilateral_integrator().info.name;
   options.integrator.method_given = true;
   options.integrator.dt = h;
   options.integrator.duration = h;

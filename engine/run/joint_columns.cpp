@@ -2,8 +2,9 @@
 #include "appell/joint_columns.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "appell/joint_forces.hpp"
 #include "appell/joint_state.hpp"
@@ -13,23 +14,6 @@
 namespace appell {
 
 namespace {
-
-// "<j>.q" for one coordinate, "<j>.q0", "<j>.q1", ... for several
-void names(const std::string& joint, const char* what, int n, std::vector<std::string>& out) {
-  for (int k = 0; k < n; ++k) out.push_back(joint + "." + what + (n == 1 ? "" : std::to_string(k)));
-}
-
-// the joints that have a force or a prescribed motion, in one pass over the model (a pass
-// per joint made a 10,000-link chain's columns cost 10⁸ casts)
-std::unordered_set<const Joint*> actuated_joints(const Model& m) {
-  std::unordered_set<const Joint*> out;
-  for (const ForcePtr& f : m.forces())
-    if (const auto* jf = dynamic_cast<const JointForce*>(f.get())) out.insert(&jf->joint());
-  for (const ConstraintPtr& c : m.constraints())
-    if (const auto* p = dynamic_cast<const PrescribedJointConstraint*>(c.get()))
-      out.insert(&p->joint());
-  return out;
-}
 
 // R(q) of a frame-dependent type
 Mat3 rotation(const JointType& t, const double* q) {
@@ -104,32 +88,17 @@ std::vector<const Joint*> model_joints(const Model& m) {
   return out;
 }
 
-std::vector<std::string> joint_state_columns(const Model& m) {
-  std::vector<std::string> out;
-  for (const Joint* j : model_joints(m)) {
-    names(j->name(), "q", j->joint_type().nq(), out);
-    names(j->name(), "qd", j->joint_type().nu(), out);
-  }
-  return out;
-}
-
-std::vector<std::string> joint_actuator_columns(const Model& m) {
-  std::vector<std::string> out;
-  const std::unordered_set<const Joint*> actuated = actuated_joints(m);
-  for (const Joint* j : model_joints(m))
-    if (actuated.count(j)) {
-      names(j->name(), "tau", j->joint_type().nu(), out);
-      out.push_back(j->name() + ".power");
-    }
-  return out;
-}
-
 JointColumns::JointColumns(const Model& m, JointFrame frame) {
   std::unordered_map<const Joint*, size_t> entry;
-  for (const Joint* j : model_joints(m)) {
+  entry_.assign(m.constraints().size(), -1);
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
+    const auto* j = dynamic_cast<const Joint*>(m.constraints()[c].get());
+    if (!j) continue;
+    entry_[c] = static_cast<int>(joints_.size());
     entry[j] = joints_.size();
     const bool rotate = frame == JointFrame::Child && frame_dependent(j->joint_type());
-    joints_.push_back(Entry{j, rotate, -1, -1, periodic_coordinates(j->joint_type()), {}, {}});
+    joints_.push_back(Entry{j, rotate, nq_, -1, -1, periodic_coordinates(j->joint_type()), {}, {}});
+    nq_ += j->joint_type().nq();
   }
   // the tree joints run in their own direction own their q, u in a State
   for (const TreeJoint& t : m.tree().joints)
@@ -172,71 +141,48 @@ void JointColumns::coordinates(const Entry& e, const StateView& view, const Stat
   }
 }
 
-void JointColumns::append_states(const Data& d, std::vector<double>& last,
-                                 std::vector<double>& out) const {
-  append_states(d, nullptr, last, out);
+const JointColumns::Entry& JointColumns::entry(int c) const {
+  if (c < 0 || c >= static_cast<int>(entry_.size()) || entry_[c] < 0)
+    throw std::invalid_argument("JointColumns: constraint " + std::to_string(c) +
+                                " is not a joint of the model");
+  return joints_[entry_[c]];
 }
 
-void JointColumns::append_actuators(const Data& d, std::vector<double>& out) const {
-  append_actuators(d, nullptr, out);
-}
-
-void JointColumns::append_states(const Data& d, const State* s, std::vector<double>& last,
-                                 std::vector<double>& out) const {
-  const bool first = last.empty();
-  const StateView view = d.view();
-  size_t at = 0;
-  for (const Entry& e : joints_) {
-    const JointType& t = e.joint->joint_type();
-    double q[8], u[6];
-    coordinates(e, view, s, q, u);
-    if (e.rotate) joint_vector_to_child(t, q, u);  // (F1)
-    for (int k = 0; k < t.nq(); ++k, ++at) {
-      // an angle keeps the whole turns of the previous sample: q + 2π round((q_last − q)/2π)
-      if (first)
-        last.push_back(q[k]);
-      else if (e.periodic[k])
-        q[k] += 2.0 * M_PI * std::round((last[at] - q[k]) / (2.0 * M_PI));
-      last[at] = q[k];
-      out.push_back(q[k]);
-    }
-    out.insert(out.end(), u, u + t.nu());
+void JointColumns::state(int c, const Data& d, const State* s, std::vector<double>& last,
+                         bool first, double* q, double* u) const {
+  const Entry& e = entry(c);
+  const JointType& t = e.joint->joint_type();
+  coordinates(e, d.view(), s, q, u);
+  if (e.rotate) joint_vector_to_child(t, q, u);  // (F1)
+  if (last.size() < static_cast<size_t>(nq_)) last.resize(nq_);
+  double* previous = last.data() + e.last_at;
+  for (int k = 0; k < t.nq(); ++k) {
+    // an angle keeps the whole turns of the previous sample: q + 2π round((q_last − q)/2π)
+    if (!first && e.periodic[k])
+      q[k] += 2.0 * M_PI * std::round((previous[k] - q[k]) / (2.0 * M_PI));
+    previous[k] = q[k];
   }
 }
 
-void JointColumns::append_actuators(const Data& d, const State* s, std::vector<double>& out) const {
+double JointColumns::actuator(int c, const Data& d, const State* s, double* tau) const {
+  const Entry& e = entry(c);
   const StateView view = d.view();
-  for (const Entry& e : joints_) {
-    if (e.forces.empty() && e.prescribed.empty()) continue;
-    const int nu = e.joint->joint_type().nu();
-    double tau[6] = {}, one[6], u[6];
-    for (const JointForce* f : e.forces) {
-      f->generalized_force(view, one);
-      for (int k = 0; k < nu; ++k) tau[k] += one[k];
-    }
-    for (const auto& [row, k] : e.prescribed) tau[k] += d.lambda(row);  // prescribed.hpp
-    double q[8];
-    coordinates(e, view, s, q, u);
-    if (e.rotate) {  // (F1): the power is the same in either frame
-      joint_vector_to_child(e.joint->joint_type(), q, tau);
-      joint_vector_to_child(e.joint->joint_type(), q, u);
-    }
-    double power = 0.0;  // τ·u (joint_state.hpp G1)
-    for (int k = 0; k < nu; ++k) {
-      out.push_back(tau[k]);
-      power += tau[k] * u[k];
-    }
-    out.push_back(power);
+  const int nu = e.joint->joint_type().nu();
+  double one[6], u[6], q[8];
+  for (int k = 0; k < nu; ++k) tau[k] = 0.0;
+  for (const JointForce* f : e.forces) {
+    f->generalized_force(view, one);
+    for (int k = 0; k < nu; ++k) tau[k] += one[k];
   }
-}
-
-void append_joint_states(const Model& m, const Data& d, std::vector<double>& last,
-                         std::vector<double>& out) {
-  JointColumns(m).append_states(d, last, out);
-}
-
-void append_joint_actuators(const Model& m, const Data& d, std::vector<double>& out) {
-  JointColumns(m).append_actuators(d, out);
+  for (const auto& [row, k] : e.prescribed) tau[k] += d.lambda(row);  // prescribed.hpp
+  coordinates(e, view, s, q, u);
+  if (e.rotate) {  // (F1): the power is the same in either frame
+    joint_vector_to_child(e.joint->joint_type(), q, tau);
+    joint_vector_to_child(e.joint->joint_type(), q, u);
+  }
+  double power = 0.0;  // τ·u (joint_state.hpp G1)
+  for (int k = 0; k < nu; ++k) power += tau[k] * u[k];
+  return power;
 }
 
 bool joint_actuator_force(const Model& m, const Data& d, const Joint& j, double* tau) {

@@ -9,6 +9,7 @@
 #include "appell/forward.hpp"
 #include "appell/tree.hpp"
 #include "engine/contact/moreau.hpp"
+#include "engine/run/integrators/integrator.hpp"
 #include "engine/run/simulation_impl.hpp"
 
 namespace appell {
@@ -59,48 +60,29 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
   const auto bad = [](const std::string& what) {
     throw std::invalid_argument("Simulation(): " + what);
   };
-  if (in.method != "rk4" && in.method != "dopri5" && in.method != "rkf78" &&
-      in.method != "moreau" && in.method != "rosenbrock")
-    bad("integrator.method must be rk4, dopri5, rkf78, rosenbrock or moreau, got '" + in.method +
-        "'");
+  const Integrator* integrator = find_integrator_type(in.method);
+  if (!integrator)
+    bad("integrator.method must be " + integrator_names() + ", got '" + in.method + "'");
   // a limit or friction on a joint that closes a loop would be ignored (appell/contact.hpp)
   const std::vector<UnenforcedJoint> lost =
       unenforced_joint_properties(m, options.contact.joint_limits, options.contact.joint_friction);
   if (!lost.empty()) bad(describe(m, lost.front()));
   if (MoreauStepper::has_unilateral_rows(m, options.contact.joint_limits,
                                          options.contact.joint_friction)) {
+    const Integrator& unilateral = unilateral_integrator();
     if (!in.method_given)
-      options.integrator.method = "moreau";
-    else if (in.method != "moreau")
+      integrator = &unilateral;
+    else if (!integrator->info.unilateral)
       bad("integrator.method '" + in.method +
           "' cannot step unilateral rows (contact shapes, joint limits or joint friction); use "
-          "\"moreau\", or turn limits and friction off with \"contact\": {\"joint_limits\": "
+          "\"" +
+          unilateral.info.name +
+          "\", or turn limits and friction off with \"contact\": {\"joint_limits\": "
           "false, \"joint_friction\": false}");
+    options.integrator.method = integrator->info.name;
   }
-  if (options.integrator.method == "moreau") {
-    if (options.formulation == Formulation::Auto) options.formulation = Formulation::Recursive;
-    const Formulation f = resolve_formulation(m, options.formulation);
-    if (f != Formulation::Recursive)
-      bad(std::string("contact and joint limits run in the recursive formulation for now, not ") +
-          formulation_name(f));
-    if (!(options.contact.tolerance > 0) || options.contact.max_iterations < 1)
-      bad("contact.tolerance must be > 0 and contact.max_iterations >= 1");
-  }
-  if (options.integrator.method == "rosenbrock") {
-    // its Jacobian is the tree's exact derivatives (appell/derivatives.hpp)
-    if (options.formulation == Formulation::Auto) options.formulation = Formulation::Recursive;
-    const Formulation f = resolve_formulation(m, options.formulation);
-    if (f != Formulation::Recursive || m.tree().nrows_extra > 0)
-      bad("integrator.method 'rosenbrock' runs trees (no loops or constraint rows) in the "
-          "recursive formulation");
-    Data probe(m);
-    Eigen::MatrixXd J;
-    try {
-      state_jacobian(m, probe, m.initial_state(), J);
-    } catch (const std::invalid_argument& e) {
-      bad(std::string("integrator.method 'rosenbrock': ") + e.what());
-    }
-  }
+  // what the integrator itself asks of the run (engine/run/integrators/)
+  if (integrator->check) integrator->check(m, options, bad);
   {
     const Formulation f = resolve_formulation(m, options.formulation);
     if (f != Formulation::Recursive && !m.joint_space_only().empty())
@@ -114,7 +96,7 @@ Simulation::Simulation(const Model& m, SimulationOptions options) {
   if (!(in.duration / in.dt <= 1e15))
     bad("integrator.duration / dt is above 1e15 steps; dt is too small for this duration");
   if (options.every < 1) bad("every must be >= 1, got " + std::to_string(options.every));
-  impl_ = std::make_unique<Impl>(m, std::move(options));
+  impl_ = std::make_unique<Impl>(m, std::move(options), *integrator);
 }
 
 Simulation::~Simulation() = default;

@@ -4,8 +4,9 @@
 //
 //   engine/run/simulation.cpp           the public Simulation, simulate()
 //   engine/run/simulation_run.cpp       right-hand side, outcomes, samples, initial conditions
-//   engine/run/simulation_steppers.cpp  one accepted step of rk4, rkf78, dopri5
-//   engine/run/simulation_moreau.cpp    one step of moreau (engine/contact/moreau.hpp)
+//   engine/run/simulation_steppers.cpp  one accepted step: the dispatch, the epilogues the
+//                                       steppers share, error control and stiffness
+//   engine/run/integrators/             one file per integrator, and their registry
 #pragma once
 
 #include <boost/numeric/odeint.hpp>
@@ -21,7 +22,9 @@
 
 namespace appell {
 class MoreauStepper;  // engine/contact/moreau.hpp
-}
+class Stepper;        // engine/run/integrators/integrator.hpp
+struct Integrator;
+}  // namespace appell
 
 namespace appell {
 
@@ -104,13 +107,9 @@ struct Simulation::Impl {
     double t = 0.0;
   } rhs_failure;
 
-  Impl(const Model& model, SimulationOptions options)
-      : m(model),
-        o(std::move(options)),
-        ss(make_state_space(model, SolverOptions{o.formulation, o.stabilization})),
-        d(model) {
-    projection = o.stabilization.type == Stabilization::Type::Projection;
-  }
+  // `integrator`: o's method, its options checked (Simulation's constructor)
+  Impl(const Model& model, SimulationOptions options, const Integrator& in);
+  ~Impl();
 
   // ---- the right-hand side, as odeint sees it ---------------------------------------
   void rhs(const Vector& xi, Vector& xdot, double t);
@@ -176,19 +175,12 @@ struct Simulation::Impl {
     StateSpace* ss_ = nullptr;
     double atol_ = 1e-6, rtol_ = 1e-6;
   };
-  odeint::runge_kutta4<Vector> rk4;
-  std::unique_ptr<odeint::controlled_runge_kutta<Dopri, Checker>> dopri5;
-  std::unique_ptr<odeint::controlled_runge_kutta<Fehlberg, Checker>> rkf78;
-  // rosenbrock4 (Kaps–Rentrop, order 4(3)) under odeint's controller, on ublas copies of
-  // x, with the exact ∂ẋ/∂x of the tree (appell/derivatives.hpp state_jacobian)
-  using Rosenbrock = odeint::rosenbrock4_controller<odeint::rosenbrock4<double>>;
-  std::unique_ptr<Rosenbrock> rosenbrock;
-  enum class Method { Rk4, Dopri5, Rkf78, Moreau, Rosenbrock } method = Method::Rk4;
-  std::shared_ptr<MoreauStepper> moreau;  // Method::Moreau's contact state (warm starts)
+  const Integrator* integrator = nullptr;  // the run's (engine/run/integrators/)
+  std::unique_ptr<Stepper> stepper;        // its state, made by start()
   // the last moreau step's rows for outputs (engine/run/contact_samples.cpp)
   std::vector<ContactSample> contacts;
   // after a moreau step of length `step`: contacts from its records, the penetration figure
-  void record_contacts(double step);
+  void record_contacts(const MoreauStepper& moreau, double step);
   double t = 0.0, h = 0.0;  // time reached; adaptive: the controller's next step size
   long k = 0, K = 0;        // output instants (adaptive) or steps (rk4) done, and their number
   bool running = false;
@@ -206,27 +198,17 @@ struct Simulation::Impl {
   // ---- one accepted step -------------------------------------------------------------------
   bool step();
 
-  // rk4: fixed step dt, the last one shortened to end at T; dxdt holds ẋ(t, x)
-  bool step_rk4();
-
-  // moreau: fixed step dt, the last one shortened to end at T; the contact problem per step
-  bool step_moreau();
-  void start_moreau();
-
   // After try_step: Accepted, Rejected (h reduced), or Failed (r says why).
   enum class Trial { Accepted, Rejected, Failed };
   Trial judge(odeint::controlled_step_result res, const Vector& xn, double h_attempt);
 
-  // rkf78: controlled steps clipped so that every output instant is hit exactly
-  bool step_rkf78();
-
-  // dopri5: free steps; output instants from the stepper's continuous extension
-  bool step_dopri5();
-
-  // rosenbrock: linearly implicit controlled steps clipped to hit every output instant
-  bool step_rosenbrock();
-  // ∂ẋ/∂x at (t, xi) into J; false (rhs_failure set) when it cannot be evaluated
-  bool jacobian(const Vector& xi, double t, Eigen::MatrixXd& J);
+  // The epilogue of a fixed step to t_next (x holds its end): accept, then the sample when
+  // one is due.  `rate`: the next step needs ẋ there (rk4), evaluated with the sample.
+  bool end_fixed_step(double t_next, bool rate);
+  // The epilogue of an accepted controlled step clipped to the next output instant
+  // t_target (x_new holds its end at t_try): the controller's proposal kept when the step
+  // was clipped, x ← x_new accepted, ẋ evaluated, the sample when the instant is reached.
+  bool end_clipped_step(double h_before, double h_attempt, double t_target, double t_try);
 
   // After an accepted adaptive step of size h_step to (t, x) with ẋ = dxdt: counts slow
   // steps and, every kStiffSteps of them, tests for stiffness (see kSlowStep).  False (and r

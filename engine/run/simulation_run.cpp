@@ -6,6 +6,7 @@
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/projection.hpp"
 #include "engine/model/tree.hpp"
+#include "engine/run/integrators/integrator.hpp"
 #include "engine/run/simulation_impl.hpp"
 
 namespace appell {
@@ -13,6 +14,17 @@ namespace appell {
 using namespace simulation_detail;
 using Vector = Eigen::VectorXd;
 using Clock = std::chrono::steady_clock;
+
+Simulation::Impl::Impl(const Model& model, SimulationOptions options, const Integrator& in)
+    : m(model),
+      o(std::move(options)),
+      ss(make_state_space(model, SolverOptions{o.formulation, o.stabilization})),
+      d(model),
+      integrator(&in) {
+  projection = o.stabilization.type == Stabilization::Type::Projection;
+}
+
+Simulation::Impl::~Impl() = default;
 
 void Simulation::Impl::rhs(const Vector& xi, Vector& xdot, double t) {
   rhs_as(xi, xdot, t, false);
@@ -135,7 +147,7 @@ bool Simulation::Impl::emit(double t) {
                  vv,
                  static_cast<int>(r.samples - 1),
                  joint_space ? &sample_state : nullptr,
-                 method == Method::Moreau ? &contacts : nullptr};
+                 integrator->info.unilateral ? &contacts : nullptr};
   (*observe)(s);
   return true;
 }
@@ -171,7 +183,7 @@ bool Simulation::Impl::start(const State& initial) {
     return false;
   }
   // a start outside a joint limit is a position error, not a contact (appell/contact.hpp)
-  if (o.integrator.method == "moreau" && o.contact.joint_limits) {
+  if (integrator->info.unilateral && o.contact.joint_limits) {
     const LimitViolation v = joint_limit_violation(m, ic.state.q);
     if (v.constraint >= 0) {
       fail(SimulationStatus::Inconsistent, 0.0, v.message);
@@ -181,25 +193,13 @@ bool Simulation::Impl::start(const State& initial) {
   ss->from_state(ic.state, x, d);
   joint_space = ss->formulation() == Formulation::Recursive;
 
-  // the stepper, fresh
+  // the stepper, fresh (a model without state: rk4's step is exact, and an error control
+  // would have nothing to measure)
   const IntegratorOptions& in = o.integrator;
-  method = in.method == "rk4"          ? Method::Rk4
-           : in.method == "dopri5"     ? Method::Dopri5
-           : in.method == "moreau"     ? Method::Moreau
-           : in.method == "rosenbrock" ? Method::Rosenbrock
-                                       : Method::Rkf78;
   contacts.clear();
-  if (method == Method::Moreau) start_moreau();
-  dopri5.reset();
-  rkf78.reset();
-  rosenbrock.reset();
-  if (method == Method::Rosenbrock) rosenbrock = std::make_unique<Rosenbrock>(in.atol, in.rtol);
-  if (method == Method::Dopri5)
-    dopri5 = std::make_unique<odeint::controlled_runge_kutta<Dopri, Checker>>(
-        Checker(ss.get(), in.atol, in.rtol));
-  if (method == Method::Rkf78)
-    rkf78 = std::make_unique<odeint::controlled_runge_kutta<Fehlberg, Checker>>(
-        Checker(ss.get(), in.atol, in.rtol));
+  stepper.reset();
+  const bool stateless = x.size() == 0 && !integrator->info.unilateral;
+  stepper = (stateless ? stateless_integrator() : *integrator).make(*this);
   t = 0.0;
   h = std::min(in.dt, T());
   k = 0;

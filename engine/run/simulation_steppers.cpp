@@ -5,6 +5,7 @@
 #include "appell/tree.hpp"
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/projection.hpp"
+#include "engine/run/integrators/integrator.hpp"
 #include "engine/run/simulation_impl.hpp"
 
 namespace appell {
@@ -15,13 +16,7 @@ using Clock = std::chrono::steady_clock;
 
 bool Simulation::Impl::step() {
   if (!running) return false;
-  // no state (a model with no degrees of freedom): nothing for an error control to
-  // measure, and rk4's step is exact
-  const bool ok = method == Method::Rk4 || (x.size() == 0 && method != Method::Moreau) ? step_rk4()
-                  : method == Method::Rkf78      ? step_rkf78()
-                  : method == Method::Moreau     ? step_moreau()
-                  : method == Method::Rosenbrock ? step_rosenbrock()
-                                                 : step_dopri5();
+  const bool ok = stepper->step(*this);  // engine/run/integrators/
   if (!ok || k >= K) running = false;
   if (ok && k >= K && r.contact_unconverged > 0 &&
       o.contact.on_unconverged == ContactSettings::OnUnconverged::Fail) {
@@ -32,23 +27,31 @@ bool Simulation::Impl::step() {
   return ok;
 }
 
-bool Simulation::Impl::step_rk4() {
-  const double t_next = instant(k + 1);
-  rhs_failure = {};
-  rk4.do_step(Rhs{this}, x, dxdt, t, t_next - t);
-  if (rhs_failure.happened) {
-    fail(rhs_failure);
-    return false;
-  }
+bool Simulation::Impl::end_fixed_step(double t_next, bool rate) {
   if (!accept(x, t_next)) return false;
   t = t_next;
   ++k;
+  if (!rate) return !due(k, K) || (evaluate(x, t, dxdt, Purpose::Sample) && emit(t));
   // the next step's first stage, and the Data of the sample (after the last step it
   // serves the sample only)
   const Purpose purpose =
       k == K ? Purpose::Sample : (due(k, K) ? Purpose::StepAndSample : Purpose::Step);
   if (!evaluate(x, t, dxdt, purpose)) return false;
   return !due(k, K) || emit(t);
+}
+
+bool Simulation::Impl::end_clipped_step(double h_before, double h_attempt, double t_target,
+                                        double t_try) {
+  // a step clipped to an output instant does not shrink the controller's proposal
+  if (h_attempt < h_before) h = std::max(h, h_before);
+  const bool reached = h_attempt == t_target - t;
+  t = reached ? t_target : t_try;
+  x.swap(x_new);
+  if (!accept(x, t)) return false;
+  const bool sample = reached && due(k + 1, K);
+  if (!evaluate(x, t, dxdt, sample ? Purpose::StepAndSample : Purpose::Step)) return false;
+  if (reached) ++k;
+  return !sample || emit(t);
 }
 
 Simulation::Impl::Trial Simulation::Impl::judge(odeint::controlled_step_result res,
@@ -80,142 +83,6 @@ Simulation::Impl::Trial Simulation::Impl::judge(odeint::controlled_step_result r
     return Trial::Failed;
   }
   return Trial::Rejected;
-}
-
-bool Simulation::Impl::step_rkf78() {
-  for (;;) {
-    const double t_target = instant(k + 1);
-    const double h_before = h, h_attempt = std::min(h, t_target - t);
-    double t_try = t, h_try = h_attempt;
-    rhs_failure = {};
-    const auto res = rkf78->try_step(Rhs{this}, x, dxdt, t_try, x_new, h_try);
-    h = h_try;
-    const Trial trial = judge(res, x_new, h_attempt);
-    if (trial == Trial::Failed) return false;
-    if (trial == Trial::Rejected) continue;
-    // a step clipped to an output instant does not shrink the controller's proposal
-    if (h_attempt < h_before) h = std::max(h, h_before);
-    const bool reached = h_attempt == t_target - t;
-    t = reached ? t_target : t_try;
-    x.swap(x_new);
-    if (!accept(x, t)) return false;
-    const bool sample = reached && due(k + 1, K);
-    if (!evaluate(x, t, dxdt, sample ? Purpose::StepAndSample : Purpose::Step)) return false;
-    if (reached) ++k;
-    if (sample && !emit(t)) return false;
-    return not_stiff(h_attempt);
-  }
-}
-
-bool Simulation::Impl::step_dopri5() {
-  for (;;) {
-    const double h_before = h, h_attempt = std::min(h, T() - t);
-    double t_try = t, h_try = h_attempt;
-    rhs_failure = {};
-    const auto res = dopri5->try_step(Rhs{this}, x, dxdt, t_try, x_new, dxdt_new, h_try);
-    h = h_try;
-    const Trial trial = judge(res, x_new, h_attempt);
-    if (trial == Trial::Failed) return false;
-    if (trial == Trial::Rejected) continue;
-    if (h_attempt < h_before) h = std::max(h, h_before);
-    const double t_new = (h_attempt == T() - t) ? T() : t_try;
-    // d holds the last stage, the derivative at (t_new, x_new) carried to the next step
-    if (!on_branch(t_new)) return false;
-    // the output instants in (t, t_new], interpolated
-    while (k < K && instant(k + 1) <= t_new) {
-      const double tk = instant(++k);
-      if (!due(k, K)) continue;
-      if (tk == t_new)
-        x_out = x_new;
-      else
-        dopri5->stepper().calc_state(tk, x_out, x, dxdt, t, x_new, dxdt_new, t_new);
-      if (!evaluate(x_out, tk, scratch, Purpose::Sample) || !emit(tk)) return false;
-    }
-    x.swap(x_new);
-    dxdt.swap(dxdt_new);
-    t = t_new;
-    if (!accept(x, t)) return false;
-    // the projection moved x: the carried (FSAL) derivative is stale
-    if (projection && k < K && !evaluate(x, t, dxdt, Purpose::Step)) return false;
-    return k >= K || not_stiff(h_attempt);
-  }
-}
-
-bool Simulation::Impl::jacobian(const Vector& xi, double t_at, Eigen::MatrixXd& J) {
-  const TreeModel& tree = m.tree();
-  State s;
-  s.t = t_at;
-  s.q = xi.head(tree.nq);
-  s.u = xi.tail(tree.nu);
-  try {
-    state_jacobian(m, d, s, J);
-  } catch (const std::exception& e) {
-    if (!rhs_failure.happened) rhs_failure = {true, SolveStatus::NotFinite, e.what(), t_at};
-    J.setConstant(x.size(), x.size(), std::numeric_limits<double>::quiet_NaN());
-    return false;
-  }
-  return true;
-}
-
-bool Simulation::Impl::step_rosenbrock() {
-  namespace ublas = boost::numeric::ublas;
-  using UVector = ublas::vector<double>;
-  using UMatrix = ublas::matrix<double>;
-  const Eigen::Index n = x.size();
-  Eigen::MatrixXd J;
-  Vector xe(n), fe(n);
-  auto system = [&](const UVector& xu, UVector& fu, double ts) {
-    for (Eigen::Index i = 0; i < n; ++i) xe(i) = xu(i);
-    rhs(xe, fe, ts);
-    for (Eigen::Index i = 0; i < n; ++i) fu(i) = fe(i);
-  };
-  // ∂ẋ/∂x exact; ∂ẋ/∂t (servo targets and torques of time: a stiff servo makes it large,
-  // and leaving it out would cost the method its order) by central differences in t,
-  // extrapolated twice (Richardson)
-  Vector fp(n), fm(n);
-  auto jac = [&](const UVector& xu, UMatrix& Ju, double ts, UVector& dfdt) {
-    for (Eigen::Index i = 0; i < n; ++i) xe(i) = xu(i);
-    jacobian(xe, ts, J);
-    const double h0 = 1e-3 * std::max(1.0, std::abs(ts));
-    Vector slope[3];
-    for (int l = 0; l < 3; ++l) {
-      const double hl = h0 / (1 << l);
-      rhs(xe, fp, ts + hl);
-      rhs(xe, fm, ts - hl);
-      slope[l] = (fp - fm) / (2 * hl);
-    }
-    const Vector e0 = (4 * slope[1] - slope[0]) / 3, e1 = (4 * slope[2] - slope[1]) / 3;
-    const Vector ft = (16 * e1 - e0) / 15;
-    for (Eigen::Index i = 0; i < n; ++i) {
-      dfdt(i) = ft(i);
-      for (Eigen::Index j = 0; j < n; ++j) Ju(i, j) = J(i, j);
-    }
-  };
-  UVector xu(n);
-  for (;;) {
-    const double t_target = instant(k + 1);
-    const double h_before = h, h_attempt = std::min(h, t_target - t);
-    double t_try = t, h_try = h_attempt;
-    for (Eigen::Index i = 0; i < n; ++i) xu(i) = x(i);
-    rhs_failure = {};
-    const auto res = rosenbrock->try_step(std::make_pair(system, jac), xu, t_try, h_try);
-    h = h_try;
-    x_new.resize(n);
-    for (Eigen::Index i = 0; i < n; ++i) x_new(i) = xu(i);
-    const Trial trial = judge(res, x_new, h_attempt);
-    if (trial == Trial::Failed) return false;
-    if (trial == Trial::Rejected) continue;
-    if (h_attempt < h_before) h = std::max(h, h_before);
-    const bool reached = h_attempt == t_target - t;
-    t = reached ? t_target : t_try;
-    x.swap(x_new);
-    if (!accept(x, t)) return false;
-    const bool sample = reached && due(k + 1, K);
-    if (!evaluate(x, t, dxdt, sample ? Purpose::StepAndSample : Purpose::Step)) return false;
-    if (reached) ++k;
-    if (sample && !emit(t)) return false;
-    return true;
-  }
 }
 
 bool Simulation::Impl::not_stiff(double h_step) {

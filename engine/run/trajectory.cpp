@@ -12,33 +12,12 @@
 namespace appell {
 
 Trajectory::Trajectory(const Model& m, bool forces) : forces_(forces), rows_(m) {
-  // the columns of traj.csv
-  names_.push_back("t");
-  for (const Body& b : m.bodies()) {
-    for (const char* c : {"x", "y", "z"}) names_.push_back(b.name + "." + c);
-    if (b.rigid())
-      for (const char* c : {"qw", "qx", "qy", "qz"}) names_.push_back(b.name + "." + c);
-    for (const char* c : {"vx", "vy", "vz"}) names_.push_back(b.name + "." + c);
-    if (b.rigid())
-      for (const char* c : {"wx", "wy", "wz"}) names_.push_back(b.name + "." + c);
-  }
-  for (const char* c : {"energy", "violation_position", "violation_velocity"}) names_.push_back(c);
-  const std::vector<std::string> joints = joint_state_columns(m);
-  names_.insert(names_.end(), joints.begin(), joints.end());
+  // the columns of traj.csv, then those of forces.csv after its t
+  names_ = rows_.traj_schema().names();
   traj_cols_ = names_.size();
-  // then those of forces.csv
   if (forces_) {
-    for (const ConstraintPtr& c : m.constraints())
-      for (int b : c->bodies()) {
-        const std::string p = c->name() + "." + m.bodies()[b].name + ".";
-        for (const char* k : {"fx", "fy", "fz"}) names_.push_back(p + k);
-        if (m.bodies()[b].rigid())
-          for (const char* k : {"mx", "my", "mz"}) names_.push_back(p + k);
-      }
-    const std::vector<std::string> actuators = joint_actuator_columns(m);
-    names_.insert(names_.end(), actuators.begin(), actuators.end());
-    const std::vector<std::string> limits = joint_limit_columns(m);
-    names_.insert(names_.end(), limits.begin(), limits.end());
+    const std::vector<std::string>& f = rows_.forces_schema().names();
+    names_.insert(names_.end(), f.begin() + 1, f.end());
   }
 }
 
@@ -50,29 +29,9 @@ void Trajectory::record(const Sample& s) {
   values_.insert(values_.end(), row_.begin() + 1, row_.end());  // t is in the traj part
 }
 
-std::vector<std::string> joint_limit_columns(const Model& m, std::vector<int>* constraints) {
-  // the joints MoreauStepper enforces (engine/contact/moreau.cpp)
-  std::vector<std::string> names;
-  std::vector<char> limited(m.constraints().size(), 0);
-  for (const TreeJoint& t : m.tree().joints) {
-    if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
-    const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
-    limited[t.constraint] = j && j->properties().limited;
-  }
-  if (constraints) constraints->clear();
-  for (size_t c = 0; c < limited.size(); ++c) {
-    if (!limited[c]) continue;
-    names.push_back(m.constraints()[c]->name() + ".limit_force");
-    if (constraints) constraints->push_back(static_cast<int>(c));
-  }
-  return names;
-}
-
-SampleRows::SampleRows(const Model& m, JointFrame frame) : m_(&m), joints_(m, frame) {
-  std::vector<int> limited;
-  joint_limit_columns(m, &limited);
-  limit_column_.assign(m.constraints().size(), -1);
-  for (int& c : limited) limit_column_[c] = limit_columns_++;
+SampleRows::SampleRows(const Model& m, JointFrame frame)
+    : m_(&m), traj_(appell::traj_schema(m)), forces_(appell::forces_schema(m)), joints_(m, frame) {
+  limit_force_.assign(m.constraints().size(), 0.0);
   // the reference sign of each quaternion: the body's initial orientation
   for (const Body& b : m.bodies()) {
     const Quat q0 = b.orientation.normalized();
@@ -91,46 +50,88 @@ const Eigen::Vector4d& SampleRows::quaternion(const BodyState& b, int i) {
 }
 
 void SampleRows::traj(const Sample& s, std::vector<double>& out) {
-  const Model& m = *m_;
   out.clear();
-  out.push_back(s.t);
-  for (int i = 0; i < m.nbody(); ++i) {
-    const BodyState& b = s.data.body[i];
-    const bool rigid = m.bodies()[i].rigid();
-    out.insert(out.end(), b.x.data(), b.x.data() + 3);
-    if (rigid) {
-      const Eigen::Vector4d& q = quaternion(b, i);
-      out.insert(out.end(), q.data(), q.data() + 4);
+  const bool first = last_joint_q_.empty();
+  const auto put = [&](const double* v, int n) { out.insert(out.end(), v, v + n); };
+  for (const ColumnGroup& g : traj_.groups()) {
+    const auto body = [&]() -> const BodyState& { return s.data.body[g.subject]; };
+    switch (g.quantity) {
+      case Quantity::Time:
+        out.push_back(s.t);
+        break;
+      case Quantity::Position:
+        put(body().x.data(), 3);
+        break;
+      case Quantity::Orientation:
+        put(quaternion(body(), g.subject).data(), 4);
+        break;
+      case Quantity::Velocity:
+        put(body().v.data(), 3);
+        break;
+      case Quantity::AngularVelocity:
+        put(body().w.data(), 3);
+        break;
+      case Quantity::Energy:
+        out.push_back(s.energy);
+        break;
+      case Quantity::ViolationPosition:
+        out.push_back(s.violation_position);
+        break;
+      case Quantity::ViolationVelocity:
+        out.push_back(s.violation_velocity);
+        break;
+      case Quantity::JointCoordinates: {  // the joint's rates are kept for its JointRates
+        double q[8];
+        joints_.state(g.subject, s.data, s.state, last_joint_q_, first, q, u_);
+        put(q, g.width);
+        break;
+      }
+      case Quantity::JointRates:
+        put(u_, g.width);
+        break;
+      default:
+        throw std::logic_error("SampleRows::traj(): a column traj.csv has no value for");
     }
-    out.insert(out.end(), b.v.data(), b.v.data() + 3);
-    if (rigid) out.insert(out.end(), b.w.data(), b.w.data() + 3);
   }
-  out.push_back(s.energy);
-  out.push_back(s.violation_position);
-  out.push_back(s.violation_velocity);
-  joints_.append_states(s.data, s.state, last_joint_q_, out);
 }
 
-void SampleRows::forces(const Sample& s, std::vector<double>& out) const {
+void SampleRows::forces(const Sample& s, std::vector<double>& out) {
   const Model& m = *m_;
   out.clear();
-  out.push_back(s.t);
-  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
-    const Constraint& con = *m.constraints()[c];
-    for (size_t j = 0; j < con.bodies().size(); ++j) {
-      const Wrench& w = s.data.reaction[m.slot_offset(c) + j];
-      out.insert(out.end(), w.force.data(), w.force.data() + 3);
-      if (m.bodies()[con.bodies()[j]].rigid())
-        out.insert(out.end(), w.moment.data(), w.moment.data() + 3);
-    }
-  }
-  joints_.append_actuators(s.data, s.state, out);
-  const size_t at = out.size();
-  out.resize(at + limit_columns_, 0.0);
+  // this sample's limit forces, summed per joint from the contact rows
   if (s.contacts)
     for (const ContactSample& c : *s.contacts)
-      if (c.joint >= 0 && limit_column_[c.joint] >= 0)
-        out[at + limit_column_[c.joint]] += c.joint_force;
+      if (c.joint >= 0) limit_force_[c.joint] += c.joint_force;
+  double tau[6], power = 0.0;
+  for (const ColumnGroup& g : forces_.groups()) {
+    switch (g.quantity) {
+      case Quantity::Time:
+        out.push_back(s.t);
+        break;
+      case Quantity::ConstraintForce:
+      case Quantity::ConstraintMoment: {
+        const Wrench& w = s.data.reaction[m.slot_offset(g.subject) + g.slot];
+        const Vec3& v = g.quantity == Quantity::ConstraintForce ? w.force : w.moment;
+        out.insert(out.end(), v.data(), v.data() + 3);
+        break;
+      }
+      case Quantity::ActuatorForce:  // its power is kept for its ActuatorPower
+        power = joints_.actuator(g.subject, s.data, s.state, tau);
+        out.insert(out.end(), tau, tau + g.width);
+        break;
+      case Quantity::ActuatorPower:
+        out.push_back(power);
+        break;
+      case Quantity::LimitForce:
+        out.push_back(limit_force_[g.subject]);
+        break;
+      default:
+        throw std::logic_error("SampleRows::forces(): a column forces.csv has no value for");
+    }
+  }
+  if (s.contacts)
+    for (const ContactSample& c : *s.contacts)
+      if (c.joint >= 0) limit_force_[c.joint] = 0.0;
 }
 
 int Trajectory::find(const std::string& name) const {

@@ -22,9 +22,8 @@
 // with (v_G; ω_G) = u_G (Ṙ = [ω] R, so d/dt Rᵀ x = Rᵀ ẋ − ω_G × Rᵀ x, and ω_G × ω_G = 0).
 // q is the same in both (the quaternion of R).  Other joint types are unchanged.
 //
-// Cost: JointColumns finds each joint's forces and prescribed constraints once; a sample then
-// costs O(1) per joint and allocates nothing once `out` has grown.  The free functions build a
-// JointColumns per call (a scan of the forces and constraints per joint).
+// Cost: JointColumns finds each joint's forces and prescribed constraints once; a joint's
+// values then cost O(1) and allocate nothing.
 #pragma once
 
 #include <string>
@@ -58,29 +57,39 @@ void joint_acceleration_to_parent(const JointType& t, const double* q, const dou
 
 // The joint columns of one model, resolved once: for every joint its periodic coordinates,
 // and for every actuated one the joint forces and prescribed-motion rows that drive it.
+// Which columns a file has, and in what order, is appell/output_schema.hpp's; a writer asks
+// this for the values of the joint its schema names (the model's constraint c).
 class JointColumns {
  public:
   explicit JointColumns(const Model& m, JointFrame frame = JointFrame::Parent);
-  // as append_joint_states / append_joint_actuators below
-  void append_states(const Data& d, std::vector<double>& last, std::vector<double>& out) const;
-  void append_actuators(const Data& d, std::vector<double>& out) const;
-  // the same with the joint-space state s of d (Sample::state; null: as above): a joint of
-  // the spanning tree run in its own direction reads its q, u from s, the others (loop
-  // joints, reversed tree joints) from the body states.  Equal to the above to round-off.
-  void append_states(const Data& d, const State* s, std::vector<double>& last,
-                     std::vector<double>& out) const;
-  void append_actuators(const Data& d, const State* s, std::vector<double>& out) const;
+  // joint c's q (nq) and u (nu) at d; s the joint-space state of d (Sample::state; null:
+  // none): a joint of the spanning tree run in its own direction reads its q, u from s, the
+  // others (loop joints, reversed tree joints) from the body states (equal to round-off).
+  // `last` holds every joint's coordinates of the previous sample (coordinates() entries,
+  // joint c's at its own offset); with `first` it is only written, else an angle keeps its
+  // whole turns: q + 2π round((q_last − q)/2π), and its entries are updated.
+  void state(int c, const Data& d, const State* s, std::vector<double>& last, bool first, double* q,
+             double* u) const;
+  // joint c's actuator force τ (nu; zero when nothing actuates it) at d (after forward: it
+  // reads the multipliers); returns its power τ·u
+  double actuator(int c, const Data& d, const State* s, double* tau) const;
+  // the entries of `last` above: the sum of the joints' nq
+  int coordinates() const { return nq_; }
 
  private:
   struct Entry {
     const Joint* joint;
     bool rotate;                                  // frame Child and a frame-dependent type
+    int last_at = 0;                              // its coordinates' place in `last`
     int tree_q = -1, tree_u = -1;                 // its coordinates in a State (−1: none)
     std::vector<char> periodic;                   // per coordinate: an angle
     std::vector<const JointForce*> forces;        // the joint forces on it
     std::vector<std::pair<int, int>> prescribed;  // (row, coordinate) of its prescribed rows
   };
   std::vector<Entry> joints_;
+  std::vector<int> entry_;  // per constraint: its entry, −1 for a constraint that is no joint
+  int nq_ = 0;
+  const Entry& entry(int c) const;
   // entry e's q, u: from s where it has coordinates there, else from the body states
   void coordinates(const Entry& e, const StateView& view, const State* s, double* q,
                    double* u) const;
@@ -88,18 +97,6 @@ class JointColumns {
 
 // the model's joints, in constraint order
 std::vector<const Joint*> model_joints(const Model& m);
-
-// the names of the state columns (may be empty)
-std::vector<std::string> joint_state_columns(const Model& m);
-// the names of the actuator columns (may be empty)
-std::vector<std::string> joint_actuator_columns(const Model& m);
-
-// Appends the state columns at d to out (rates in the parent frame).  `last` keeps the previous
-// sample's coordinates (angle continuity): empty before the first sample, updated here.
-void append_joint_states(const Model& m, const Data& d, std::vector<double>& last,
-                         std::vector<double>& out);
-// Appends the actuator columns at d (after forward: it reads the multipliers) to out.
-void append_joint_actuators(const Model& m, const Data& d, std::vector<double>& out);
 
 // The actuator's generalized force on joint j (nu entries): the sum of its joint forces
 // and the multipliers of the prescribed-motion constraints on its coordinates (d after

@@ -193,8 +193,10 @@ class Simulation {
   // before the first step and for other methods
   const std::vector<ContactSample>& contacts() const;
 
- private:
+  // the run itself, opaque (the library's; its integrators step it)
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

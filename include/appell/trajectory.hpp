@@ -5,18 +5,18 @@
 //   appell::simulate(model, opts, [&](const appell::Sample& s) { tr.record(s); });
 //   tr.column("bob.x");                  // one value per sample
 //
-// Columns, in this order: t; per body x y z [qw qx qy qz] vx vy vz [wx wy wz] (brackets:
-// rigid bodies only; the quaternion's sign is chosen continuous in time, as in traj.csv);
-// energy, violation_position, violation_velocity; per joint <j>.q and <j>.qd (its own
-// coordinates and rates, angles continuous in time: appell/joint_columns.hpp) — the
-// traj_columns() columns of traj.csv; then, when forces are kept, per constraint and per
-// body it names <constraint>.<body>.fx fy fz [mx my mz] (the resultant constraint force on
-// the body and its moment about the centre of mass, world frame) and per actuated joint
-// <j>.tau and <j>.power, then per joint whose limits the moreau stepper enforces (a limited
-// revolute or prismatic joint of the spanning tree) <j>.limit_force: the limits'
-// generalized force on the joint's coordinate (N·m or N; + pushes it up: the lower limit's
-// force, minus the upper one's), the impulse / h of the step that ended at the sample, 0
-// when the limit is open or the run does not enforce limits — forces.csv's columns after t.
+// Columns: those of traj.csv, traj_schema(m) (appell/output_schema.hpp: t; per body x y z
+// [qw qx qy qz] vx vy vz [wx wy wz], the quaternion's sign continuous in time; energy,
+// violation_position, violation_velocity; per joint <j>.q and <j>.qd, angles continuous in
+// time: appell/joint_columns.hpp) — the traj_columns() first columns; then, when forces are
+// kept, forces.csv's after its t, forces_schema(m): per constraint and per body it names
+// <constraint>.<body>.fx fy fz [mx my mz] (the resultant constraint force on the body and
+// its moment about the centre of mass, world frame), per actuated joint <j>.tau and
+// <j>.power, then per joint whose limits the moreau stepper enforces (a limited revolute
+// or prismatic joint of the spanning tree) <j>.limit_force: the limits' generalized force
+// on the joint's coordinate (N·m or N; + pushes it up: the lower limit's force, minus the
+// upper one's), the impulse / h of the step that ended at the sample, 0 when the limit is
+// open or the run does not enforce limits.
 //
 // SampleRows gives the same values one row at a time, for writers that keep no samples
 // (`appell simulate` formats each row into traj.csv and forces.csv, appell/number_format.hpp).
@@ -29,18 +29,16 @@
 #include <vector>
 
 #include "appell/joint_columns.hpp"
+#include "appell/output_schema.hpp"
 #include "appell/simulation.hpp"
 
 namespace appell {
 
-// The values of one traj.csv row and one forces.csv row of a sample (t first in each), with
-// the quaternions' signs and the joint angles continued from the previous sample given to
+// The values of one traj.csv row and one forces.csv row of a sample (t first in each), in
+// the columns of traj_schema(m) and forces_schema(m) (appell/output_schema.hpp), with the
+// quaternions' signs and the joint angles continued from the previous sample given to
 // traj().  Built once per run; a row costs O(bodies + constraint slots + joints) and
 // allocates nothing once the output vector has grown.
-// the <j>.limit_force columns (above), and the model constraint index of each joint
-std::vector<std::string> joint_limit_columns(const Model& m,
-                                             std::vector<int>* constraints = nullptr);
-
 class SampleRows {
  public:
   // frame: that of free and spherical joints' rates and forces (appell/joint_columns.hpp)
@@ -48,20 +46,24 @@ class SampleRows {
   // traj.csv's values of s, replacing out's contents
   void traj(const Sample& s, std::vector<double>& out);
   // forces.csv's values of s, replacing out's contents
-  void forces(const Sample& s, std::vector<double>& out) const;
+  void forces(const Sample& s, std::vector<double>& out);
   // the unit quaternion [w x y z] of rigid body i in state b, its sign the one nearer the
   // previous call's for that body (traj() calls it for every rigid body)
   const Eigen::Vector4d& quaternion(const BodyState& b, int i);
-  // the joint coordinates of the last traj() row (the joints' q columns), empty before it
+  // the joint coordinates of the last traj() row (the joints' q columns, joint after joint
+  // in constraint order), empty before it
   const std::vector<double>& joint_coordinates() const { return last_joint_q_; }
+  const OutputSchema& traj_schema() const { return traj_; }
+  const OutputSchema& forces_schema() const { return forces_; }
 
  private:
   const Model* m_;
+  OutputSchema traj_, forces_;
   JointColumns joints_;
   std::vector<Eigen::Vector4d> last_q_;  // the last quaternion per body, for its sign
   std::vector<double> last_joint_q_;     // the last joint coordinates, for angle continuity
-  std::vector<int> limit_column_;        // constraint → its limit_force column, −1: none
-  int limit_columns_ = 0;
+  std::vector<double> limit_force_;      // per constraint: its limit_force of this sample
+  double u_[6];                          // the rates of the joint written last
 };
 
 class Trajectory {

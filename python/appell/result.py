@@ -133,13 +133,15 @@ class Result:
         "power": (samples,)]}} for every joint, in the scene's order ("tau" and "power"
         for actuated joints, when forces were kept)."""
         out = {}
-        for name in self.columns[self._index["violation_velocity"] + 1:self._traj_columns()]:
-            joint = name.rsplit(".", 1)[0]
-            if joint not in out:
-                out[joint] = {"q": self._joint(joint, "q"), "qd": self._joint(joint, "qd")}
-                if f"{joint}.power" in self._index:
-                    out[joint]["tau"] = self._joint(joint, "tau")
-                    out[joint]["power"] = self[f"{joint}.power"]
+        # a joint is a constraint with a <joint>.q (or .q0) column: found by name, not place
+        names = self.constraints or [c.rsplit(".", 1)[0] for c in self.columns]
+        for joint in dict.fromkeys(names):
+            if f"{joint}.q" not in self._index and f"{joint}.q0" not in self._index:
+                continue
+            out[joint] = {"q": self._joint(joint, "q"), "qd": self._joint(joint, "qd")}
+            if f"{joint}.power" in self._index:
+                out[joint]["tau"] = self._joint(joint, "tau")
+                out[joint]["power"] = self[f"{joint}.power"]
         return out
 
     def _traj_columns(self):

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "appell/appell.hpp"
+#include "appell/integrators.hpp"
 #include "appell/overrides.hpp"
 #include "appell/state_space.hpp"
 #include "appell/trajectory.hpp"

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 
+#include "appell/integrators.hpp"
 #include "appell/lagrangian_run.hpp"
 #include "appell/lagrangian_scene.hpp"
 #include "appell/rigid_quasi_velocities.hpp"
@@ -53,9 +54,10 @@ LagrangianRun run_settings(LagrangianRun r, const py::object& duration, const py
     throw std::invalid_argument(caller + "(): duration must be finite and >= 0");
   if (!(r.dt > 0) || !std::isfinite(r.dt))
     throw std::invalid_argument(caller + "(): dt must be finite and > 0");
-  if (r.method != "rk4" && r.method != "dopri5")
-    throw std::invalid_argument(caller + "(): method must be rk4 or dopri5, got '" + r.method +
-                                "'");
+  const IntegratorInfo* in = find_integrator(r.method);
+  if (!in || !in->quasi_velocities)
+    throw std::invalid_argument(caller + "(): method must be " + integrator_names(true) +
+                                ", got '" + r.method + "'");
   if (r.duration / r.dt > 1e7)
     throw std::invalid_argument(caller + "(): duration / dt is over 1e7 steps");
   return r;

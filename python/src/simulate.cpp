@@ -97,7 +97,7 @@ py::dict info_of(const SimulationResult& r, const RunSummary& s, const Simulatio
   i["samples"] = r.samples;
   i["initial_velocity_correction"] = r.initial_velocity_correction;
   i["wall_seconds"] = r.wall_seconds;
-  if (sim.method() == "moreau") {  // the summary's contact figures
+  if (find_integrator(sim.method())->unilateral) {  // the summary's contact figures
     i["impacts"] = r.impacts;
     i["max_penetration"] = r.max_penetration;
     i["contact_iterations"] = r.contact_iterations;

@@ -281,7 +281,8 @@ class Simulator {
     add_run_summary(i, s);
     i["traj_columns"] = traj_.traj_columns();
     i["contacts"] = contacts_.to_dict(*pm_->model);
-    if (sim_.method() == "moreau") {  // the summary's contact figures, as simulate()'s
+    if (find_integrator(sim_.method())
+            ->unilateral) {  // the summary's contact figures, as simulate()'s
       i["impacts"] = r.impacts;
       i["max_penetration"] = r.max_penetration;
       i["contact_iterations"] = r.contact_iterations;

@@ -1,7 +1,7 @@
 // libFuzzer target: bytes → scene + traj.csv rows (+ forces.csv rows) → the HTML report.
 //
 // The input is split at NUL bytes: the scene (JSON), then the rows of traj.csv, then the
-// rows of forces.csv; the headers are the ones the scene's Model gives (cli/outputs.hpp),
+// rows of forces.csv; the headers are the ones the scene's Model gives (appell/output_schema.hpp),
 // so mutations reach the rows.  Without a NUL the input is a scene alone and its rows are
 // two instants of its initial state, so the shipped scenes seed it directly.
 //
@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 
+#include "appell/output_schema.hpp"
 #include "appell/scene.hpp"
 #include "cli/report.hpp"
 
@@ -28,7 +29,8 @@ std::string report_asset(const std::string&) {
 
 namespace {
 
-// %.17g rows of the initial state at t = 0 and t = 1, as simulate writes them
+// %.17g rows of the initial state at t = 0 and t = 1, in the columns of traj.csv
+// (appell/output_schema.hpp): the bodies' poses and velocities, zeros elsewhere
 std::string initial_rows(const appell::Model& m) {
   std::string row;
   char buf[32];
@@ -36,20 +38,31 @@ std::string initial_rows(const appell::Model& m) {
     std::snprintf(buf, sizeof buf, ",%.17g", v);
     row += buf;
   };
-  for (const appell::Body& b : m.bodies()) {
-    for (int k = 0; k < 3; ++k) put(b.position(k));
-    if (b.rigid())
-      for (double q : {b.orientation.w(), b.orientation.x(), b.orientation.y(), b.orientation.z()})
-        put(q);
-    for (int k = 0; k < 3; ++k) put(b.velocity(k));
-    if (b.rigid())
-      for (int k = 0; k < 3; ++k) put(b.angular_velocity(k));
+  using appell::Quantity;
+  for (const appell::ColumnGroup& g : appell::traj_schema(m).groups()) {
+    const appell::Body* b = g.subject >= 0 && g.quantity <= Quantity::AngularVelocity
+                                ? &m.bodies()[g.subject]
+                                : nullptr;
+    const appell::Quat q = b ? b->orientation : appell::Quat::Identity();
+    for (int k = 0; k < g.width; ++k) switch (g.quantity) {
+        case Quantity::Time:
+          break;
+        case Quantity::Position:
+          put(b->position(k));
+          break;
+        case Quantity::Orientation:
+          put(k == 0 ? q.w() : q.vec()(k - 1));
+          break;
+        case Quantity::Velocity:
+          put(b->velocity(k));
+          break;
+        case Quantity::AngularVelocity:
+          put(b->angular_velocity(k));
+          break;
+        default:
+          put(0.0);
+      }
   }
-  for (int k = 0; k < 3; ++k) put(0.0);  // energy, violations
-  // the joint columns (cli/joint_outputs.hpp): zeros, as many as the header has
-  const std::string header = appell::cli::traj_header(m);
-  const size_t ncol = std::count(header.begin(), header.end(), ',') + 1;
-  for (size_t k = 1 + std::count(row.begin(), row.end(), ','); k < ncol; ++k) put(0.0);
   return "0" + row + "\n1" + row + "\n";
 }
 
@@ -82,8 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
       forces_rows = input.substr(nul2 + 1);
     }
   }
-  std::istringstream traj(cli::traj_header(m) + traj_rows);
-  std::istringstream forces(cli::forces_header(m) + forces_rows);
+  std::istringstream traj(traj_schema(m).header() + traj_rows);
+  std::istringstream forces(forces_schema(m).header() + forces_rows);
   cli::ReportSeries series;
   try {
     series = cli::read_series(m, traj, "traj.csv", with_forces ? &forces : nullptr, "forces.csv");
