@@ -53,6 +53,45 @@ TEST(ContactSolver, StickingInsideTheConeBalancesExactly) {
   EXPECT_EQ(again.iterations, 0);
 }
 
+TEST(ContactSolver, DefiniteSmallIslandTakesNewtonStepsAndASingularOneADMM) {
+  // two sticking contacts coupled through a definite G (6 × 6): from a warm start near the
+  // answer, semismooth Newton alone reaches the exact sticking impulses −G⁻¹g
+  Eigen::Matrix<double, 6, 6> A;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) A(i, j) = std::sin(1.0 + 3 * i + 7 * j);
+  const MatrixXd G = A * A.transpose() + 0.5 * MatrixXd::Identity(6, 6);
+  VectorXd g(6);
+  g << -1.0, 0.02, -0.03, -0.8, 0.01, 0.02;
+  const VectorXd stop = -G.ldlt().solve(g);
+  ASSERT_GT(stop(0), 0);
+  ASSERT_GT(stop(3), 0);
+  ASSERT_LT(stop.segment<2>(1).norm(), 0.9 * stop(0));  // inside the cones of μ = 0.9
+  ASSERT_LT(stop.segment<2>(4).norm(), 0.9 * stop(3));
+  VectorXd lambda = stop + 1e-3 * VectorXd::Ones(6);
+  const ContactSolverResult r =
+      solve_contact_problem(G, g, {contact(0, 0.9), contact(3, 0.9)}, lambda, tight());
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.iterations, 0);
+  EXPECT_GT(r.newton_iterations, 0);
+  EXPECT_LT((lambda - stop).norm(), 1e-12);
+  // the same contact twice (G of rank 3): the split between the two is not determined;
+  // ADMM's proximal steps from zero give each half
+  Eigen::Matrix3d B;
+  B << 2.0, 0.3, -0.2, 0.3, 1.5, 0.1, -0.2, 0.1, 1.0;
+  MatrixXd G2(6, 6);
+  G2 << B, B, B, B;
+  VectorXd g2(6);
+  g2 << -1.0, 0.1, -0.05, -1.0, 0.1, -0.05;
+  VectorXd both;
+  const ContactSolverResult r2 =
+      solve_contact_problem(G2, g2, {contact(0, 0.8), contact(3, 0.8)}, both, tight());
+  EXPECT_TRUE(r2.converged);
+  EXPECT_GT(r2.iterations, 0);
+  const Vector3d one = -B.ldlt().solve(Vector3d(g2.head<3>()));
+  EXPECT_LT((both.head<3>() - 0.5 * one).norm(), 1e-9);
+  EXPECT_LT((both.tail<3>() - 0.5 * one).norm(), 1e-9);
+}
+
 TEST(ContactSolver, SlidingTakesTheExactCoulombDirection) {
   // a particle of mass 2 hitting the ground at 3 m/s while sliding at (4, −3) m/s:
   // λ_n = m v_n, λ_t = −μ λ_n u_t/|u_t| (a circle, not a pyramid), u_t = v_t − μ v_n v_t/|v_t|
