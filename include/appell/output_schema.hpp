@@ -25,6 +25,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "appell/model.hpp"
@@ -66,8 +67,12 @@ struct ColumnGroup {
 
 class OutputSchema {
  public:
-  const std::vector<std::string>& names() const { return names_; }
-  const std::vector<ColumnGroup>& groups() const { return groups_; }
+  // of a temporary schema (`traj_schema(m).groups()` in a range-for) by value: a reference
+  // into it would outlive it
+  const std::vector<std::string>& names() const& { return names_; }
+  std::vector<std::string> names() && { return std::move(names_); }
+  const std::vector<ColumnGroup>& groups() const& { return groups_; }
+  std::vector<ColumnGroup> groups() && { return std::move(groups_); }
   size_t size() const { return names_.size(); }
   // the CSV header line: the names joined by commas, then '\n'
   std::string header() const;

@@ -39,7 +39,8 @@ std::string initial_rows(const appell::Model& m) {
     row += buf;
   };
   using appell::Quantity;
-  for (const appell::ColumnGroup& g : appell::traj_schema(m).groups()) {
+  const appell::OutputSchema schema = appell::traj_schema(m);
+  for (const appell::ColumnGroup& g : schema.groups()) {
     const appell::Body* b = g.subject >= 0 && g.quantity <= Quantity::AngularVelocity
                                 ? &m.bodies()[g.subject]
                                 : nullptr;
