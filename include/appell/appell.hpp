@@ -32,7 +32,7 @@
 // Also public, for what the headers above do not need: appell/state_space.hpp (a
 // formulation as a first-order system), appell/tree.hpp (which joint owns which
 // coordinates of a State), appell/trajectory.hpp, appell/output_schema.hpp and
-// appell/joint_columns.hpp (a run's samples as the program's columns), appell/number_format.hpp (the outputs' number
-// format), appell/overrides.hpp (scene values replaced by JSON Pointer),
+// appell/joint_columns.hpp (a run's samples as the program's columns), appell/number_format.hpp
+// (the outputs' number format), appell/overrides.hpp (scene values replaced by JSON Pointer),
 // appell/standard_chain.hpp (the benchmark chain), appell/joint_state.hpp (a joint's
 // coordinates read from body states).
