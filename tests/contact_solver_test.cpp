@@ -53,7 +53,7 @@ TEST(ContactSolver, StickingInsideTheConeBalancesExactly) {
   EXPECT_EQ(again.iterations, 0);
 }
 
-TEST(ContactSolver, DefiniteSmallIslandTakesNewtonStepsAndASingularOneADMM) {
+TEST(ContactSolver, SmallIslandTakesNewtonStepsDefiniteOrNot) {
   // two sticking contacts coupled through a definite G (6 × 6): from a warm start near the
   // answer, semismooth Newton alone reaches the exact sticking impulses −G⁻¹g
   Eigen::Matrix<double, 6, 6> A;
@@ -75,7 +75,7 @@ TEST(ContactSolver, DefiniteSmallIslandTakesNewtonStepsAndASingularOneADMM) {
   EXPECT_GT(r.newton_iterations, 0);
   EXPECT_LT((lambda - stop).norm(), 1e-12);
   // the same contact twice (G of rank 3): the split between the two is not determined;
-  // ADMM's proximal steps from zero give each half
+  // from zero, ADMM's proximal steps give each half
   Eigen::Matrix3d B;
   B << 2.0, 0.3, -0.2, 0.3, 1.5, 0.1, -0.2, 0.1, 1.0;
   MatrixXd G2(6, 6);
@@ -90,6 +90,17 @@ TEST(ContactSolver, DefiniteSmallIslandTakesNewtonStepsAndASingularOneADMM) {
   const Vector3d one = -B.ldlt().solve(Vector3d(g2.head<3>()));
   EXPECT_LT((both.head<3>() - 0.5 * one).norm(), 1e-9);
   EXPECT_LT((both.tail<3>() - 0.5 * one).norm(), 1e-9);
+  // the next step's problem, a little changed, from those impulses: Newton's least-squares
+  // steps of least norm keep the even split, without ADMM
+  g2 << -1.01, 0.1, -0.04, -1.01, 0.1, -0.04;
+  const ContactSolverResult r3 =
+      solve_contact_problem(G2, g2, {contact(0, 0.8), contact(3, 0.8)}, both, tight());
+  EXPECT_TRUE(r3.converged);
+  EXPECT_EQ(r3.iterations, 0);
+  EXPECT_GT(r3.newton_iterations, 0);
+  const Vector3d next = -B.ldlt().solve(Vector3d(g2.head<3>()));
+  EXPECT_LT((both.head<3>() - 0.5 * next).norm(), 1e-9);
+  EXPECT_LT((both.tail<3>() - 0.5 * next).norm(), 1e-9);
 }
 
 TEST(ContactSolver, SlidingTakesTheExactCoulombDirection) {

@@ -92,8 +92,11 @@ struct IslandMatrix {
 struct JointSpaceScratch {
   std::vector<Vec6> S;                         // the joint columns about the world origin
   std::vector<Eigen::Matrix<double, 6, 6>> I;  // the composite inertias about it
-  Eigen::MatrixXd M, Jt, Y;                    // M (then its factor L), Jᵀ, L⁻ᵀ Jᵀ
-  std::vector<int> lambda;                     // each velocity's parent velocity
+  Eigen::MatrixXd M;                           // M, then its factor L
+  // Jᵀ, then L⁻ᵀ Jᵀ; and L⁻¹ L⁻ᵀ Jᵀ: by rows, each elimination step one row operation on
+  // every column at once
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Y, X;
+  std::vector<int> lambda;  // each velocity's parent velocity
 };
 //
 // What tree_delassus() and row_velocities() work in, kept by a caller that calls them every

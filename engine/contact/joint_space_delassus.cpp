@@ -94,8 +94,8 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
       for (int j = i; j >= 0; j = lambda[j]) M(i, j) -= M(k, i) * M(k, j);
   }
   // Jᵀ: each row's wrench on the columns of its bodies' paths to the root
-  Eigen::MatrixXd& Jt = w.Jt;
-  Jt.setZero(nu, n);
+  auto& Y = w.Y;
+  Y.setZero(nu, n);
   for (int k = 0; k < n; ++k)
     for (int s = 0; s < 2; ++s) {
       const int b = rows[k].body[s];
@@ -105,29 +105,31 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
       f.tail<3>() = rows[k].term[s].moment + d.body[b].x.cross(rows[k].term[s].force);
       for (int j = tree.tree_index[b]; j >= 0; j = tree.joints[j].parent) {
         const TreeJoint& p = tree.joints[j];
-        for (int c = p.u_offset; c < p.u_offset + p.nu; ++c) Jt(c, k) += w.S[c].dot(f);
+        for (int c = p.u_offset; c < p.u_offset + p.nu; ++c) Y(c, k) += w.S[c].dot(f);
       }
     }
-  // Y = L⁻ᵀ Jᵀ (column by column, tip to base), G = Yᵀ Y by island, and the responses
-  // M⁻¹ Jᵀ = L⁻¹ Y (base to tip), every column whole                   [RBDA Table 6.4]
-  Eigen::MatrixXd& Y = w.Y;
-  Y = Jt;
-  for (int r = 0; r < n; ++r) {
-    double* y = Y.col(r).data();
-    for (int k = nu - 1; k >= 0; --k) {
-      y[k] /= M(k, k);
-      for (int i = lambda[k]; i >= 0; i = lambda[i]) y[i] -= M(k, i) * y[k];
-    }
+  // Y = L⁻ᵀ Jᵀ (tip to base), G = Yᵀ Y by island, and the responses M⁻¹ Jᵀ = L⁻¹ Y (base
+  // to tip), every column whole; a step of either elimination is one row operation on
+  // all the rows' columns                                               [RBDA Table 6.4]
+  const auto axpy = [n](double* to, double a, const double* x) {
+    for (int c = 0; c < n; ++c) to[c] -= a * x[c];
+  };
+  const auto scale = [n](double* to, double a) {
+    for (int c = 0; c < n; ++c) to[c] *= a;
+  };
+  for (int k = nu - 1; k >= 0; --k) {
+    double* yk = Y.data() + k * n;
+    scale(yk, 1.0 / M(k, k));
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) axpy(Y.data() + i * n, M(k, i), yk);
   }
-  if (response.rows() != nu || response.cols() != n) response.resize(nu, n);
-  response = Y;
-  for (int r = 0; r < n; ++r) {
-    double* x = response.col(r).data();
-    for (int k = 0; k < nu; ++k) {
-      for (int i = lambda[k]; i >= 0; i = lambda[i]) x[k] -= M(k, i) * x[i];
-      x[k] /= M(k, k);
-    }
+  auto& X = w.X;
+  X = Y;
+  for (int k = 0; k < nu; ++k) {
+    double* xk = X.data() + k * n;
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) axpy(xk, M(k, i), X.data() + i * n);
+    scale(xk, 1.0 / M(k, k));
   }
+  response = X;
   support.dense = true;
   support.values.clear();
   for (size_t i = 0; i < islands.size(); ++i) {
@@ -137,13 +139,9 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
     B.sparse = false;
     B.factored = false;
     B.dense.resize(len, len);
-    for (int j = 0; j < len; ++j)
-      for (int c = 0; c <= j; ++c) B.dense(j, c) = B.dense(c, j) = Y.col(k0 + j).dot(Y.col(k0 + c));
+    B.dense.noalias() = Y.middleCols(k0, len).transpose() * Y.middleCols(k0, len);
   }
-  if (tree_diagonal) {
-    tree_diagonal->resize(n);
-    for (int k = 0; k < n; ++k) (*tree_diagonal)(k) = Y.col(k).squaredNorm();
-  }
+  if (tree_diagonal) *tree_diagonal = Y.colwise().squaredNorm().transpose();
   return true;
 }
 

@@ -49,7 +49,9 @@ constexpr int kSweeps = 8;        // Gauss–Seidel sweeps from the warm start b
 constexpr double kNear = 1e3;     // a warm start within this many tolerances keeps ρ
 // an island of at most kNewtonFirst rows tries kFirstSteps semismooth Newton steps from its
 // warm start before ADMM: near the answer they converge quadratically (a quadruped dropped
-// on a floor: 1.0 step a solve, where ADMM took 21 iterations from the same start)
+// on a floor: 1.0 step a solve, where ADMM took 21 iterations from the same start; on its
+// four feet, whose twelve rows its fourteen velocities move with rank 10, 1 to 4 steps
+// from the last step's impulses where ADMM took up to 170 iterations)
 constexpr int kNewtonFirst = 24;
 constexpr int kFirstSteps = 4;
 constexpr double kDefinite = 1e-8;  // G's pivot ratio above which it counts as definite
@@ -252,68 +254,6 @@ void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
   }
 }
 
-// Semismooth Newton on the natural map [Acary & Brogliato 2008, §13.3; Alart & Curnier
-// 1991 for the frictional law], from λ, with a backtracking line search on the residual:
-// quadratic near a solution where ADMM is linear.  J is singular where G is (a hinge's
-// contact, redundant corners): the step solves (JᵀJ + εI) δ = −JᵀF with ε = 1e-12 of JᵀJ's
-// largest diagonal entry, the least-squares step of least norm to that precision (a
-// Levenberg–Marquardt step; J. Nocedal & S. Wright, Numerical Optimization, §10.3), on the
-// workspace's storage.  λ is changed only when the residual goes down; returns the residual
-// at λ.
-double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
-                     const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
-                     Eigen::VectorXd& lambda, double tolerance, int steps, int& iterations,
-                     ContactWorkspace& w) {
-  Eigen::VectorXd &trial = w.trial, &step = w.step, &ut = w.ut;
-  ut.noalias() = G * lambda;
-  ut += g;
-  double r = residual_at(blocks, gamma, lambda, ut);
-  for (int k = 0; k < steps && r > tolerance; ++k) {
-    natural_map(G, g, blocks, gamma, lambda, w);
-    w.JtJ.noalias() = w.J.transpose() * w.J;
-    const double eps = 1e-12 * std::max(w.JtJ.diagonal().maxCoeff(), 1e-300);
-    w.JtJ.diagonal().array() += eps;
-    w.lm.compute(w.JtJ);
-    step.noalias() = w.J.transpose() * w.F;  // −δ (the negated product is a temporary)
-    w.lm.solveInPlace(step);
-    if (w.lm.info() != Eigen::Success || !step.allFinite()) break;
-    bool improved = false;
-    for (double t = 1.0; t > 1e-6; t *= 0.5) {
-      trial = lambda - t * step;
-      ut.noalias() = G * trial;
-      ut += g;
-      const double rt = residual_at(blocks, gamma, trial, ut);
-      if (rt < r) {
-        lambda = trial;
-        r = rt;
-        improved = true;
-        break;
-      }
-    }
-    ++iterations;
-    if (!improved) break;
-  }
-  return r;
-}
-
-}  // namespace
-
-double contact_residual(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
-                        const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& lambda) {
-  Eigen::VectorXd gamma(blocks.size());
-  for (size_t k = 0; k < blocks.size(); ++k)
-    gamma(static_cast<Eigen::Index>(k)) = block_scale(G.diagonal(), blocks[k]);
-  return residual_at(blocks, gamma, lambda, G * lambda + g);
-}
-
-namespace {
-
-// an LLT's storage sized for n × n matrices, by factoring the identity (LLT(n) leaves its
-// status unset, which a later assignment reads)
-void size_factor(Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::Index n) {
-  llt.compute(Eigen::MatrixXd::Identity(n, n));
-}
-
 // L Lᵀ = A + ρI into L (A's size, lower triangle written), by the right-looking
 // column Cholesky: false when a pivot is not positive.  For small islands, where Eigen's
 // blocked LLT and triangular solves spend most of their time in their own set-up (the
@@ -358,6 +298,97 @@ void small_cholesky_solve(const Eigen::MatrixXd& L, Eigen::VectorXd& x) {
     for (Eigen::Index i = j + 1; i < m; ++i) t -= cj[i] * v[i];
     v[j] = t / cj[j];
   }
+}
+
+// step = (JᵀJ + εI)⁻¹ JᵀF, ε = 1e-12 of JJᵀ's largest diagonal entry, formed as
+// Jᵀ (JJᵀ + εI)⁻¹ F (the same step): a combination of J's rows, so that none of it lies
+// in J's null space however ill-conditioned JJᵀ is (through JᵀJ, the rounding of its
+// solve, amplified up to 1/ε, moved a singular island's spread of forces by 1e-6 a step).
+// On a small island by JJᵀ's lower triangle and small_cholesky (Eigen's product and LLT of
+// a 12 × 12 spend most of their time in their own set-up).  False when the factor fails or
+// the step is not finite.
+bool least_squares_step(ContactWorkspace& w, Eigen::VectorXd& step) {
+  const Eigen::Index m = w.J.cols();
+  Eigen::VectorXd& y = w.trial;  // (JJᵀ + εI)⁻¹ F (trial is free until the line search)
+  y = w.F;
+  if (m > kSmallIsland) {
+    w.JtJ.noalias() = w.J * w.J.transpose();
+    const double eps = 1e-12 * std::max(w.JtJ.diagonal().maxCoeff(), 1e-300);
+    w.JtJ.diagonal().array() += eps;
+    w.lm.compute(w.JtJ);
+    w.lm.solveInPlace(y);
+    if (w.lm.info() != Eigen::Success) return false;
+  } else {
+    w.JtJ.resize(m, m);
+    const double* J = w.J.data();  // column-major: row i is J[i + m c]
+    double top = 1e-300;
+    for (Eigen::Index j = 0; j < m; ++j)
+      for (Eigen::Index i = j; i < m; ++i) {
+        double t = 0.0;
+        for (Eigen::Index c = 0; c < m; ++c) t += J[i + m * c] * J[j + m * c];
+        w.JtJ(i, j) = t;
+        if (i == j) top = std::max(top, t);
+      }
+    if (!small_cholesky(w.JtJ, 1e-12 * top, w.lm_small)) return false;
+    small_cholesky_solve(w.lm_small, y);
+  }
+  step.noalias() = w.J.transpose() * y;  // −δ
+  return step.allFinite();
+}
+
+// Semismooth Newton on the natural map [Acary & Brogliato 2008, §13.3; Alart & Curnier
+// 1991 for the frictional law], from λ, with a backtracking line search on the residual:
+// quadratic near a solution where ADMM is linear.  J is singular where G is (a hinge's
+// contact, redundant corners): the step solves (JᵀJ + εI) δ = −JᵀF (least_squares_step),
+// the least-squares step of least norm to that precision (a Levenberg–Marquardt step;
+// J. Nocedal & S. Wright, Numerical Optimization, §10.3), on the workspace's storage.  λ is changed
+// only when the residual goes down; returns the residual at λ.
+double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                     const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
+                     Eigen::VectorXd& lambda, double tolerance, int steps, int& iterations,
+                     ContactWorkspace& w) {
+  Eigen::VectorXd &trial = w.trial, &step = w.step, &ut = w.ut;
+  ut.noalias() = G * lambda;
+  ut += g;
+  double r = residual_at(blocks, gamma, lambda, ut);
+  for (int k = 0; k < steps && r > tolerance; ++k) {
+    natural_map(G, g, blocks, gamma, lambda, w);
+    if (!least_squares_step(w, step)) break;
+    bool improved = false;
+    for (double t = 1.0; t > 1e-6; t *= 0.5) {
+      trial = lambda - t * step;
+      ut.noalias() = G * trial;
+      ut += g;
+      const double rt = residual_at(blocks, gamma, trial, ut);
+      if (rt < r) {
+        lambda = trial;
+        r = rt;
+        improved = true;
+        break;
+      }
+    }
+    ++iterations;
+    if (!improved) break;
+  }
+  return r;
+}
+
+}  // namespace
+
+double contact_residual(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                        const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& lambda) {
+  Eigen::VectorXd gamma(blocks.size());
+  for (size_t k = 0; k < blocks.size(); ++k)
+    gamma(static_cast<Eigen::Index>(k)) = block_scale(G.diagonal(), blocks[k]);
+  return residual_at(blocks, gamma, lambda, G * lambda + g);
+}
+
+namespace {
+
+// an LLT's storage sized for n × n matrices, by factoring the identity (LLT(n) leaves its
+// status unset, which a later assignment reads)
+void size_factor(Eigen::LLT<Eigen::MatrixXd>& llt, Eigen::Index n) {
+  llt.compute(Eigen::MatrixXd::Identity(n, n));
 }
 
 // The factor of G + ρI, refreshed in place when ρ changes: on an island of at most
@@ -525,6 +556,31 @@ void velocities(const LowRankDelassus& G, const Eigen::VectorXd& x, const Eigen:
   G.add_product(x, u);
 }
 
+// whether every block's own rows are independent: its diagonal block of G definite to
+// kDefinite (a free body's corner, a robot's foot; not a link on one hinge, whose contact's
+// three rows the one rate moves with rank 1)
+bool blocks_definite(const Eigen::MatrixXd& G, const std::vector<ContactBlock>& blocks) {
+  for (const ContactBlock& b : blocks) {
+    if (b.fixed) return false;
+    const int r = b.row;
+    if (b.size() == 1) {
+      if (!(G(r, r) > 0)) return false;
+      continue;
+    }
+    const Eigen::Matrix3d B = G.block<3, 3>(r, r);
+    // the pivots of B's Cholesky factor against its diagonal entries
+    const double d0 = B(0, 0);
+    if (!(d0 > 0)) return false;
+    const double l10 = B(1, 0) / d0, l20 = B(2, 0) / d0;
+    const double d1 = B(1, 1) - l10 * B(1, 0);
+    if (!(d1 > kDefinite * B(1, 1))) return false;
+    const double l21 = (B(2, 1) - l20 * B(1, 0)) / d1;
+    const double d2 = B(2, 2) - l20 * B(2, 0) - l21 * l21 * d1;
+    if (!(d2 > kDefinite * B(2, 2))) return false;
+  }
+  return true;
+}
+
 template <class Matrix, class Factor>
 ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
                           const std::vector<ContactBlock>& blocks, Eigen::VectorXd& lambda,
@@ -593,12 +649,16 @@ ContactSolverResult solve(const Matrix& G, const Eigen::VectorXd& g,
     }
     velocities(G, z, g, u);
   }
-  // Newton first where G is definite (kNewtonFirst): the solution is then unique.  Where it
-  // is not (a box's four corners: twelve rows on six velocities), the forces spread over
-  // the corners are not determined, and ADMM's proximal steps from the warm start pick the
-  // spread nearest it (a resting box: a quarter of its weight a corner, no friction)
+  // Newton first on a small island (kNewtonFirst) where G is definite (the solution is
+  // unique) or the warm start holds a solution's spread.  Where G is singular (a box's four
+  // corners: twelve rows on six velocities; a robot's feet) the spread of the forces is
+  // not determined: from zero, ADMM's proximal steps pick the natural one (a box landing
+  // flat: a quarter of its weight a corner, no friction), where Newton's least-squares
+  // steps leave self-balanced friction; from a warm start, both stay near it
   if constexpr (std::is_same_v<Matrix, Eigen::MatrixXd>) {
-    if (m <= kNewtonFirst && small_cholesky(G, 0.0, w.small, kDefinite)) {
+    if (m <= kNewtonFirst &&
+        ((z.template lpNorm<Eigen::Infinity>() > 0 && blocks_definite(G, blocks)) ||
+         small_cholesky(G, 0.0, w.small, kDefinite))) {
       w.zn = z;  // its storage is sized above (m ≤ kSmallIsland)
       const double rn = newton_polish(G, g, blocks, w.gamma, w.zn, options.tolerance, kFirstSteps,
                                       res.newton_iterations, w);

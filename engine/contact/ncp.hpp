@@ -108,8 +108,9 @@ struct ContactWorkspace {
   Eigen::MatrixXd K_dense;
   Eigen::VectorXd t1, t2;
   // the Newton polish's
-  Eigen::MatrixXd G_dense, J, JtJ;
-  Eigen::LLT<Eigen::MatrixXd> lm;
+  Eigen::MatrixXd G_dense, J, JtJ;  // JtJ: J Jᵀ + εI (least_squares_step)
+  Eigen::LLT<Eigen::MatrixXd> lm;   // JᵀJ + εI's factor, or on a small island:
+  Eigen::MatrixXd lm_small;         // its Cholesky factor by small_cholesky
   Eigen::VectorXd F, trial, step, un, ut;
 };
 
