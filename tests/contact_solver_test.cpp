@@ -103,6 +103,57 @@ TEST(ContactSolver, SmallIslandTakesNewtonStepsDefiniteOrNot) {
   EXPECT_LT((both.tail<3>() - 0.5 * next).norm(), 1e-9);
 }
 
+// G = B Bᵀ of ten bodies in a ring of ten contacts (B: a row's entries on the two bodies of
+// its contact, 60 columns,
+// beyond the dense small island): BᵀB's pattern is formed once and its values again at each
+// solve while B's pattern is the same (form_gram against the dense product).  Each problem's g is
+// −G λ* for impulses λ* strictly inside their cones, the unique solution (G definite): a second
+// problem on the same pattern with other values, and a third on another pattern, reach theirs
+TEST(ContactSolver, LowRankDelassusKeepsItsPatternAndFormsItsValues) {
+  const int bodies = 10, contacts = 10, n = 3 * contacts;
+  const auto problem = [&](double phase, bool drop_one) {
+    LowRankDelassus G;
+    std::vector<Eigen::Triplet<double>> entries;
+    for (int k = 0; k < contacts; ++k) {
+      const int a = k, b = (k + 1) % bodies;  // a ring of contacts
+      for (int r = 3 * k; r < 3 * k + 3; ++r)
+        for (int c = 0; c < 6; ++c) {
+          if (drop_one && r == 0 && c == 5) continue;
+          entries.emplace_back(r, 6 * a + c,
+                               std::sin(phase + 1.3 * r + 0.7 * c) + (c == r % 3 ? 2.0 : 0.0));
+          entries.emplace_back(r, 6 * b + c, 0.5 * std::cos(phase + 0.9 * r - 1.1 * c));
+        }
+    }
+    G.B.resize(n, 6 * bodies);
+    G.B.setFromTriplets(entries.begin(), entries.end());
+    G.B.makeCompressed();
+    G.diagonal = MatrixXd(G.B).rowwise().squaredNorm();
+    return G;
+  };
+  std::vector<ContactBlock> blocks;
+  for (int k = 0; k < contacts; ++k) blocks.push_back(contact(3 * k, 0.8));
+  ContactWorkspace w, gram;
+  ContactSolverOptions o;
+  o.tolerance = 1e-12;
+  for (const auto& [phase, drop_one] : {std::pair{0.0, false}, {0.4, false}, {0.4, true}}) {
+    const LowRankDelassus G = problem(phase, drop_one);
+    const MatrixXd dense = MatrixXd(G.B) * MatrixXd(G.B).transpose();
+    form_gram(G.B, gram);  // after the last problem's: the same pattern, or another
+    EXPECT_LT((MatrixXd(gram.K) - MatrixXd(G.B).transpose() * MatrixXd(G.B)).norm(), 1e-12)
+        << phase << " " << drop_one;
+    ASSERT_GT(Eigen::SelfAdjointEigenSolver<MatrixXd>(dense).eigenvalues()(0), 1e-2);
+    VectorXd star(n);
+    for (int k = 0; k < contacts; ++k)
+      star.segment<3>(3 * k) =
+          Vector3d(1.0 + 0.1 * k, 0.3 * std::sin(k + phase), 0.2 * std::cos(k));
+    const VectorXd g = -dense * star;
+    VectorXd lambda;
+    const ContactSolverResult r = solve_contact_problem(G, g, blocks, lambda, o, &w);
+    EXPECT_TRUE(r.converged) << phase << " " << drop_one;
+    EXPECT_LT((lambda - star).lpNorm<Eigen::Infinity>(), 1e-8) << phase << " " << drop_one;
+  }
+}
+
 TEST(ContactSolver, SlidingTakesTheExactCoulombDirection) {
   // a particle of mass 2 hitting the ground at 3 m/s while sliding at (4, −3) m/s:
   // λ_n = m v_n, λ_t = −μ λ_n u_t/|u_t| (a circle, not a pyramid), u_t = v_t − μ v_n v_t/|v_t|

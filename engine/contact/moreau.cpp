@@ -698,15 +698,27 @@ void MoreauStepper::account(double h) {
     if (!(mu.lpNorm<Eigen::Infinity>() > 0)) continue;
     auto when = when_.segment(is.row0, is.rows);
     auto w = w_.segment(is.row0, is.rows);
+    bool located = false;
     for (int j = 0; j < is.rows; ++j) {
       const double t = when(j) >= 0 ? when(j) : 0.5 * h;
       w(j) = (h - t) * mu(j);
       lcorr_(is.row0 + j) += (0.5 * h - t) * mu(j);
       if (when(j) >= 0) lloc_(is.row0 + j) += mu(j);
       if (when(j) >= 0 && mu(j) != 0) tisl_[i] = std::max(tisl_[i], when(j));
+      located = located || when(j) >= 0;
     }
-    Gis_[i].add_product(mu, yend_.segment(is.row0, is.rows));
-    Gis_[i].add_product(w, gend_.segment(is.row0, is.rows));
+    if (located) {
+      Gis_[i].add_product(mu, yend_.segment(is.row0, is.rows));
+      Gis_[i].add_product(w, gend_.segment(is.row0, is.rows));
+      continue;
+    }
+    // every impulse at the midpoint (w = h/2 μ): one product for both
+    if (gmu_.size() != mu_.size()) gmu_.resize(mu_.size());
+    auto gmu = gmu_.segment(is.row0, is.rows);
+    gmu.setZero();
+    Gis_[i].add_product(mu, gmu);
+    yend_.segment(is.row0, is.rows) += gmu;
+    gend_.segment(is.row0, is.rows) += (0.5 * h) * gmu;
   }
 }
 

@@ -292,7 +292,7 @@ class MoreauStepper {
   // the instant of the stage's impulse (−1: the midpoint), the position correction's
   // impulses, the stage's shift and impulses; per block its law and its rank-policy flag;
   // per island the time of its last impulses and whether the stage solves it
-  Eigen::VectorXd acc_, yend_, gend_, when_, lcorr_, gs_, mu_, w_, ucorr_;
+  Eigen::VectorXd acc_, yend_, gend_, when_, lcorr_, gs_, mu_, w_, ucorr_, gmu_;
   Eigen::VectorXd arest_, uzero_;  // the rows' accelerations at rest; u = 0
   Eigen::VectorXd lloc_, qend_;    // the located impulses (of lcorr_); an end position
   std::vector<Law> law_;

@@ -105,6 +105,9 @@ struct ContactWorkspace {
   bool analyzed = false;
   // a low-rank G: BᵀB (dense when small), and B's products
   Eigen::SparseMatrix<double> K;
+  // B's pattern K's was formed for, and where each product of two entries of a row of B
+  // adds into K's values (the pattern kept, BᵀB's values alone are formed again)
+  std::vector<int> b_outer, b_inner, k_position;
   Eigen::MatrixXd K_dense;
   Eigen::VectorXd t1, t2;
   // the Newton polish's
@@ -145,6 +148,10 @@ ContactSolverResult solve_contact_problem(const LowRankDelassus& G, const Eigen:
                                           Eigen::VectorXd& lambda,
                                           const ContactSolverOptions& options = {},
                                           ContactWorkspace* ws = nullptr);
+
+// w.K = BᵀB, the bodies' side of a low-rank G = B Bᵀ (its penalized factor's matrix); the
+// pattern is formed when B's changes, else only the values
+void form_gram(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B, ContactWorkspace& w);
 
 // The projection of (n, t1, t2) onto the cone ‖t‖ ≤ μ n (μ ≥ 0).
 Eigen::Vector3d project_cone(const Eigen::Vector3d& x, double mu);
