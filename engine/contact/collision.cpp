@@ -409,9 +409,8 @@ class BulletDetector final : public ContactDetector {
 
 }  // namespace
 
-void PlaneContact::add(const Vec3& w, double gap, int feature) {
-  if (gap < margin)
-    out->push_back(pair_point(*model, a, b, w - 0.5 * gap * n, normal, gap, feature));
+void PlaneContact::keep(const Vec3& w, double gap, int feature) {
+  out->push_back(pair_point(*model, a, b, w - 0.5 * gap * n, normal, gap, feature));
 }
 
 std::unique_ptr<ContactDetector> make_bullet_detector(const Model& m) {

@@ -31,7 +31,7 @@ void box_plane_points(const Shape&, PlaneContact& c) {
   const auto& box = static_cast<const btBoxShape&>(c.object);
   for (int k = 0; k < 8; ++k) {
     btVector3 v;
-    box.getVertex(k, v);
+    box.btBoxShape::getVertex(k, v);  // not through the vtable: inlined
     const Vec3 w = c.world(Vec3(v.x(), v.y(), v.z()));
     c.add(w, c.height(w), k);
   }

@@ -45,8 +45,10 @@ class PlaneContact {
   const btConvexShape& object;  // the shape's Bullet object
 
   // the point w on the shape (world) at height `gap` above the plane, with its feature
-  // number (what identifies it from one query to the next)
-  void add(const Vec3& w, double gap, int feature);
+  // number (what identifies it from one query to the next): kept when within the margin
+  void add(const Vec3& w, double gap, int feature) {
+    if (gap < margin) keep(w, gap, feature);
+  }
   // the world point of the shape-frame point `local`, and a world point's height
   Vec3 world(const Vec3& local) const { return x + R * local; }
   double height(const Vec3& w) const { return n.dot(w) - c; }
@@ -57,6 +59,9 @@ class PlaneContact {
   Vec3 normal;    // the contact normal, from a to b (±n)
   double margin;  // the query's
   std::vector<ContactPoint>* out;
+
+ private:
+  void keep(const Vec3& w, double gap, int feature);
 };
 
 struct ShapeKind {
