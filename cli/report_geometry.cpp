@@ -10,6 +10,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "appell/shape_types.hpp"
 #include "cli/report.hpp"
 
 namespace appell::cli {
@@ -159,25 +160,6 @@ json mesh_entry(const Shape& s, size_t budget, std::vector<std::string>& notes) 
   return e;
 }
 
-// the bounding radius about the shape frame's origin (0 for a plane: it has none)
-double radius_of(const Shape& s) {
-  switch (s.type) {
-    case ShapeType::Plane:
-      return 0;
-    case ShapeType::Sphere:
-      return s.radius;
-    case ShapeType::Capsule:
-      return 0.5 * s.length + s.radius;
-    case ShapeType::Cylinder:
-      return std::hypot(s.radius, 0.5 * s.length);
-    case ShapeType::Box:
-      return s.half_extents.norm();
-    case ShapeType::ConvexMesh:
-      return s.mesh->radius;
-  }
-  return 0;
-}
-
 // a key equal for shapes sharing one Mesh (the loader shares a file read at one scale)
 std::string mesh_key(const Shape& s) {
   return std::to_string(reinterpret_cast<std::uintptr_t>(s.mesh.get()));
@@ -195,7 +177,7 @@ json report_geometry(const Model& m) {
   size_t total = 0;
   std::vector<int> shape_mesh(all.size(), -1);
   for (size_t i = 0; i < all.size(); ++i) {
-    if (all[i]->type != ShapeType::ConvexMesh) continue;
+    if (!all[i]->mesh) continue;
     const auto [it, fresh] = mesh_of.emplace(mesh_key(*all[i]), static_cast<int>(meshes.size()));
     if (fresh) {
       meshes.push_back(all[i]);
@@ -223,12 +205,13 @@ json report_geometry(const Model& m) {
               {"visual", s.visual},
               {"p", vec(s.position)},
               {"q", {s.orientation.w(), s.orientation.x(), s.orientation.y(), s.orientation.z()}},
-              {"r", radius_of(s)}};
-    if (s.type == ShapeType::Sphere || s.type == ShapeType::Capsule ||
-        s.type == ShapeType::Cylinder)
-      e["radius"] = s.radius;
-    if (s.type == ShapeType::Capsule || s.type == ShapeType::Cylinder) e["length"] = s.length;
-    if (s.type == ShapeType::Box) e["size"] = vec(2 * s.half_extents);
+              {"r", shape_reach(s)}};
+    // the type's own numbers (appell/shape_types.hpp)
+    const ShapeDescription d = describe_shape(s);
+    for (int k = 0; k < d.count; ++k) {
+      const ShapeDescription::Entry& x = d.entries[k];
+      e[x.key] = x.n == 1 ? json(x.v[0]) : vec(Vec3(x.v[0], x.v[1], x.v[2]));
+    }
     if (shape_mesh[i] >= 0) e["mesh"] = shape_mesh[i];
     shapes.push_back(e);
   }

@@ -2,10 +2,13 @@
 // shapes").
 #include "scenes/shapes.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+
+#include "appell/shape_types.hpp"
 
 namespace appell {
 
@@ -72,78 +75,74 @@ MeshFile inline_mesh(const Node& n) {
   return f;
 }
 
+// a shape entry's sizes, for its type to read (appell/shape_types.hpp)
+class SceneShapeEntry final : public ShapeEntry {
+ public:
+  SceneShapeEntry(const Node& n, MeshCache& meshes) : n_(n), meshes_(meshes) {}
+  double positive(const char* key) const override { return n_[key].positive(); }
+  Vec3 positive3(const char* key) const override {
+    const auto e = n_[key].array(3);
+    return Vec3(e[0].positive(), e[1].positive(), e[2].positive());
+  }
+  std::shared_ptr<const Mesh> mesh() const override;
+
+ private:
+  const Node& n_;
+  MeshCache& meshes_;
+};
+
+// "file" (read once per scene and scale, shared) or the "vertices" themselves, times
+// "scale"
+std::shared_ptr<const Mesh> SceneShapeEntry::mesh() const {
+  const Node& n = n_;
+  Vec3 scale = Vec3::Ones();
+  if (n.has("scale")) {
+    const Node sc = n["scale"];
+    if (sc.json().is_array()) {
+      const auto e = sc.array(3);
+      scale = Vec3(factor(e[0]), factor(e[1]), factor(e[2]));
+    } else {
+      scale = Vec3::Constant(factor(sc));
+    }
+  }
+  if (n.has("vertices") == n.has("file")) n.fail("a mesh needs either \"file\" or \"vertices\"");
+  if (n.has("faces") && !n.has("vertices")) n["faces"].fail("\"faces\" go with \"vertices\"");
+  if (n.has("vertices")) {
+    try {
+      return scaled_mesh(inline_mesh(n), scale);
+    } catch (const std::invalid_argument& e) {
+      n["vertices"].fail(std::string("scaled, ") + (e.what() + std::strlen("make_mesh(): ")));
+    }
+  }
+  const std::string path = mesh_path(n["file"]);
+  std::string error;
+  std::shared_ptr<const Mesh> mesh = meshes_.load(path, scale, error);
+  if (!mesh) n["file"].fail("cannot read the mesh '" + path + "': " + error);
+  return mesh;
+}
+
 }  // namespace
 
 Shape parse_shape(const Node& n, int body, const std::string& body_name, const Vec3& com,
                   size_t index, MeshCache& meshes) {
-  n.object({"name", "type", "position", "orientation", "radius", "length", "size", "file", "scale",
-            "vertices", "faces", "friction", "restitution", "group", "mask", "collide_with_joined",
-            "visual"});
+  static const std::vector<std::string> kSizes = shape_parameter_keys();
+  std::vector<std::string> keys = {
+      "name",        "type",  "position", "orientation",         "friction",
+      "restitution", "group", "mask",     "collide_with_joined", "visual"};
+  keys.insert(keys.begin() + 4, kSizes.begin(), kSizes.end());
+  n.object(keys);
   Shape s;
   s.body = body;
   s.name = n.has("name") ? n["name"].name("shape") : body_name + "/" + std::to_string(index);
   const std::string type = n["type"].string();
   if (!parse_shape_type(type, s.type))
-    n["type"].fail("unknown shape type '" + type +
-                   "'; expected plane, sphere, capsule, box, cylinder or mesh");
-  const auto allow = [&](std::initializer_list<const char*> keys) {
-    for (const char* k : {"radius", "length", "size", "file", "scale", "vertices", "faces"}) {
-      bool ok = false;
-      for (const char* a : keys) ok = ok || std::string(a) == k;
-      if (!ok && n.has(k)) n[k].fail("a " + type + " has no " + k);
-    }
-  };
-  switch (s.type) {
-    case ShapeType::Plane:
-      allow({});
-      break;
-    case ShapeType::Sphere:
-      allow({"radius"});
-      s.radius = n["radius"].positive();
-      break;
-    case ShapeType::Capsule:
-    case ShapeType::Cylinder:
-      allow({"radius", "length"});
-      s.radius = n["radius"].positive();
-      s.length = n["length"].positive();
-      break;
-    case ShapeType::Box: {
-      allow({"size"});
-      const auto e = n["size"].array(3);
-      s.half_extents = 0.5 * Vec3(e[0].positive(), e[1].positive(), e[2].positive());
-      break;
-    }
-    case ShapeType::ConvexMesh: {
-      allow({"file", "scale", "vertices", "faces"});
-      Vec3 scale = Vec3::Ones();
-      if (n.has("scale")) {
-        const Node sc = n["scale"];
-        if (sc.json().is_array()) {
-          const auto e = sc.array(3);
-          scale = Vec3(factor(e[0]), factor(e[1]), factor(e[2]));
-        } else {
-          scale = Vec3::Constant(factor(sc));
-        }
-      }
-      // a file (read once per scene and scale, shared), or the vertices themselves
-      if (n.has("vertices") == n.has("file"))
-        n.fail("a mesh needs either \"file\" or \"vertices\"");
-      if (n.has("faces") && !n.has("vertices")) n["faces"].fail("\"faces\" go with \"vertices\"");
-      if (n.has("vertices")) {
-        try {
-          s.mesh = scaled_mesh(inline_mesh(n), scale);
-        } catch (const std::invalid_argument& e) {
-          n["vertices"].fail(std::string("scaled, ") + (e.what() + std::strlen("make_mesh(): ")));
-        }
-        break;
-      }
-      const std::string path = mesh_path(n["file"]);
-      std::string error;
-      s.mesh = meshes.load(path, scale, error);
-      if (!s.mesh) n["file"].fail("cannot read the mesh '" + path + "': " + error);
-      break;
-    }
-  }
+    n["type"].fail("unknown shape type '" + type + "'; expected " + shape_type_names());
+  // the type's own sizes, and no other type's
+  const std::vector<std::string> own = shape_keys(s.type);
+  for (const std::string& k : kSizes)
+    if (n.has(k.c_str()) && std::find(own.begin(), own.end(), k) == own.end())
+      n[k.c_str()].fail("a " + type + " has no " + k);
+  read_shape_sizes(SceneShapeEntry(n, meshes), s);
   if (n.has("position")) s.position = n["position"].vec3();
   if (n.has("orientation")) s.orientation = parse_orientation(n["orientation"]);
   s.position -= com;  // link frame -> centre-of-mass frame (same axes)

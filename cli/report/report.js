@@ -96,6 +96,9 @@
     } else if (sh.kind === 'capsule') {
       geometry = new THREE.CapsuleGeometry(sh.radius, sh.length, 8, 32);
       geometry.rotateX(Math.PI / 2);
+    } else if (sh.kind !== 'mesh' && sh.kind !== 'plane' && sh.r > 0) {
+      // a shape type this page has no drawing of: the sphere of its reach, sh.r
+      geometry = new THREE.SphereGeometry(sh.r, 16, 8);
     }
     if (geometry) {
       const mesh = new THREE.Mesh(geometry, material);

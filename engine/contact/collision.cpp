@@ -16,10 +16,7 @@
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 #include <BulletCollision/CollisionDispatch/btBoxBoxDetector.h>
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
-#include <BulletCollision/CollisionShapes/btCapsuleShape.h>
-#include <BulletCollision/CollisionShapes/btConvexHullShape.h>
 #include <BulletCollision/CollisionShapes/btConvexPolyhedron.h>
-#include <BulletCollision/CollisionShapes/btCylinderShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btGjkEpa2.h>
 #include <BulletCollision/NarrowPhaseCollision/btPolyhedralContactClipping.h>
@@ -34,6 +31,7 @@
 #include "appell/joint.hpp"
 #include "appell/model.hpp"
 #include "appell/tree.hpp"
+#include "engine/contact/shapes/shape_kind.hpp"
 
 namespace appell {
 
@@ -51,47 +49,6 @@ btTransform bt(const Mat3& R, const Vec3& x) {
       bt(x));
 }
 
-// Bullet's shape of s, with no collision margin where the margin is not the shape itself
-// (a sphere is a point with margin r, a capsule a segment with margin r: exact).  A mesh's
-// is made of its hull's vertices only (at most kMaxHullVertices: Bullet's support query is
-// a loop over them), once per Mesh: the shapes that share a Mesh share it.
-std::shared_ptr<btConvexShape> bullet_shape(
-    const Shape& s, std::map<const Mesh*, std::shared_ptr<btConvexShape>>& meshes) {
-  switch (s.type) {
-    case ShapeType::Sphere:
-      return std::make_shared<btSphereShape>(s.radius);
-    case ShapeType::Capsule:
-      return std::make_shared<btCapsuleShapeZ>(s.radius, s.length);
-    case ShapeType::Box: {
-      auto box = std::make_shared<btBoxShape>(bt(s.half_extents));
-      box->setMargin(0);
-      box->initializePolyhedralFeatures();
-      box->setMargin(0);
-      return box;
-    }
-    case ShapeType::Cylinder: {
-      auto cyl = std::make_shared<btCylinderShapeZ>(btVector3(s.radius, s.radius, s.length / 2));
-      cyl->setMargin(0);
-      return cyl;
-    }
-    case ShapeType::ConvexMesh: {
-      std::shared_ptr<btConvexShape>& shared = meshes[s.mesh.get()];
-      if (shared) return shared;
-      auto hull = std::make_shared<btConvexHullShape>();
-      for (const Vec3& v : s.mesh->hull) hull->addPoint(bt(v), false);
-      hull->recalcLocalAabb();
-      hull->setMargin(0);
-      hull->initializePolyhedralFeatures();
-      hull->setMargin(0);
-      shared = hull;
-      return hull;
-    }
-    case ShapeType::Plane:
-      break;
-  }
-  return nullptr;
-}
-
 // Collects the points Bullet's clipping reports: on b's face, depth against a's.
 struct ClipResult final : btDiscreteCollisionDetectorInterface::Result {
   struct Point {
@@ -107,6 +64,25 @@ struct ClipResult final : btDiscreteCollisionDetectorInterface::Result {
   }
 };
 
+// the contact point of shapes a < b
+ContactPoint pair_point(const Model& m, int a, int b, const Vec3& at, const Vec3& normal,
+                        double gap, int feature) {
+  const Shape& sa = m.shapes()[a];
+  const Shape& sb = m.shapes()[b];
+  ContactPoint c;
+  c.shape_a = a;
+  c.shape_b = b;
+  c.body_a = sa.body;
+  c.body_b = sb.body;
+  c.point = at;
+  c.normal = normal;
+  c.gap = gap;
+  c.friction = pair_friction(sa, sb, m.friction_rule());
+  c.restitution = pair_restitution(sa, sb);
+  c.feature = feature;
+  return c;
+}
+
 std::uint64_t pair_key(int a, int b) {
   if (a > b) std::swap(a, b);
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a + 1)) << 32) |
@@ -118,13 +94,14 @@ class BulletDetector final : public ContactDetector {
   explicit BulletDetector(const Model& m) {
     const std::vector<Shape>& shapes = m.shapes();
     entries_.resize(shapes.size());
-    std::map<const Mesh*, std::shared_ptr<btConvexShape>> meshes;
+    BulletMeshes meshes;
     for (size_t i = 0; i < shapes.size(); ++i) {
       Entry& e = entries_[i];
       const Shape& s = shapes[i];
       e.body = s.body;
       e.R0 = s.orientation.normalized().toRotationMatrix();
-      e.shape = bullet_shape(s, meshes);
+      e.kind = &s.type.kind();
+      if (e.kind->bullet) e.shape = e.kind->bullet(s, meshes);
       if (!e.shape) {
         planes_.push_back(static_cast<int>(i));
         continue;
@@ -228,6 +205,7 @@ class BulletDetector final : public ContactDetector {
     Mat3 R0 = Mat3::Identity();                      // the shape frame in the body frame
     std::shared_ptr<btConvexShape> shape;            // null for a plane; meshes share
     const btConvexPolyhedron* polyhedron = nullptr;  // boxes and meshes: faces for clipping
+    const ShapeKind* kind = nullptr;                 // its type
     btBroadphaseProxy* proxy = nullptr;
     Mat3 R = Mat3::Identity();  // world pose at this query
     Vec3 x = Vec3::Zero();
@@ -260,24 +238,6 @@ class BulletDetector final : public ContactDetector {
     return true;
   }
 
-  static ContactPoint point(const Model& m, int a, int b, const Vec3& at, const Vec3& normal,
-                            double gap, int feature) {
-    const Shape& sa = m.shapes()[a];
-    const Shape& sb = m.shapes()[b];
-    ContactPoint c;
-    c.shape_a = a;
-    c.shape_b = b;
-    c.body_a = sa.body;
-    c.body_b = sb.body;
-    c.point = at;
-    c.normal = normal;
-    c.gap = gap;
-    c.friction = pair_friction(sa, sb, m.friction_rule());
-    c.restitution = pair_restitution(sa, sb);
-    c.feature = feature;
-    return c;
-  }
-
   // two convex shapes, a < b
   void convex_pair(const Model& m, int a, int b, double margin, std::vector<ContactPoint>& out) {
     const Entry& ea = entries_[a];
@@ -285,7 +245,8 @@ class BulletDetector final : public ContactDetector {
     // two boxes that overlap: Bullet's box–box detector (ODE's dBoxBox, separating axes)
     // gives up to 4 points with exact depths at a tenth of EPA's cost (resting stacks
     // overlap a little at every step); apart, it gives nothing and GJK below measures
-    if (m.shapes()[a].type == ShapeType::Box && m.shapes()[b].type == ShapeType::Box) {
+    if (ea.shape->getShapeType() == BOX_SHAPE_PROXYTYPE &&
+        eb.shape->getShapeType() == BOX_SHAPE_PROXYTYPE) {
       clip_.points.clear();
       btBoxBoxDetector boxes(static_cast<const btBoxShape*>(ea.shape.get()),
                              static_cast<const btBoxShape*>(eb.shape.get()));
@@ -328,7 +289,7 @@ class BulletDetector final : public ContactDetector {
         int f = 0;
         for (const ClipResult::Point& p : clip_.points)
           if (p.depth < margin)
-            out.push_back(point(m, a, b, p.on_b - 0.5 * p.depth * p.n, p.n, p.depth, f++));
+            out.push_back(pair_point(m, a, b, p.on_b - 0.5 * p.depth * p.n, p.n, p.depth, f++));
         return;
       }
     }
@@ -361,7 +322,7 @@ class BulletDetector final : public ContactDetector {
       if (!clip_.points.empty() && std::abs(deepest - gap) <= 1e-9 * size) {
         int f = 0;
         for (const ClipResult::Point& p : clip_.points)
-          out.push_back(point(m, a, b, p.on_b - 0.5 * p.depth * n, n, p.depth, f++));
+          out.push_back(pair_point(m, a, b, p.on_b - 0.5 * p.depth * n, n, p.depth, f++));
         return;
       }
     }
@@ -369,10 +330,9 @@ class BulletDetector final : public ContactDetector {
     const Vec3 on_b = eig(r.witnesses[1]) - mb * n;
     // a capsule along a box's or a mesh's face touches it along a line: its two ends'
     // spheres, each measured on its own, and the middle point where it is deeper
-    const ShapeType ta = m.shapes()[a].type, tb = m.shapes()[b].type;
-    if ((ta == ShapeType::Capsule && eb.polyhedron) ||
-        (tb == ShapeType::Capsule && ea.polyhedron)) {
-      const bool capsule_a = ta == ShapeType::Capsule;
+    const bool capsule_a = ea.shape->getShapeType() == CAPSULE_SHAPE_PROXYTYPE;
+    const bool capsule_b = eb.shape->getShapeType() == CAPSULE_SHAPE_PROXYTYPE;
+    if ((capsule_a && eb.polyhedron) || (capsule_b && ea.polyhedron)) {
       const Entry& ec = capsule_a ? ea : eb;
       const Entry& ep = capsule_a ? eb : ea;
       const Shape& sc = m.shapes()[capsule_a ? a : b];
@@ -396,17 +356,17 @@ class BulletDetector final : public ContactDetector {
         if (!ok || !(egap < margin) || !en.allFinite() || std::abs(en.norm() - 1) > 1e-6) continue;
         const Vec3 ea_pt = w0 + (capsule_a ? sphere.getMargin() : ep.shape->getMargin()) * en;
         const Vec3 eb_pt = w1 - (capsule_a ? ep.shape->getMargin() : sphere.getMargin()) * en;
-        out.push_back(point(m, a, b, 0.5 * (ea_pt + eb_pt), en, egap, k));
+        out.push_back(pair_point(m, a, b, 0.5 * (ea_pt + eb_pt), en, egap, k));
         lowest_end = std::min(lowest_end, egap);
       }
       // the closest point is an end's (the capsule lies along the face or tilts onto an
       // end), or lies between them (across an edge): then it is a point of its own
       const double size = (eb.x - ea.x).norm() + sc.length + 1.0;
       if (gap >= lowest_end - 1e-9 * size) return;
-      out.push_back(point(m, a, b, 0.5 * (on_a + on_b), n, gap, 2));
+      out.push_back(pair_point(m, a, b, 0.5 * (on_a + on_b), n, gap, 2));
       return;
     }
-    out.push_back(point(m, a, b, 0.5 * (on_a + on_b), n, gap, 0));
+    out.push_back(pair_point(m, a, b, 0.5 * (on_a + on_b), n, gap, 0));
   }
 
   // plane p and convex shape i
@@ -426,58 +386,17 @@ class BulletDetector final : public ContactDetector {
     const Vec3 deepest = es.x + es.R * eig(es.shape->localGetSupportingVertex(bt(down_local)));
     const double low = np.dot(deepest) - c;
     if (!(low < margin)) return;
-    // orient from a to b: the normal is the plane's when the plane is a
+    // orient from a to b: the normal is the plane's when the plane is a; the shape's type
+    // adds its points nearest the plane (PlaneContact::add, below)
     const bool plane_first = p < i;
-    const int a = plane_first ? p : i, b = plane_first ? i : p;
     const Vec3 n = plane_first ? np : Vec3(-np);
-    const auto add = [&](const Vec3& on_shape, double gap, int feature) {
-      if (gap < margin) out.push_back(point(m, a, b, on_shape - 0.5 * gap * np, n, gap, feature));
-    };
-    const Shape& s = m.shapes()[i];
-    switch (s.type) {
-      case ShapeType::Box: {
-        const auto* box = static_cast<const btBoxShape*>(es.shape.get());
-        for (int k = 0; k < 8; ++k) {
-          btVector3 v;
-          box->getVertex(k, v);
-          const Vec3 w = es.x + es.R * eig(v);
-          add(w, np.dot(w) - c, k);
-        }
-        return;
-      }
-      case ShapeType::ConvexMesh: {
-        const btAlignedObjectArray<btVector3>& vs = es.polyhedron->m_vertices;
-        for (int k = 0; k < vs.size(); ++k) {
-          const Vec3 w = es.x + es.R * eig(vs[k]);
-          add(w, np.dot(w) - c, k);
-        }
-        return;
-      }
-      case ShapeType::Capsule:
-        for (int k = 0; k < 2; ++k) {
-          const Vec3 end = es.x + es.R.col(2) * (k ? s.length / 2 : -s.length / 2);
-          add(end - s.radius * np, np.dot(end) - s.radius - c, k);
-        }
-        return;
-      case ShapeType::Cylinder: {
-        // the rims' points at 8 angles; where the shape is tilted its deepest point lies
-        // between them: the support vertex, feature 16
-        double lowest_rim = BT_LARGE_FLOAT;
-        for (int k = 0; k < 16; ++k) {
-          const double angle = (k % 8) * M_PI / 4;
-          const Vec3 local(s.radius * std::cos(angle), s.radius * std::sin(angle),
-                           k < 8 ? -s.length / 2 : s.length / 2);
-          const Vec3 w = es.x + es.R * local;
-          const double g = np.dot(w) - c;
-          lowest_rim = std::min(lowest_rim, g);
-          add(w, g, k);
-        }
-        if (low < lowest_rim - 1e-12 * (1 + s.radius + s.length)) add(deepest, low, 16);
-        return;
-      }
-      default:
-        add(deepest, low, 0);
-    }
+    PlaneContact contact{
+        es.R, es.x,   np,  c, deepest, low, *es.shape, &m, plane_first ? p : i, plane_first ? i : p,
+        n,    margin, &out};
+    if (es.kind->plane_points)
+      es.kind->plane_points(m.shapes()[i], contact);
+    else
+      contact.add(deepest, low, 0);
   }
 
   btDbvtBroadphase broadphase_;
@@ -489,6 +408,10 @@ class BulletDetector final : public ContactDetector {
 };
 
 }  // namespace
+
+void PlaneContact::keep(const Vec3& w, double gap, int feature) {
+  out->push_back(pair_point(*model, a, b, w - 0.5 * gap * n, normal, gap, feature));
+}
 
 std::unique_ptr<ContactDetector> make_bullet_detector(const Model& m) {
   auto det = std::make_unique<BulletDetector>(m);

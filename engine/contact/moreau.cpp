@@ -36,29 +36,7 @@ MoreauStepper::Key key_of(const ContactRecord& r) {
 // half the shape's smallest extent: how deep another shape can go into it before its
 // nearest way out is through the far side (a plane: no far side)
 double MoreauStepper::thickness(const Shape& s) {
-  switch (s.type) {
-    case ShapeType::Plane:
-      return std::numeric_limits<double>::infinity();
-    case ShapeType::Sphere:
-    case ShapeType::Capsule:
-      return s.radius;
-    case ShapeType::Box:
-      return s.half_extents.minCoeff();
-    case ShapeType::Cylinder:
-      return std::min(s.radius, 0.5 * s.length);
-    case ShapeType::ConvexMesh: {
-      // the narrowest of the widths along the shape frame's axes (the hull's, which
-      // collides)
-      if (!s.mesh) return std::numeric_limits<double>::infinity();
-      Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
-      for (const Vec3& v : s.mesh->hull) {
-        lo = lo.cwiseMin(v);
-        hi = hi.cwiseMax(v);
-      }
-      return 0.5 * (hi - lo).minCoeff();
-    }
-  }
-  return std::numeric_limits<double>::infinity();
+  return shape_thickness(s);
 }
 
 namespace {
@@ -96,28 +74,7 @@ MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> de
   reach_.assign(m.nbody(), 0.0);
   for (const Shape& sh : m.shapes()) {
     if (sh.body < 0) continue;
-    double r = 0.0;  // the shape's extent about its own origin
-    switch (sh.type) {
-      case ShapeType::Plane:
-        r = 0.0;
-        break;  // a plane on a body sweeps at its origin's pace
-      case ShapeType::Sphere:
-        r = sh.radius;
-        break;
-      case ShapeType::Capsule:
-        r = sh.radius + 0.5 * sh.length;
-        break;
-      case ShapeType::Box:
-        r = sh.half_extents.norm();
-        break;
-      case ShapeType::Cylinder:
-        r = std::hypot(sh.radius, 0.5 * sh.length);
-        break;
-      case ShapeType::ConvexMesh:
-        r = sh.mesh ? sh.mesh->radius : 0.0;
-        break;
-    }
-    reach_[sh.body] = std::max(reach_[sh.body], sh.position.norm() + r);
+    reach_[sh.body] = std::max(reach_[sh.body], sh.position.norm() + shape_reach(sh));
   }
   const TreeModel& tree = m.tree();
   // bodies whose inertial terms vanish whatever they turn at: free on their own (a root

@@ -55,7 +55,25 @@
 
 namespace appell {
 
-enum class ShapeType { Plane, Sphere, Capsule, Box, Cylinder, ConvexMesh };
+struct ShapeKind;  // one shape type (engine/contact/shapes/shape_kind.hpp; private)
+
+// A shape's type: a handle on its registered ShapeKind (engine/contact/shapes/, one file
+// each, listed once in registry.cpp), which answers every question about the shape that
+// depends on what it is (appell/shape_types.hpp: its name, scene keys, checks, reach,
+// report description; privately its Bullet object).  Compared by identity.  The named
+// ones below are those built in; any registered type is found by name (parse_shape_type).
+class ShapeType {
+ public:
+  constexpr explicit ShapeType(const ShapeKind* kind) : kind_(kind) {}
+  const ShapeKind& kind() const { return *kind_; }
+  friend bool operator==(ShapeType a, ShapeType b) { return a.kind_ == b.kind_; }
+  friend bool operator!=(ShapeType a, ShapeType b) { return a.kind_ != b.kind_; }
+
+  static const ShapeType Plane, Sphere, Capsule, Box, Cylinder, ConvexMesh;
+
+ private:
+  const ShapeKind* kind_;
+};
 
 // The most vertices a mesh's collision hull keeps (Mesh::hull).
 constexpr int kMaxHullVertices = 1024;
@@ -101,10 +119,18 @@ struct Shape {
   bool visual = false;                  // drawn only, never collides (see above)
 };
 
-// "plane", "sphere", "capsule", "box", "cylinder", "mesh"
+// "plane", "sphere", "capsule", "box", "cylinder", "mesh": the type's name in scenes
 const char* shape_type_name(ShapeType t);
-// The type named `name` (the names above); false when there is none.
+// The registered type named `name`; false when there is none.
 bool parse_shape_type(const std::string& name, ShapeType& t);
+
+// The largest distance of a point of s from its frame's origin (0 for a plane, which has
+// no extent of its own): how far a point of the shape moves when it turns.  O(1).
+double shape_reach(const Shape& s);
+// Half the shape's smallest extent: how deep another shape can go into it before its
+// nearest way out is through the far side (a plane: infinite, it has no far side).  O(1);
+// a mesh O(hull).
+double shape_thickness(const Shape& s);
 
 // What is wrong with s ("radius must be finite and > 0, got -1"), or "" when it is valid:
 // sizes finite and positive, μ finite and ≥ 0, e in [0, 1], a unit orientation (within
