@@ -29,10 +29,9 @@
 #include "appell/simulation.hpp"
 #include "appell/tree.hpp"
 #include "cli/commands.hpp"
+#include "cli/linearize_output.hpp"
 
 namespace appell::cli {
-
-using ojson = nlohmann::ordered_json;
 
 CLI::App* add_linearize_command(CLI::App& app, LinearizeOptions& o) {
   CLI::App* c = app.add_subcommand(
@@ -101,61 +100,37 @@ bool inputs_or_report(const Model& m, const std::string& text, std::vector<int>&
   return true;
 }
 
-ojson matrix_json(const Eigen::MatrixXd& A) {
-  ojson rows = ojson::array();
-  for (int r = 0; r < A.rows(); ++r) {
-    ojson row = ojson::array();
-    for (int c = 0; c < A.cols(); ++c) row.push_back(A(r, c) + 0.0);  // no −0
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-std::string num(double x, int digits = 6) {
-  std::ostringstream s;
-  s << std::setprecision(digits) << x + 0.0;  // no −0
-  return s.str();
-}
-
-}  // namespace
-
-int run_linearize(const LinearizeOptions& o) {
-  if (o.format != "json" && o.format != "table")
-    return usage("--format", "expected json or table (got '" + o.format + "')"), 2;
-  double at = 0.0;
-  if (o.at && !number_or_report("--at", "", *o.at, at)) return 2;
-  if (is_lagrangian_scene(o.scene)) return run_lagrangian_linearize(o, o.at ? at : 0.0);
-  if (is_rigid_nu_scene(o.scene)) return run_rigid_nu_linearize(o, o.at ? at : 0.0);
-  Scene scene;
-  if (!load_or_report(o.scene, scene)) return 2;
-  const Model m = compile(scene);
-  const TreeModel& tree = m.tree();
-  const int nu = tree.nu;
-  const std::vector<std::string> names = coordinate_names(m);
-  std::vector<int> columns;
-  std::vector<std::string> input_names;
-  if (o.inputs) {
-    if (!inputs_or_report(m, *o.inputs, columns, input_names)) return 2;
-  } else {
-    for (int k = 0; k < nu; ++k) columns.push_back(k), input_names.push_back(names[k]);
-  }
-  State s = m.initial_state();
+// the state the model is taken about: the scene's initial state at --at, velocities
+// projected onto the constraints (as simulate and eval do; a scene's rates rounded to a few
+// digits still linearize); false (reported) when they cannot be
+bool start_state(const LinearizeOptions& o, const Model& m, const Scene& scene, double at, State& s,
+                 InitialConditions& start) {
+  s = m.initial_state();
   if (o.at) s.t = at;
-  // the state a run starts from: velocities projected onto the constraints (as simulate and
-  // eval do; a scene's rates rounded to a few digits still linearize)
   Data d0(m);
-  InitialConditions start;
   if (initial_conditions(m, d0, s, scene.settings.solver, &start) == SolveStatus::Inconsistent &&
       !start.projected) {
     std::cerr << "error: " << o.scene << ": " << d0.diagnostics.message << "\n";
-    return 2;
+    return false;
   }
   if (start.projected) s = start.state;
+  return true;
+}
 
-  // the unilateral rows that act at this state (one moreau step of the scene's dt, as
-  // eval's contact forces): a limit pressing holds its coordinate, a contact pressing is
-  // refused (docs/derivatives.md "Contact and limits")
-  const SimulationOptions so = SimulationOptions::from_settings(scene.settings);
+std::string shape_name(const Model& m, int k) {
+  return k < 0
+             ? std::string("the world")
+             : "'" +
+                   (m.shapes()[k].name.empty() ? "shape" + std::to_string(k) : m.shapes()[k].name) +
+                   "'";
+}
+
+// The unilateral rows that act at s (one moreau step of the scene's dt, as eval's contact
+// forces): a limit pressing holds its coordinate (its quasi-velocity into `held`), a contact
+// pressing is refused (docs/derivatives.md "Contact and limits").  The exit status, 0 when
+// the model can be linearized.
+int held_by_limits(const LinearizeOptions& o, const Model& m, const SimulationOptions& so,
+                   const State& s, std::vector<int>& held, ojson& held_json) {
   std::vector<ContactSample> pressing;
   if (has_unilateral_rows(m, so.contact.joint_limits, so.contact.joint_friction)) {
     std::vector<ContactSample> rows;
@@ -171,189 +146,94 @@ int run_linearize(const LinearizeOptions& o) {
     for (const ContactSample& c : rows)
       if (c.normal_force > 1e-9 * std::max(1.0, largest)) pressing.push_back(c);
   }
-  std::vector<int> held;
-  ojson held_json = ojson::array();
   for (const ContactSample& c : pressing) {
     if (c.joint >= 0) continue;
     int count = 0;
     for (const ContactSample& p : pressing) count += p.joint < 0;
-    const auto shape = [&](int k) {
-      return k < 0 ? std::string("the world")
-                   : "'" +
-                         (m.shapes()[k].name.empty() ? "shape" + std::to_string(k)
-                                                     : m.shapes()[k].name) +
-                         "'";
-    };
     std::cerr << "error: " << o.scene << ": at t = " << s.t << ": " << count
               << " contact point(s) press at this state (the first between "
-              << shape(c.point.shape_a) << " and " << shape(c.point.shape_b) << ", "
-              << num(c.normal_force)
+              << shape_name(m, c.point.shape_a) << " and " << shape_name(m, c.point.shape_b) << ", "
+              << number_text(c.normal_force)
               << " N): a contact is a set-valued force, and a linear model that took the bodies as "
                  "free would be wrong; contacts are not linearized (joint limits are: a pressing "
                  "limit holds its coordinate)\n";
     return 2;
   }
   for (const ContactSample& c : pressing)
-    for (const TreeJoint& t : tree.joints)
+    for (const TreeJoint& t : m.tree().joints)
       if (t.constraint == c.joint) {
         held.push_back(t.u_offset);
         held_json.push_back({{"joint", m.constraints()[c.joint]->name()},
                              {"side", c.upper ? "upper" : "lower"},
                              {"force", c.normal_force}});
       }
+  return 0;
+}
 
-  LinearModel lm;
+// linearize() about s and the modes of its A; the exit status, 0 when both are finite
+int linear_model(const LinearizeOptions& o, const Model& m, const State& s,
+                 const std::vector<int>& columns, const std::vector<int>& held, LinearModel& lm,
+                 LinearModes& es) {
   try {
     lm = linearize(m, s, columns, held);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << o.scene << ": " << e.what() << "\n";
     return 2;
   }
-  const Eigen::MatrixXd& A = lm.A;
-  const Eigen::MatrixXd& B = lm.B;
-  const std::string method = lm.exact ? "exact" : "numerical";
-  const std::string& note = lm.note;
-  if (!A.allFinite() || !B.allFinite()) {
+  if (!lm.A.allFinite() || !lm.B.allFinite()) {
     std::cerr << "error: " << o.scene << ": at t = " << s.t
               << ": the linear model is not finite (singular mass matrix?)\n";
     return 3;
   }
-
-  // eigenvalues, ascending by real part then |imaginary part|; one of each conjugate pair
-  // is listed with both signs of the imaginary part, as the solver gives them
-  LinearModes es;
   try {
     es = modes(lm);
   } catch (const std::runtime_error&) {
     std::cerr << "error: " << o.scene << ": at t = " << s.t << ": eigenvalues did not converge\n";
     return 3;
   }
-  const int nx = static_cast<int>(A.rows());
-  std::vector<int> order(nx);
-  for (int k = 0; k < nx; ++k) order[k] = k;
-  const Eigen::VectorXcd& lam = es.values;
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    if (lam(a).real() != lam(b).real()) return lam(a).real() < lam(b).real();
-    return lam(a).imag() < lam(b).imag();
-  });
-  // the state x = (δq_I, u_V): every coordinate on a tree, the independent ones with rows
-  const int nI = static_cast<int>(lm.coordinates.size());
-  std::vector<std::string> states, cnames, vnames;
-  for (int k : lm.coordinates) cnames.push_back(names[k]), states.push_back("q:" + names[k]);
-  for (int k : lm.velocities) vnames.push_back(names[k]), states.push_back("u:" + names[k]);
+  return 0;
+}
 
-  ojson out;
-  out["scene"] = o.scene;
-  out["time"] = s.t;
-  out["derivatives"] = method;
-  if (!note.empty()) out["note"] = note;
-  out["coordinates"] = names;
-  if (tree.nrows_extra > 0) {
-    out["constraint_rows"] = tree.nrows_extra;
-    out["independent_coordinates"] = cnames;
-    out["independent_velocities"] = vnames;
-  }
-  if (!held.empty()) {
-    out["held_by_limits"] = held_json;
-    out["note"] = std::string(
-                      "coordinates resting on a joint limit whose force is positive are "
-                      "held (the limit taken as the equality q = bound) and left out of "
-                      "x") +
-                  (note.empty() ? "" : "; " + note);
-  }
-  if (has_unilateral_rows(m, so.contact.joint_limits, so.contact.joint_friction))
-    out["unilateral_rows"] =
-        "no contact presses; limits that press are held (held_by_limits), open limits and "
-        "joint Coulomb friction are not in the linear model";
-  if (lm.turn_rate != 0) out["turn_rate"] = lm.turn_rate;
-  if (start.velocity_correction > 0) out["initial_velocity_correction"] = start.velocity_correction;
-  out["states"] = states;
-  out["inputs"] = input_names;
-  out["A"] = matrix_json(A);
-  out["B"] = matrix_json(B);
-  ojson eig = ojson::array();
-  for (int k : order) {
-    const std::complex<double> l = lam(k);
-    const double wn = std::abs(l);
-    // the mode's coordinates δq_I (its velocities when it moves none: a nonholonomic mode)
-    const bool by_velocity = nI == 0 || es.vectors.col(k).head(nI).cwiseAbs().maxCoeff() == 0.0;
-    const Eigen::VectorXcd v = by_velocity ? Eigen::VectorXcd(es.vectors.col(k).tail(nx - nI))
-                                           : Eigen::VectorXcd(es.vectors.col(k).head(nI));
-    const std::vector<std::string>& vn = by_velocity ? vnames : cnames;
-    const int nv = static_cast<int>(v.size());
-    const double vmax = nv > 0 ? v.cwiseAbs().maxCoeff() : 0.0;
-    std::vector<int> idx(nv);
-    for (int j = 0; j < nv; ++j) idx[j] = j;
-    std::sort(idx.begin(), idx.end(),
-              [&](int a, int b) { return std::abs(v(a)) > std::abs(v(b)); });
-    ojson comps = ojson::array();
-    for (int j : idx) {
-      const double mag = vmax > 0 ? std::abs(v(j)) / vmax : 0.0;
-      if (mag < 0.05 || comps.size() >= 4) break;
-      comps.push_back({{"coordinate", vn[j]},
-                       {"magnitude", mag},
-                       {"phase_deg", std::arg(v(j) / v(idx[0])) * 180.0 / M_PI}});
-    }
-    ojson e;
-    e["re"] = l.real() + 0.0;  // no −0
-    e["im"] = l.imag() + 0.0;
-    e["natural_frequency"] = wn;                          // rad/s
-    e["frequency_hz"] = std::abs(l.imag()) / (2 * M_PI);  // damped
-    e["damping_ratio"] = wn > 0 ? -l.real() / wn + 0.0 : 0.0;
-    e["stable"] = l.real() < 0;
-    e["mode"] = comps;
-    eig.push_back(e);
-  }
-  out["eigenvalues"] = eig;
+}  // namespace
 
-  if (o.format == "json") {
-    std::cout << out.dump(2) << "\n";
-    return 0;
+int run_linearize(const LinearizeOptions& o) {
+  if (o.format != "json" && o.format != "table")
+    return usage("--format", "expected json or table (got '" + o.format + "')"), 2;
+  double at = 0.0;
+  if (o.at && !number_or_report("--at", "", *o.at, at)) return 2;
+  if (is_lagrangian_scene(o.scene)) return run_lagrangian_linearize(o, o.at ? at : 0.0);
+  if (is_rigid_nu_scene(o.scene)) return run_rigid_nu_linearize(o, o.at ? at : 0.0);
+  Scene scene;
+  if (!load_or_report(o.scene, scene)) return 2;
+  const Model m = compile(scene);
+  const std::vector<std::string> names = coordinate_names(m);
+  Linearization r;
+  r.coordinates = names;
+  std::vector<int> columns;
+  if (o.inputs) {
+    if (!inputs_or_report(m, *o.inputs, columns, r.input_names)) return 2;
+  } else {
+    for (int k = 0; k < m.tree().nu; ++k) columns.push_back(k), r.input_names.push_back(names[k]);
   }
-  std::ostream& os = std::cout;
-  os << "linear model of " << o.scene << " at t = " << s.t << " (derivatives: " << method << ")\n";
-  if (!note.empty()) os << "note: " << note << "\n";
-  for (const ojson& h : held_json)
-    os << "held by its " << h["side"].get<std::string>() << " limit (force "
-       << num(h["force"].get<double>()) << "): " << h["joint"].get<std::string>() << "\n";
-  if (start.velocity_correction > 0)
-    os << "initial velocities projected onto the constraints first: |du|_M = "
-       << start.velocity_correction << "\n";
-  if (tree.nrows_extra > 0) {
-    os << "constraint rows beyond the tree: " << tree.nrows_extra << "; independent coordinates:";
-    for (const std::string& n : cnames) os << " " << n;
-    os << "; independent velocities:";
-    for (const std::string& n : vnames) os << " " << n;
-    os << "\n";
-  }
-  os << "x = (δq, u), " << nx << " states; inputs: " << input_names.size() << "\n\nA =\n";
-  auto print = [&](const Eigen::MatrixXd& X, const std::vector<std::string>& cols) {
-    os << std::setw(16) << "";
-    for (const std::string& c : cols) os << std::setw(14) << c.substr(0, 13);
-    os << "\n";
-    for (int r = 0; r < X.rows(); ++r) {
-      os << std::setw(16) << states[r].substr(0, 15);
-      for (int c = 0; c < X.cols(); ++c) os << std::setw(14) << num(X(r, c));
-      os << "\n";
-    }
-  };
-  print(A, states);
-  os << "\nB =\n";
-  print(B, input_names);
-  os << "\neigenvalues:\n"
-     << std::setw(14) << "re" << std::setw(14) << "im" << std::setw(14) << "|λ| rad/s"
-     << std::setw(12) << "f Hz" << std::setw(10) << "ζ"
-     << "  mode\n";
-  for (const ojson& e : eig) {
-    std::string mode;
-    for (const ojson& c : e["mode"])
-      mode += (mode.empty() ? "" : ", ") + c["coordinate"].get<std::string>() + " " +
-              num(c["magnitude"].get<double>(), 3);
-    os << std::setw(14) << num(e["re"].get<double>()) << std::setw(14) << num(e["im"].get<double>())
-       << std::setw(14) << num(e["natural_frequency"].get<double>()) << std::setw(12)
-       << num(e["frequency_hz"].get<double>(), 4) << std::setw(10)
-       << num(e["damping_ratio"].get<double>(), 3) << "  " << mode << "\n";
-  }
+  State s;
+  InitialConditions start;
+  if (!start_state(o, m, scene, at, s, start)) return 2;
+  r.velocity_correction = start.velocity_correction;
+  const SimulationOptions so = SimulationOptions::from_settings(scene.settings);
+  std::vector<int> held;
+  r.held_json = ojson::array();
+  if (const int status = held_by_limits(o, m, so, s, held, r.held_json)) return status;
+
+  LinearModel lm;
+  LinearModes es;
+  if (const int status = linear_model(o, m, s, columns, held, lm, es)) return status;
+  r.method = lm.exact ? "exact" : "numerical";
+  r.names = state_names(lm, names);
+  r.eigenvalues = eigen_json(lm, es, r.names);
+  if (o.format == "json")
+    std::cout << linear_model_json(o, m, so, s, lm, r).dump(2) << "\n";
+  else
+    print_linear_model(std::cout, o, m, s, lm, r);
   return 0;
 }
 

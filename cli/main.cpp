@@ -26,26 +26,28 @@ static void add_joint_frame(CLI::App* cmd, std::string& frame) {
                   "child's (child: the body frame, as Pinocchio)");
 }
 
-int main(int argc, char** argv) {
-  CLI::App app{"appell: equations of motion of constrained multibody systems (Gauss's principle)"};
-  app.set_version_flag("--version", std::string("appell ") + APPELL_VERSION);
-  app.require_subcommand(1);
-
-  appell::cli::EvalOptions eval;
-  std::string check_scene;
+// appell check SCENE [--json | --table]
+static CLI::App* add_check_command(CLI::App& app, std::string& scene, appell::cli::Output& output) {
   CLI::App* check =
       app.add_subcommand("check", "validate a scene; print bodies, constraints, DoF, rank");
-  check->add_option("SCENE", check_scene, "scene file (JSON)")->required();
-  appell::cli::Output check_output = appell::cli::Output::Auto;
-  add_output_flags(check, check_output);
+  check->add_option("SCENE", scene, "scene file (JSON)")->required();
+  add_output_flags(check, output);
+  return check;
+}
+
+// appell eval SCENE [--formulation F] [--json | --table] [--joint-frame F]
+static CLI::App* add_eval_command(CLI::App& app, appell::cli::EvalOptions& eval) {
   CLI::App* ev = app.add_subcommand("eval", "equations of motion at t = 0, JSON on stdout");
   ev->add_option("SCENE", eval.scene, "scene file (JSON)")->required();
   ev->add_option("--formulation", eval.formulation,
                  "auto | recursive | gibbs-appell | pinv | sparse");
   add_output_flags(ev, eval.output);
   add_joint_frame(ev, eval.joint_frame);
+  return ev;
+}
 
-  appell::cli::SimulateOptions sim;
+// appell simulate SCENE [options]: the run and its output files
+static CLI::App* add_simulate_command(CLI::App& app, appell::cli::SimulateOptions& sim) {
   CLI::App* simulate =
       app.add_subcommand("simulate", "integrate a scene; trajectory, forces, summary");
   simulate->add_option("SCENE", sim.scene, "scene file (JSON)")->required();
@@ -65,8 +67,11 @@ int main(int argc, char** argv) {
   simulate->add_option("--report", sim.report, "HTML report: 3D animation and plots");
   simulate->add_flag("--quiet", sim.quiet, "no summary on stdout, no progress bar");
   add_joint_frame(simulate, sim.joint_frame);
+  return simulate;
+}
 
-  appell::cli::ReportOptions report;
+// appell report SCENE TRAJ [FORCES] -o OUT [--summary S]
+static CLI::App* add_report_command(CLI::App& app, appell::cli::ReportOptions& report) {
   CLI::App* rep = app.add_subcommand(
       "report", "HTML report (3D animation, plots) of a simulate run's traj.csv [forces.csv]");
   rep->add_option("SCENE", report.scene, "scene file (JSON)")->required();
@@ -74,8 +79,11 @@ int main(int argc, char** argv) {
   rep->add_option("FORCES", report.forces, "forces.csv written by simulate --forces");
   rep->add_option("-o,--out", report.out, "the report (HTML)")->required();
   rep->add_option("--summary", report.summary, "summary.json of the run (for the run time)");
+  return rep;
+}
 
-  appell::cli::InverseOptions inv;
+// appell inverse SCENE [--q Q] [--qd QD] [--qdd QDD] [--t T] [--joint-frame F] [--actuated J]
+static CLI::App* add_inverse_command(CLI::App& app, appell::cli::InverseOptions& inv) {
   CLI::App* inverse =
       app.add_subcommand("inverse", "inverse dynamics: joint forces for a motion, JSON on stdout");
   inverse->add_option("SCENE", inv.scene, "scene file (JSON)")->required();
@@ -88,7 +96,25 @@ int main(int argc, char** argv) {
   add_joint_frame(inverse, inv.joint_frame);
   inverse->add_option("--actuated", inv.actuated,
                       "actuated joints, comma-separated (default: every tree joint)");
+  return inverse;
+}
 
+int main(int argc, char** argv) {
+  CLI::App app{"appell: equations of motion of constrained multibody systems (Gauss's principle)"};
+  app.set_version_flag("--version", std::string("appell ") + APPELL_VERSION);
+  app.require_subcommand(1);
+
+  std::string check_scene;
+  appell::cli::Output check_output = appell::cli::Output::Auto;
+  CLI::App* check = add_check_command(app, check_scene, check_output);
+  appell::cli::EvalOptions eval;
+  CLI::App* ev = add_eval_command(app, eval);
+  appell::cli::SimulateOptions sim;
+  CLI::App* simulate = add_simulate_command(app, sim);
+  appell::cli::ReportOptions report;
+  CLI::App* rep = add_report_command(app, report);
+  appell::cli::InverseOptions inv;
+  CLI::App* inverse = add_inverse_command(app, inv);
   appell::cli::SweepOptions sweep_options;
   CLI::App* sweep = appell::cli::add_sweep_command(app, sweep_options);
   appell::cli::LinearizeOptions lin;

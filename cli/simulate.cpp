@@ -87,6 +87,89 @@ bool commit_all(std::initializer_list<OutputFile*> files) {
   return ok;
 }
 
+// the simulate command's output files
+struct SimulateOutputs {
+  Csv traj, forces, contacts;
+  OutputFile summary;
+  ReportFile report;
+};
+
+// every output path checked and opened (as a temporary) before anything is written, the
+// csv headers written; false (reported) when one cannot be
+bool open_outputs(const SimulateOptions& o, const Scene& scene, const Model& m,
+                  SimulateOutputs& out) {
+  if (!check_output_paths(o.scene, scene.source_files,
+                          {{"--out", o.out},
+                           {"--forces", o.forces},
+                           {"--contacts", o.contacts},
+                           {"--summary", o.summary},
+                           {"--report", o.report}}))
+    return false;
+  const auto open = [](OutputFile& file, const char* option, const std::string& path) {
+    return path.empty() || file.open(path) || usage_error(option + (": " + file.error()));
+  };
+  if (!open(out.traj, "--out", o.out) || !open(out.forces, "--forces", o.forces) ||
+      !open(out.summary, "--summary", o.summary) || !open(out.report, "--report", o.report) ||
+      !open(out.contacts, "--contacts", o.contacts))
+    return false;
+  if (out.traj) out.traj.text(traj_schema(m).header());
+  if (out.forces) out.forces.text(forces_schema(m).header());
+  if (out.contacts) out.contacts.text(contacts_header());
+  return true;
+}
+
+// the run, observed by the recorder (and the report's collector); the run stops early when
+// an output cannot be written
+void run_observed(const Model& m, Simulation& sim, Recorder& recorder,
+                  std::optional<ReportCollector>& report, Csv& contacts) {
+  const ContactRows contact_rows(m);
+  std::string contact_text;
+  const Observer observe = [&](const Sample& s) {
+    recorder.observe(s);
+    if (contacts && s.contacts && !s.contacts->empty()) {
+      contact_text.clear();
+      contact_rows.append(s.t, *s.contacts, contact_text);
+      contacts.text(contact_text);
+    }
+    if (report) report->observe(s);
+  };
+  if (sim.start(observe))
+    while (!recorder.write_failed() && !contacts.failed() && sim.step(observe)) {
+    }
+  recorder.finish();
+}
+
+// the summary and the report written, the outputs committed; the exit status
+int finish_outputs(const SimulateOptions& o, const Model& m, const SimulationOptions& so,
+                   const Simulation& sim, Recorder& recorder,
+                   const std::optional<ReportCollector>& report, SimulateOutputs& out) {
+  const SimulationResult& r = sim.result();
+  const auto summary =
+      recorder.summary(formulation_name(sim.state_space().formulation()), sim.method(), r);
+  // (finite samples can still give an infinite drift, 1e308 − (−1e308): then no summary)
+  const bool finite = finite_numbers(summary);
+  if (!finite)
+    out.summary.discard();
+  else if (out.summary)
+    out.summary.text(summary.dump(2) + "\n");
+  else if (!o.quiet)
+    std::cout << summary.dump(2) << "\n";
+  if (!commit_all({&out.traj, &out.forces, &out.contacts, &out.summary})) return 2;
+  // the report last: when it fails, the run's other outputs are kept
+  if (report && !write_simulation_report(out.report, o.scene, m, summary, r, report->series()))
+    return 2;
+
+  if (!r.ok() || !finite) {
+    std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t,
+                 r.ok() ? "the summary's figures are not finite" : r.message.c_str());
+    return 3;
+  }
+  if (r.contact_unconverged > 0)  // allowed by the scene: said, not failed
+    std::fprintf(stderr, "warning: %s: %s\n", o.scene.c_str(),
+                 contact_unconverged_message(r, so.contact).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int run_simulate(const SimulateOptions& o) {
@@ -112,78 +195,17 @@ int run_simulate(const SimulateOptions& o) {
   } catch (const std::invalid_argument& e) {
     return usage_error(e.what()), 2;
   }
+  SimulateOutputs out;
+  if (!open_outputs(o, scene, m, out)) return 2;
 
-  // every output path is checked and opened (as a temporary) before anything is written
-  if (!check_output_paths(o.scene, scene.source_files,
-                          {{"--out", o.out},
-                           {"--forces", o.forces},
-                           {"--contacts", o.contacts},
-                           {"--summary", o.summary},
-                           {"--report", o.report}}))
-    return 2;
-  Csv traj, forces, contacts;
-  OutputFile summary_file;
-  ReportFile report_file;
-  const auto open = [](OutputFile& file, const char* option, const std::string& path) {
-    return path.empty() || file.open(path) || usage_error(option + (": " + file.error()));
-  };
-  if (!open(traj, "--out", o.out) || !open(forces, "--forces", o.forces) ||
-      !open(summary_file, "--summary", o.summary) || !open(report_file, "--report", o.report) ||
-      !open(contacts, "--contacts", o.contacts))
-    return 2;
-  if (traj) traj.text(traj_schema(m).header());
-  if (forces) forces.text(forces_schema(m).header());
-  if (contacts) contacts.text(contacts_header());
-
-  // the run, observed by the recorder; rows are written on a thread of their own when a
-  // second core can take them (cli/sample_writer.hpp); the run stops early when an output
-  // cannot be written
-  Recorder recorder(m, traj, forces, std::thread::hardware_concurrency() > 1, frame);
+  // rows are written on a thread of their own when a second core can take them
+  // (cli/sample_writer.hpp)
+  Recorder recorder(m, out.traj, out.forces, std::thread::hardware_concurrency() > 1, frame);
   std::optional<ReportCollector> report;
   if (!o.report.empty()) report.emplace(m);
-  const ContactRows contact_rows(m);
-  std::string contact_text;
-  const Observer observe = [&](const Sample& s) {
-    recorder.observe(s);
-    if (contacts && s.contacts && !s.contacts->empty()) {
-      contact_text.clear();
-      contact_rows.append(s.t, *s.contacts, contact_text);
-      contacts.text(contact_text);
-    }
-    if (report) report->observe(s);
-  };
-  if (sim->start(observe))
-    while (!recorder.write_failed() && !contacts.failed() && sim->step(observe)) {
-    }
-  recorder.finish();
+  run_observed(m, *sim, recorder, report, out.contacts);
   progress.finish();
-  const SimulationResult& r = sim->result();
-
-  // the summary and the report
-  const auto summary =
-      recorder.summary(formulation_name(sim->state_space().formulation()), sim->method(), r);
-  // (finite samples can still give an infinite drift, 1e308 − (−1e308): then no summary)
-  const bool finite = finite_numbers(summary);
-  if (!finite)
-    summary_file.discard();
-  else if (summary_file)
-    summary_file.text(summary.dump(2) + "\n");
-  else if (!o.quiet)
-    std::cout << summary.dump(2) << "\n";
-  if (!commit_all({&traj, &forces, &contacts, &summary_file})) return 2;
-  // the report last: when it fails, the run's other outputs are kept
-  if (report && !write_simulation_report(report_file, o.scene, m, summary, r, report->series()))
-    return 2;
-
-  if (!r.ok() || !finite) {
-    std::fprintf(stderr, "error: %s: at t = %.9g: %s\n", o.scene.c_str(), r.t,
-                 r.ok() ? "the summary's figures are not finite" : r.message.c_str());
-    return 3;
-  }
-  if (r.contact_unconverged > 0)  // allowed by the scene: said, not failed
-    std::fprintf(stderr, "warning: %s: %s\n", o.scene.c_str(),
-                 contact_unconverged_message(r, so.contact).c_str());
-  return 0;
+  return finish_outputs(o, m, so, *sim, recorder, report, out);
 }
 
 }  // namespace appell::cli

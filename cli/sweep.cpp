@@ -31,6 +31,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -203,6 +204,66 @@ bool draw_progress(size_t done, size_t total) {
   return true;
 }
 
+// the text the runs' scenes are built from: a robot file (what simulate takes) is swept as
+// the scene that includes it, beside it: the pointers then name that scene's keys
+// (/gravity/2, /include/q/JOINT, ...)
+std::string swept_scene_text(const std::string& scene) {
+  std::string text = read_scene_text(scene);
+  const bool mjcf = is_mjcf_text(text);
+  if (mjcf || is_urdf_text(text, scene)) {
+    const std::string base = scene.substr(scene.find_last_of('/') + 1);
+    text = nlohmann::json{{"include", {{mjcf ? "mjcf" : "urdf", base}}}}.dump();
+  }
+  return text;
+}
+
+// the runs, each scene loaded by the worker that takes it; the exit status, 0 when every
+// run could start
+int run_all(const SweepOptions& o, size_t count, int threads,
+            const std::function<SweepRun(size_t)>& make_run, std::vector<SweepOutcome>& outcomes) {
+  appell::SweepOptions so;
+  so.threads = threads;
+  const bool bar = !o.quiet && isatty(fileno(stderr));
+  if (bar) so.progress = draw_progress;
+  so.fewer_threads = [&](int started, int wanted, const std::string& why) {
+    std::fprintf(stderr, "note: %d of %d worker threads could start (%s); the runs go on %s\n",
+                 started, wanted, why.c_str(), started > 0 ? "on those" : "on the main thread");
+  };
+  try {
+    outcomes = sweep(count, make_run, so);
+  } catch (const SceneError& e) {
+    if (bar) std::fprintf(stderr, "\r\033[K");
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    if (bar) std::fprintf(stderr, "\r\033[K");
+    std::cerr << "error: " << o.scene << ": " << e.what() << "\n";
+    return 2;
+  }
+  if (bar) std::fprintf(stderr, "\r\033[K");
+  return 0;
+}
+
+// the rows, then what failed; the exit status
+int write_outcomes(const SweepOptions& o, const std::vector<Axis>& axes, const Model& first,
+                   const std::vector<SweepOutcome>& outcomes, Rows& out) {
+  out.put(header(axes, first));
+  for (size_t i = 0; i < outcomes.size(); ++i)
+    out.put(row(i, overrides_of(axes, i), outcomes[i], first.nbody()));
+  if (!o.out.empty() && !out.commit()) {
+    std::cerr << "error: --out: " << out.error() << "\n";
+    return 2;
+  }
+  int failed = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].result.ok()) continue;
+    ++failed;
+    std::fprintf(stderr, "error: %s: run %zu: at t = %.9g: %s\n", o.scene.c_str(), i,
+                 outcomes[i].result.t, outcomes[i].result.message.c_str());
+  }
+  return failed ? 3 : 0;
+}
+
 }  // namespace
 
 int run_sweep(const SweepOptions& o) {
@@ -231,14 +292,7 @@ int run_sweep(const SweepOptions& o) {
   try {
     axes = parse_axes(o.set);
     count = run_count(axes);
-    text = read_scene_text(o.scene);
-    // a robot file (what simulate takes) is swept as the scene that includes it, beside it:
-    // the pointers then name that scene's keys (/gravity/2, /include/q/JOINT, ...)
-    const bool mjcf = is_mjcf_text(text);
-    if (mjcf || is_urdf_text(text, o.scene)) {
-      const std::string base = o.scene.substr(o.scene.find_last_of('/') + 1);
-      text = nlohmann::json{{"include", {{mjcf ? "mjcf" : "urdf", base}}}}.dump();
-    }
+    text = swept_scene_text(o.scene);
     first = make_run(0).model;
   } catch (const SceneError& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -250,47 +304,10 @@ int run_sweep(const SweepOptions& o) {
     std::cerr << "error: --out: " << out.error() << "\n";
     return 2;
   }
-
-  // the runs, each scene loaded by the worker that takes it
-  appell::SweepOptions so;
-  so.threads = threads;
-  const bool bar = !o.quiet && isatty(fileno(stderr));
-  if (bar) so.progress = draw_progress;
-  so.fewer_threads = [&](int started, int wanted, const std::string& why) {
-    std::fprintf(stderr, "note: %d of %d worker threads could start (%s); the runs go on %s\n",
-                 started, wanted, why.c_str(), started > 0 ? "on those" : "on the main thread");
-  };
   std::vector<SweepOutcome> outcomes;
-  try {
-    outcomes = sweep(count, make_run, so);
-  } catch (const SceneError& e) {
-    if (bar) std::fprintf(stderr, "\r\033[K");
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    if (bar) std::fprintf(stderr, "\r\033[K");
-    std::cerr << "error: " << o.scene << ": " << e.what() << "\n";
-    return 2;
-  }
-  if (bar) std::fprintf(stderr, "\r\033[K");
-
-  // the rows, then what failed
+  if (const int status = run_all(o, count, threads, make_run, outcomes)) return status;
   if (!out_is_no_input(o.out, o.scene, inputs)) return 2;  // what every run read
-  out.put(header(axes, *first));
-  for (size_t i = 0; i < outcomes.size(); ++i)
-    out.put(row(i, overrides_of(axes, i), outcomes[i], first->nbody()));
-  if (!o.out.empty() && !out.commit()) {
-    std::cerr << "error: --out: " << out.error() << "\n";
-    return 2;
-  }
-  int failed = 0;
-  for (size_t i = 0; i < outcomes.size(); ++i) {
-    if (outcomes[i].result.ok()) continue;
-    ++failed;
-    std::fprintf(stderr, "error: %s: run %zu: at t = %.9g: %s\n", o.scene.c_str(), i,
-                 outcomes[i].result.t, outcomes[i].result.message.c_str());
-  }
-  return failed ? 3 : 0;
+  return write_outcomes(o, axes, *first, outcomes, out);
 }
 
 }  // namespace appell::cli

@@ -13,100 +13,94 @@
 #include "bodies/dual_number.hpp"
 
 namespace appell {
+namespace expression_detail {
+
+// A binary node's value (Add … Max of Expression's tape operations; Op is Expression::Op).
+template <class T, class Op>
+inline T binary_as(Op op, const T& a, const T& b) {
+  using std::atan2, std::pow;
+  switch (op) {
+    case Op::Add:
+      return a + b;
+    case Op::Sub:
+      return a - b;
+    case Op::Mul:
+      return a * b;
+    case Op::Div:
+      return a / b;
+    case Op::Pow:
+      return pow(a, b);
+    case Op::Atan2:
+      return atan2(a, b);
+    case Op::Min:
+      return primal(a) <= primal(b) ? a : b;
+    case Op::Max:
+      return primal(a) >= primal(b) ? a : b;
+    default:
+      return T(0.0);  // not a binary operation: never asked
+  }
+}
+
+// A unary node's value (Neg … Abs); c: PowConst's exponent.
+template <class T, class Op>
+inline T unary_as(Op op, double c, const T& a) {
+  using std::acos, std::asin, std::atan, std::cos, std::cosh, std::exp, std::log;
+  using std::pow, std::sin, std::sinh, std::sqrt, std::tan, std::tanh;
+  switch (op) {
+    case Op::Neg:
+      return -a;
+    case Op::PowConst:
+      return c == 2.0 ? T(a * a) : c == 1.0 ? a : T(pow(a, c));
+    case Op::Sin:
+      return sin(a);
+    case Op::Cos:
+      return cos(a);
+    case Op::Tan:
+      return tan(a);
+    case Op::Asin:
+      return asin(a);
+    case Op::Acos:
+      return acos(a);
+    case Op::Atan:
+      return atan(a);
+    case Op::Sinh:
+      return sinh(a);
+    case Op::Cosh:
+      return cosh(a);
+    case Op::Tanh:
+      return tanh(a);
+    case Op::Exp:
+      return exp(a);
+    case Op::Log:
+      return log(a);
+    case Op::Sqrt:
+      return sqrt(a);
+    case Op::Abs: {
+      const double s = primal(a);
+      return s > 0 ? a : (s < 0 ? T(-a) : T(0.0));
+    }
+    default:
+      return T(0.0);  // not a unary operation: never asked
+  }
+}
+
+}  // namespace expression_detail
 
 template <class T>
 T Expression::value_as(const T* x, T* w) const {
-  using std::acos, std::asin, std::atan, std::atan2, std::cos, std::cosh, std::exp, std::log;
-  using std::pow, std::sin, std::sinh, std::sqrt, std::tan, std::tanh;
   const int n = size();
   for (int i = 0; i < n; ++i) {
     const Node& nd = ops_[i];
-    const T* A = nd.a >= 0 ? &w[nd.a] : nullptr;
-    const T* B = nd.b >= 0 ? &w[nd.b] : nullptr;
-    T& r = w[i];
     switch (nd.op) {
       case Op::Const:
-        r = T(nd.c);
+        w[i] = T(nd.c);
         break;
       case Op::Var:
-        r = x[nd.var];
+        w[i] = x[nd.var];
         break;
-      case Op::Add:
-        r = *A + *B;
-        break;
-      case Op::Sub:
-        r = *A - *B;
-        break;
-      case Op::Mul:
-        r = *A * *B;
-        break;
-      case Op::Div:
-        r = *A / *B;
-        break;
-      case Op::Pow:
-        r = pow(*A, *B);
-        break;
-      case Op::Atan2:
-        r = atan2(*A, *B);
-        break;
-      case Op::Min:
-        r = primal(*A) <= primal(*B) ? *A : *B;
-        break;
-      case Op::Max:
-        r = primal(*A) >= primal(*B) ? *A : *B;
-        break;
-      case Op::Neg:
-        r = -*A;
-        break;
-      case Op::PowConst:
-        if (nd.c == 2.0)
-          r = *A * *A;
-        else if (nd.c == 1.0)
-          r = *A;
-        else
-          r = pow(*A, nd.c);
-        break;
-      case Op::Sin:
-        r = sin(*A);
-        break;
-      case Op::Cos:
-        r = cos(*A);
-        break;
-      case Op::Tan:
-        r = tan(*A);
-        break;
-      case Op::Asin:
-        r = asin(*A);
-        break;
-      case Op::Acos:
-        r = acos(*A);
-        break;
-      case Op::Atan:
-        r = atan(*A);
-        break;
-      case Op::Sinh:
-        r = sinh(*A);
-        break;
-      case Op::Cosh:
-        r = cosh(*A);
-        break;
-      case Op::Tanh:
-        r = tanh(*A);
-        break;
-      case Op::Exp:
-        r = exp(*A);
-        break;
-      case Op::Log:
-        r = log(*A);
-        break;
-      case Op::Sqrt:
-        r = sqrt(*A);
-        break;
-      case Op::Abs: {
-        const double s = primal(*A);
-        r = s > 0 ? *A : (s < 0 ? T(-*A) : T(0.0));
-        break;
-      }
+      default:  // the tape lists the binary operations (Add … Max) before the unary ones
+        w[i] = nd.op <= Op::Max ? expression_detail::binary_as(nd.op, w[nd.a], w[nd.b])
+                                : expression_detail::unary_as(nd.op, nd.c, w[nd.a]);
     }
   }
   return w[root_];

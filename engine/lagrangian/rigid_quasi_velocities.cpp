@@ -232,36 +232,36 @@ LagrangianStatus rigid_rates_of(const RigidNuSystem& s, double t, const Eigen::V
   return LagrangianStatus::Ok;
 }
 
-RigidNuSystem make_rigid_nu_system(const std::vector<SceneQuasiVelocity>& quasi_velocities,
-                                   const Model& model, const State& x0, const std::string& file) {
-  RigidNuSystem s;
-  s.model = model;
-  s.quasi_velocities = quasi_velocities;
-  for (const SceneQuasiVelocity& qv : s.quasi_velocities)
-    s.max_nodes = std::max(s.max_nodes, qv.expression.size());
+namespace {
+
+// The extra rows at x0: an independent subset, the first of each dependent group.
+std::vector<int> independent_extra_rows(const RigidNuSystem& s, const State& x0) {
+  const Model& model = s.model;
   const int n = s.n();
-  const std::string where = "/quasi_velocities";
-  // the extra rows at x0; an independent subset, the first of each dependent group
-  {
-    RigidNuData d(s);
-    set_state(model, d.data, x0);
-    tree_body_accelerations(model, d.data, x0, d.zero, d.a0);
-    extra_rows_in_tree(model, d.data, x0, d.a0, d.A_all, d.b_all);
-    Eigen::MatrixXd kept(0, n);
-    for (int k = 0; k < d.A_all.rows(); ++k) {
-      const double norm = d.A_all.row(k).norm();
-      if (!(norm > 0)) continue;
-      Eigen::MatrixXd trial(kept.rows() + 1, n);
-      trial << kept, d.A_all.row(k) / norm;
-      Eigen::FullPivLU<Eigen::MatrixXd> lu(trial);
-      lu.setThreshold(1e-10);
-      if (lu.rank() == trial.rows()) {
-        kept = trial;
-        s.rows.push_back(k);
-      }
+  std::vector<int> rows;
+  RigidNuData d(s);
+  set_state(model, d.data, x0);
+  tree_body_accelerations(model, d.data, x0, d.zero, d.a0);
+  extra_rows_in_tree(model, d.data, x0, d.a0, d.A_all, d.b_all);
+  Eigen::MatrixXd kept(0, n);
+  for (int k = 0; k < d.A_all.rows(); ++k) {
+    const double norm = d.A_all.row(k).norm();
+    if (!(norm > 0)) continue;
+    Eigen::MatrixXd trial(kept.rows() + 1, n);
+    trial << kept, d.A_all.row(k) / norm;
+    Eigen::FullPivLU<Eigen::MatrixXd> lu(trial);
+    lu.setThreshold(1e-10);
+    if (lu.rank() == trial.rows()) {
+      kept = trial;
+      rows.push_back(k);
     }
   }
-  // the names of the outputs
+  return rows;
+}
+
+// the names of the outputs: q's and u's by joint, the kept rows' by constraint
+void rigid_nu_output_names(RigidNuSystem& s) {
+  const Model& model = s.model;
   const TreeModel& tree = model.tree();
   for (const TreeJoint& j : tree.joints) {
     const std::string name =
@@ -271,27 +271,23 @@ RigidNuSystem make_rigid_nu_system(const std::vector<SceneQuasiVelocity>& quasi_
     for (int c = 0; c < j.nu; ++c)
       s.u_names.push_back(name + ".u" + (j.nu > 1 ? std::to_string(c) : std::string()));
   }
-  {
-    int k = 0;
-    size_t kept = 0;
-    for (int c : tree.extra)
-      for (int i = 0; i < model.constraints()[c]->rows(); ++i, ++k)
-        if (kept < s.rows.size() && s.rows[kept] == k) {
-          const ConstraintPtr& con = model.constraints()[c];
-          s.row_names.push_back(con->name() +
-                                (con->rows() > 1 ? "." + std::to_string(i) : std::string()));
-          ++kept;
-        }
-  }
-  if (s.dof() != n - s.m())
-    throw SceneError(file, where,
-                     "expected " + std::to_string(n - s.m()) +
-                         " quasi-velocities, one per degree of freedom (" + std::to_string(n) +
-                         " joint velocities, " + std::to_string(s.m()) +
-                         " independent constraint rows), got " + std::to_string(s.dof()));
-  RigidNuData d(s);
-  rigid_rows(s, x0, d);
-  // each affine in the velocities, and independent of the rows and the ones before it
+  int k = 0;
+  size_t kept = 0;
+  for (int c : tree.extra)
+    for (int i = 0; i < model.constraints()[c]->rows(); ++i, ++k)
+      if (kept < s.rows.size() && s.rows[kept] == k) {
+        const ConstraintPtr& con = model.constraints()[c];
+        s.row_names.push_back(con->name() +
+                              (con->rows() > 1 ? "." + std::to_string(i) : std::string()));
+        ++kept;
+      }
+}
+
+// Each quasi-velocity affine in the velocities ([L96] (5.4)), and independent of the rows
+// and the ones before it, at x0 (d: after the rows at x0); else a SceneError at its pointer.
+void check_quasi_velocities(const RigidNuSystem& s, const State& x0, const std::string& file,
+                            RigidNuData& d) {
+  const int n = s.n();
   const StateView view{d.data.body.data(), x0.t, d.scratch.data(), d.scratch.size()};
   std::vector<double> values;
   Eigen::MatrixXd S(s.m(), n);
@@ -315,6 +311,30 @@ RigidNuSystem make_rigid_nu_system(const std::vector<SceneQuasiVelocity>& quasi_
                            std::string(i ? " and the quasi-velocities before it" : "") + ")");
     S = trial;
   }
+}
+
+}  // namespace
+
+RigidNuSystem make_rigid_nu_system(const std::vector<SceneQuasiVelocity>& quasi_velocities,
+                                   const Model& model, const State& x0, const std::string& file) {
+  RigidNuSystem s;
+  s.model = model;
+  s.quasi_velocities = quasi_velocities;
+  for (const SceneQuasiVelocity& qv : s.quasi_velocities)
+    s.max_nodes = std::max(s.max_nodes, qv.expression.size());
+  const int n = s.n();
+  const std::string where = "/quasi_velocities";
+  s.rows = independent_extra_rows(s, x0);
+  rigid_nu_output_names(s);
+  if (s.dof() != n - s.m())
+    throw SceneError(file, where,
+                     "expected " + std::to_string(n - s.m()) +
+                         " quasi-velocities, one per degree of freedom (" + std::to_string(n) +
+                         " joint velocities, " + std::to_string(s.m()) +
+                         " independent constraint rows), got " + std::to_string(s.dof()));
+  RigidNuData d(s);
+  rigid_rows(s, x0, d);
+  check_quasi_velocities(s, x0, file, d);
   switch (evaluate_rigid_nu(s, x0, d)) {
     case LagrangianStatus::Ok:
       break;

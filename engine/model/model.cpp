@@ -86,6 +86,90 @@ BodyState state_of(const std::vector<Body>& bodies, int b) {
   return s;
 }
 
+// Each body's welded group: its carrier (top) and its pose in the carrier's frame (R, p),
+// from the joints' frames in tree order; true when any two bodies are welded.
+struct WeldPoses {
+  std::vector<int> top;  // the carrier of each body's group
+  std::vector<Mat3> R;   // pose in the carrier's frame
+  std::vector<Vec3> p;
+};
+
+bool weld_carriers(const Model& m, const TreeModel& tree, WeldPoses& w) {
+  const int nb = m.nbody();
+  const auto& bodies = m.bodies();
+  w.top.resize(nb);
+  w.R.assign(nb, Mat3::Identity());
+  w.p.assign(nb, Vec3::Zero());
+  const BodyState rest{};
+  JointMotion jm;
+  Vec6 V_J;
+  const double zero[7] = {0, 0, 0, 1, 0, 0, 0};
+  bool merged = false;
+  for (int b = 0; b < nb; ++b) w.top[b] = b;
+  for (const TreeJoint& t : tree.joints) {
+    const int b = t.body, P = t.parent_body;
+    if (t.nu != 0 || t.nq != 0 || P == kWorld || !bodies[b].rigid() || !bodies[P].rigid()) continue;
+    // C's pose in P's frame, from P at rest (J1 with R = I, d = 0)
+    BodyState C;
+    joint_kinematics(t, rest, zero, zero, C, jm, V_J);
+    w.top[b] = w.top[P];
+    w.R[b] = w.R[P] * C.Q;
+    w.p[b] = w.p[P] + w.R[P] * C.x;
+    merged = true;
+  }
+  return merged;
+}
+
+// The composites' mass, inertia about their centres (parallel axes) and each body's weld;
+// `index`: carrier → composite.  Returns the centres in the carriers' frames.
+std::vector<Vec3> composite_mass_properties(const Model& m, const WeldPoses& wp,
+                                            const std::vector<int>& index,
+                                            std::vector<Body>& composites,
+                                            std::vector<Weld>& weld) {
+  const int nb = m.nbody();
+  const auto& bodies = m.bodies();
+  // mass and centre in the carrier's frame, then inertia about the centre (parallel axes)
+  std::vector<Vec3> centre(composites.size(), Vec3::Zero());
+  for (int b = 0; b < nb; ++b) {
+    const int k = index[wp.top[b]];
+    composites[k].mass += bodies[b].mass;
+    centre[k] += bodies[b].mass * wp.p[b];
+  }
+  for (size_t k = 0; k < composites.size(); ++k)
+    if (composites[k].mass > 0) centre[k] /= composites[k].mass;
+  weld.assign(nb, Weld{});
+  for (int b = 0; b < nb; ++b) {
+    const int k = index[wp.top[b]];
+    Weld& w = weld[b];
+    w.composite = k;
+    w.R = wp.R[b];
+    w.p = wp.p[b] - centre[k];
+    w.identity = wp.top[b] == b && w.p.isZero(0.0) && composites[k].mass == bodies[b].mass;
+    if (!bodies[b].rigid()) {
+      composites[k].inertia.setZero();
+      continue;
+    }
+    composites[k].inertia +=
+        wp.R[b] * bodies[b].inertia * wp.R[b].transpose() +
+        bodies[b].mass * (w.p.squaredNorm() * Mat3::Identity() - w.p * w.p.transpose());
+  }
+  return centre;
+}
+
+// internal: a constraint among bodies of one composite (the merged fixed joints, and any
+// loop between welded bodies), whose rows vanish in the composites' coordinates
+std::vector<char> internal_constraints(const Model& m, const std::vector<Weld>& weld, bool merged) {
+  std::vector<char> internal(m.constraints().size(), 0);
+  if (merged)
+    for (size_t c = 0; c < m.constraints().size(); ++c) {
+      const std::vector<int>& named = m.constraints()[c]->bodies();
+      bool same = named.size() >= 2;
+      for (int b : named) same = same && weld[b].composite == weld[named[0]].composite;
+      internal[c] = same;
+    }
+  return internal;
+}
+
 // The welded groups of m's tree (bodies joined by tree joints without motion, both rigid)
 // merged into composites: m.composites_, m.weld_, m.carrier_, m.internal_, m.merged_.
 // Composites are numbered in the order of their first body, so that without welds
@@ -97,29 +181,11 @@ void merge_welds(Model& m, const TreeModel& tree, std::vector<Body>& composites,
                  bool& merged) {
   const int nb = m.nbody();
   const auto& bodies = m.bodies();
-  std::vector<int> top(nb);                   // the carrier of each body's group
-  std::vector<Mat3> R(nb, Mat3::Identity());  // pose in the carrier's frame
-  std::vector<Vec3> p(nb, Vec3::Zero());
-  const BodyState rest{};
-  JointMotion jm;
-  Vec6 V_J;
-  const double zero[7] = {0, 0, 0, 1, 0, 0, 0};
-  for (int b = 0; b < nb; ++b) top[b] = b;
-  for (const TreeJoint& t : tree.joints) {
-    const int b = t.body, P = t.parent_body;
-    if (t.nu != 0 || t.nq != 0 || P == kWorld || !bodies[b].rigid() || !bodies[P].rigid()) continue;
-    // C's pose in P's frame, from P at rest (J1 with R = I, d = 0)
-    BodyState C;
-    joint_kinematics(t, rest, zero, zero, C, jm, V_J);
-    top[b] = top[P];
-    R[b] = R[P] * C.Q;
-    p[b] = p[P] + R[P] * C.x;
-    merged = true;
-  }
-  weld.assign(nb, Weld{});
+  WeldPoses wp;
+  if (weld_carriers(m, tree, wp)) merged = true;
   std::vector<int> index(nb, -1);  // carrier → composite
   for (int b = 0; b < nb; ++b) {
-    const int c = top[b];
+    const int c = wp.top[b];
     if (index[c] < 0) {
       index[c] = static_cast<int>(composites.size());
       Body k = bodies[c];
@@ -129,30 +195,7 @@ void merge_welds(Model& m, const TreeModel& tree, std::vector<Body>& composites,
       carrier.push_back(c);
     }
   }
-  // mass and centre in the carrier's frame, then inertia about the centre (parallel axes)
-  std::vector<Vec3> centre(composites.size(), Vec3::Zero());
-  for (int b = 0; b < nb; ++b) {
-    const int k = index[top[b]];
-    composites[k].mass += bodies[b].mass;
-    centre[k] += bodies[b].mass * p[b];
-  }
-  for (size_t k = 0; k < composites.size(); ++k)
-    if (composites[k].mass > 0) centre[k] /= composites[k].mass;
-  for (int b = 0; b < nb; ++b) {
-    const int k = index[top[b]];
-    Weld& w = weld[b];
-    w.composite = k;
-    w.R = R[b];
-    w.p = p[b] - centre[k];
-    w.identity = top[b] == b && w.p.isZero(0.0) && composites[k].mass == bodies[b].mass;
-    if (!bodies[b].rigid()) {
-      composites[k].inertia.setZero();
-      continue;
-    }
-    composites[k].inertia +=
-        R[b] * bodies[b].inertia * R[b].transpose() +
-        bodies[b].mass * (w.p.squaredNorm() * Mat3::Identity() - w.p * w.p.transpose());
-  }
+  const std::vector<Vec3> centre = composite_mass_properties(m, wp, index, composites, weld);
   // the composite's initial state: its centre, moving with the carrier
   for (size_t k = 0; k < composites.size(); ++k) {
     Body& K = composites[k];
@@ -162,18 +205,9 @@ void merge_welds(Model& m, const TreeModel& tree, std::vector<Body>& composites,
     K.velocity = c.velocity + c.angular_velocity.cross(Q * centre[k]);
     K.root = false;
     for (int b = 0; b < nb; ++b)
-      if (index[top[b]] == static_cast<int>(k)) K.root = K.root || bodies[b].root;
+      if (index[wp.top[b]] == static_cast<int>(k)) K.root = K.root || bodies[b].root;
   }
-  // internal: a constraint among bodies of one composite (the merged fixed joints, and any
-  // loop between welded bodies), whose rows vanish in the composites' coordinates
-  internal.assign(m.constraints().size(), 0);
-  if (merged)
-    for (size_t c = 0; c < m.constraints().size(); ++c) {
-      const std::vector<int>& named = m.constraints()[c]->bodies();
-      bool same = named.size() >= 2;
-      for (int b : named) same = same && weld[b].composite == weld[named[0]].composite;
-      internal[c] = same;
-    }
+  internal = internal_constraints(m, weld, merged);
 }
 
 // Why composite k would make the mass matrix singular, naming its bodies; "" when not.

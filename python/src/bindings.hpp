@@ -95,6 +95,9 @@ std::vector<std::string> tree_joint_names(const Model& m);
 
 // One per file: model.cpp, callables.cpp, forward.cpp, simulate.cpp, sweep.cpp.
 void bind_model(py::module_& m);
+void bind_builder(py::module_& m);  // builder.cpp: ModelBuilder (bind_model calls it)
+// describe.cpp: the model as lists of dicts (bodies, joints, constraints, forces)
+py::dict describe_model(const PyModel& pm);
 void bind_callables(py::module_& m);
 void bind_forward(py::module_& m);
 void bind_simulate(py::module_& m);

@@ -220,9 +220,8 @@ py::dict rigid_run(const PyRigidNu& p, const py::object& duration, const py::obj
       s.n(), s.dof());
 }
 
-}  // namespace
-
-void bind_lagrangian(py::module_& m) {
+// LagrangianSystem and its functions
+void bind_lagrangian_systems(py::module_& m) {
   py::class_<PyLagrangian, std::shared_ptr<PyLagrangian>>(
       m, "LagrangianSystem",
       "A system given by its Lagrangian, in the quasi-velocities its scene chooses "
@@ -276,8 +275,10 @@ void bind_lagrangian(py::module_& m) {
         "violation_position, violation_velocity, ok, message, failed_at, steps, "
         "rhs_evaluations.  A numerical failure ends the run with ok False and the samples "
         "before it.");
+}
 
-  // scenes of bodies with "quasi_velocities" (appell/rigid_quasi_velocities.hpp)
+// scenes of bodies with "quasi_velocities" (appell/rigid_quasi_velocities.hpp)
+void bind_rigid_nu_systems(py::module_& m) {
   py::class_<PyRigidNu, std::shared_ptr<PyRigidNu>>(
       m, "RigidNuSystem",
       "A scene of bodies in the quasi-velocities it chooses (docs/lagrangian.md, \"Rigid-body "
@@ -333,6 +334,13 @@ void bind_lagrangian(py::module_& m) {
         "rigid_nu_simulate(system: RigidNuSystem, duration: float | None, dt: float | None, "
         "method: str | None) -> dict\n\nIntegrates (q, nu) as lagrangian_simulate does (qd: "
         "the joint velocities u).");
+}
+
+}  // namespace
+
+void bind_lagrangian(py::module_& m) {
+  bind_lagrangian_systems(m);
+  bind_rigid_nu_systems(m);
 }
 
 }  // namespace appell::python
