@@ -7,7 +7,6 @@
 
 #include "appell/integrators.hpp"
 #include "appell/scene_document.hpp"
-#include "engine/lagrangian/sweep.hpp"
 #include "scenes/reader.hpp"
 #include "scenes/scene_parts.hpp"
 
@@ -54,21 +53,10 @@ bool reads(const Expression& e, ExprVariable::Kind kind) {
   return false;
 }
 
-// The largest |∂²r/∂q̇_a∂q̇_b| of an expression at x (zero for a row affine in the rates).
-double rate_curvature(const Expression& e, const LagrangianState& x, LagrangianData& d) {
-  std::vector<double> values;
-  for (const ExprVariable& v : e.variables())
-    values.push_back(lagrangian_detail::variable_at(v, x));
-  return lagrangian_detail::curvature(
-      e, values.data(), [](const ExprVariable& v) { return v.kind == ExprVariable::Kind::Rate; },
-      d);
-}
-
 // a row not finite at t = 0: its column when its value is the culprit
 [[noreturn]] void not_finite_row(const Node& n, const Expression& e, const LagrangianState& x) {
-  std::vector<double> values, work(static_cast<size_t>(std::max(e.size(), 1)));
-  for (const ExprVariable& v : e.variables())
-    values.push_back(lagrangian_detail::variable_at(v, x));
+  const std::vector<double> values = variable_values_at(e, x);
+  std::vector<double> work(static_cast<size_t>(std::max(e.size(), 1)));
   const int column = e.first_nonfinite_column(values.data(), work.data());
   n.fail("at t = 0: " + (column > 0 ? "column " + std::to_string(column) + ": " : std::string()) +
          "not finite (or not differentiable)");
@@ -103,7 +91,7 @@ LagrangianRow parse_row(const Node& n, const std::string& key, int index,
            (quasi ? "a quasi-velocity is a combination of rates"
                   : "a constraint of q and t alone is level position"));
   // a velocity row nonlinear in the rates, φ(q, q̇, t) = 0 (read off its tape)
-  row.nonlinear = !quasi && !row.holonomic && !lagrangian_detail::affine_in_rates(row.e);
+  row.nonlinear = !quasi && !row.holonomic && !affine_in_rates(row.e);
   return row;
 }
 

@@ -14,6 +14,7 @@
 #include "appell/scene_document.hpp"
 #include "scenes/initial_state.hpp"
 #include "scenes/mjcf.hpp"
+#include "scenes/scene_build.hpp"
 #include "scenes/scene_parts.hpp"
 #include "scenes/shapes.hpp"
 #include "scenes/urdf.hpp"
@@ -28,191 +29,6 @@ SceneError::SceneError(std::string file, std::string pointer, std::string messag
       file_(std::move(file)),
       pointer_(std::move(pointer)),
       message_(std::move(message)) {}
-
-Quat parse_orientation(const Node& n) {
-  n.object({"quaternion", "axis_angle", "matrix"});
-  if (n.json().size() != 1) n.fail("expected exactly one of quaternion, axis_angle, matrix");
-  if (n.has("quaternion")) {
-    const auto e = n["quaternion"].array(4);
-    Quat q(e[0].number(), e[1].number(), e[2].number(), e[3].number());
-    if (!(q.norm() > 1e-12)) n["quaternion"].fail("quaternion must be nonzero");
-    // scaled by its largest entry first, so that |q|² cannot overflow ([1e300, 1e300, 0, 0])
-    q.coeffs() /= q.coeffs().cwiseAbs().maxCoeff();
-    return q.normalized();
-  }
-  if (n.has("axis_angle")) {
-    const auto e = n["axis_angle"].array(4);
-    Vec3 axis(e[0].number(), e[1].number(), e[2].number());
-    if (!(axis.norm() > 1e-12)) n["axis_angle"].fail("axis must be nonzero");
-    axis /= axis.cwiseAbs().maxCoeff();  // |axis|² cannot overflow
-    return Quat(Eigen::AngleAxisd(e[3].number(), axis.normalized()));
-  }
-  const Mat3 Q = n["matrix"].mat3();
-  const double defect = rotation_matrix_defect(Q);
-  if (defect > 1e-6) {
-    std::ostringstream os;
-    os << "not a rotation: must be orthonormal with determinant +1 within 1e-6, off by " << defect;
-    n["matrix"].fail(os.str());
-  }
-  return Quat(Q).normalized();
-}
-
-namespace {
-
-Mat3 parse_inertia(const Node& n, double mass) {
-  n.object({"principal", "matrix", "box", "sphere", "cylinder"});
-  if (n.json().size() != 1)
-    n.fail("expected exactly one of principal, matrix, box, sphere, cylinder");
-  if (n.has("principal")) {
-    const Node p = n["principal"];
-    const auto e = p.array(3);
-    const Vec3 I(e[0].positive(), e[1].positive(), e[2].positive());
-    const double tol = 1e-12 * I.maxCoeff();
-    if (I(0) > I(1) + I(2) + tol || I(1) > I(0) + I(2) + tol || I(2) > I(0) + I(1) + tol) {
-      std::ostringstream os;
-      os << "principal moments [" << I(0) << ", " << I(1) << ", " << I(2)
-         << "] violate the triangle inequality";
-      n.fail(os.str());
-    }
-    const Mat3 J = inertia_principal(I);
-    const std::string defect = inertia_defect(J);
-    if (!defect.empty()) p.fail(defect);
-    return J;
-  }
-  if (n.has("matrix")) {
-    // zero or degenerate passes here: fine on a body welded to bodies with mass (a URDF's
-    // dummy links); check_composites() reports the others
-    const Mat3 J = n["matrix"].mat3();
-    const std::string defect = inertia_semidefinite_defect(J);
-    if (!defect.empty()) n["matrix"].fail(defect);
-    return 0.5 * (J + J.transpose());
-  }
-  // a solid shape: its moments follow from the mass, and can overflow or underflow
-  const char* shape = n.has("box") ? "box" : n.has("sphere") ? "sphere" : "cylinder";
-  const Node s = n[shape];
-  Mat3 J;
-  if (n.has("box")) {
-    const auto e = s.array(3);
-    J = inertia_box(mass, Vec3(e[0].positive(), e[1].positive(), e[2].positive()));
-  } else if (n.has("sphere")) {
-    J = inertia_sphere(mass, s.positive());
-  } else {
-    const auto e = s.array(2);
-    J = inertia_cylinder(mass, e[0].positive(), e[1].positive());
-  }
-  const std::string defect = inertia_defect(J);
-  if (!defect.empty())
-    s.fail(defect + " (the moments of this shape and mass are out of the range of a double)");
-  return J;
-}
-
-// "visual": how reports draw the body (docs/scene-format.md); checked here, not kept
-void check_visual(const Node& n) {
-  n.object({"box", "sphere", "cylinder", "color"});
-  const size_t shapes = n.has("box") + n.has("sphere") + n.has("cylinder");
-  if (shapes != 1) n.fail("expected exactly one of box, sphere, cylinder");
-  if (n.has("box"))
-    for (const Node& e : n["box"].array(3)) e.positive();
-  if (n.has("sphere")) n["sphere"].positive();
-  if (n.has("cylinder"))
-    for (const Node& e : n["cylinder"].array(2)) e.positive();
-  if (n.has("color")) {
-    const std::string c = n["color"].string();
-    const bool hex = c.size() == 7 && c[0] == '#' &&
-                     c.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
-    if (!hex) n["color"].fail("expected a colour as \"#rrggbb\", got '" + c + "'");
-  }
-}
-
-Body parse_body(const Node& n) {
-  n.object({"name", "type", "mass", "inertia", "position", "orientation", "velocity",
-            "angular_velocity", "root", "com", "visual", "shapes"});
-  if (n.has("visual")) check_visual(n["visual"]);
-  Body b;
-  b.name = n["name"].name("body");
-  if (b.name == "world") n["name"].fail("'world' is reserved for the fixed ground");
-  const std::string type = n.has("type") ? n["type"].string() : "rigid";
-  if (type == "particle") {
-    b.type = BodyType::Particle;
-    for (const char* k : {"inertia", "orientation", "angular_velocity", "com"})
-      if (n.has(k)) n[k].fail(std::string("a particle has no ") + k);
-  } else if (type != "rigid") {
-    n["type"].fail("unknown body type '" + type + "'; expected rigid or particle");
-  }
-  // a rigid body may be a massless frame (mass 0 and a zero inertia "matrix") that a joint
-  // moves with the bodies beyond it (compile() checks that some have mass)
-  const bool frame = b.rigid() && n["mass"].number() == 0 && n.has("inertia") &&
-                     n["inertia"].json().is_object() && n["inertia"].json().size() == 1 &&
-                     n["inertia"].has("matrix") && n["inertia"]["matrix"].mat3().isZero(0.0);
-  b.mass = frame ? 0.0 : n["mass"].positive();
-  b.position = n.has("position") ? n["position"].vec3() : Vec3::Zero();
-  b.velocity = n.has("velocity") ? n["velocity"].vec3() : Vec3::Zero();
-  if (b.rigid()) {
-    b.inertia = parse_inertia(n["inertia"], b.mass);
-    if (n.has("orientation")) b.orientation = parse_orientation(n["orientation"]);
-    if (n.has("angular_velocity")) b.angular_velocity = n["angular_velocity"].vec3();
-  }
-  if (n.has("root")) {
-    if (!n["root"].json().is_boolean()) n["root"].fail("expected true or false");
-    b.root = n["root"].json().get<bool>();
-  }
-  return b;
-}
-
-void parse_solver(const Node& n, SolverOptions& s) {
-  n.object({"formulation", "stabilization"});
-  if (n.has("formulation")) {
-    const std::string f = n["formulation"].string();
-    if (!parse_formulation(f, s.formulation))
-      n["formulation"].fail("unknown formulation '" + f +
-                            "'; expected auto, recursive, gibbs-appell, pinv or sparse");
-  }
-  if (!n.has("stabilization")) return;
-  const Node st = n["stabilization"];
-  std::string type;
-  if (st.json().is_string()) {
-    type = st.string();
-    if (type != "none") st.fail("expected \"none\" or an object with a type, got '" + type + "'");
-  } else {
-    st.object({"type", "alpha", "beta"});
-    type = st["type"].string();
-  }
-  if (type == "none") {
-    s.stabilization.type = Stabilization::Type::None;
-  } else if (type == "baumgarte") {
-    s.stabilization.type = Stabilization::Type::Baumgarte;
-    s.stabilization.alpha = st["alpha"].nonnegative();
-    s.stabilization.beta = st["beta"].nonnegative();
-  } else if (type == "projection") {
-    if (st.has("alpha") || st.has("beta")) st.fail("projection takes no alpha or beta");
-    s.stabilization.type = Stabilization::Type::Projection;
-  } else {
-    st["type"].fail("unknown stabilization '" + type + "'; expected none, baumgarte or projection");
-  }
-}
-
-void parse_integrator(const Node& n, IntegratorOptions& o) {
-  n.object({"method", "duration", "dt", "rtol", "atol"});
-  if (n.has("method")) {
-    o.method = n["method"].string();
-    o.method_given = true;
-    if (!find_integrator(o.method))
-      n["method"].fail("unknown method '" + o.method + "'; expected " + integrator_names());
-  }
-  if (n.has("duration")) o.duration = n["duration"].nonnegative();
-  if (n.has("dt")) o.dt = n["dt"].positive();
-  if (n.has("rtol")) o.rtol = n["rtol"].positive();
-  if (n.has("atol")) o.atol = n["atol"].positive();
-}
-
-// A list of at most `limit` entries.
-void check_count(const Node& list, size_t limit, const char* what) {
-  if (list.size() > limit)
-    list.fail(std::to_string(list.size()) + " " + what + ", more than the limit of " +
-              std::to_string(limit));
-}
-
-}  // namespace
 
 int SceneContext::body(const Node& n) const {
   std::string name = n.string();
@@ -254,40 +70,14 @@ typename Parsers::mapped_type parser_for(const Node& n, const Parsers& parsers, 
                  "'; expected one of: " + list_of);
 }
 
-// the bodies of one scene part, appended to `out` (names unique across parts and aliases)
-void parse_bodies(const Node& list, const Aliases& aliases, std::vector<SceneBody>& out) {
-  check_count(list, SceneLimits::kMaxBodies, "bodies");
-  std::set<std::string> names;  // O(log n) a look-up: 10,000 bodies stay quick
-  for (const SceneBody& other : out) names.insert(other.body.name);
-  for (size_t i = 0; i < list.size(); ++i) {
-    const Node n = list.at(i);
-    SceneBody b{parse_body(n), n};
-    if (!names.insert(b.body.name).second)
-      n["name"].fail("duplicate body name '" + b.body.name + "'");
-    if (aliases.count(b.body.name))
-      n["name"].fail("duplicate body name '" + b.body.name + "' (a link of the included URDF)");
-    if (n.has("com")) b.com = n["com"].vec3();
-    out.push_back(b);
-  }
-}
-
-// An equality (MuJoCo's word): a mimic, or what an included MJCF's <equality> became
-bool is_equality(const Node& n, const UrdfScene* robot) {
-  if (robot && &n.file() == &robot->file) {
-    const auto k = robot->kinds.find(n.pointer());
-    if (k != robot->kinds.end()) return k->second == "equality";
-  }
-  return n.json().is_object() && n.has("type") && n["type"].json() == "mimic";
-}
-
 void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& nodes,
                        bool equality_off, const UrdfScene* robot) {
-  check_count(list, SceneLimits::kMaxConstraints, "constraints");
+  scene_detail::check_count(list, SceneLimits::kMaxConstraints, "constraints");
   std::set<std::string> names;
   for (const ConstraintPtr& other : ctx.model.constraints()) names.insert(other->name());
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
-    if (equality_off && is_equality(n, robot)) continue;
+    if (equality_off && scene_detail::is_equality(n, robot)) continue;
     const auto parse = parser_for(n, constraint_parsers(), "constraint");
     const std::string name =
         n.has("name") ? n["name"].name("constraint") : "constraint" + std::to_string(i);
@@ -298,135 +88,16 @@ void parse_constraints(const Node& list, SceneContext& ctx, std::vector<Node>& n
   }
 }
 
-// MuJoCo's <option><flag> switches, as a scene's "disable": ["passive", ...] says them (or
-// an included MJCF's <flag>, unless the scene has the key): what the loader leaves out
-struct Disabled {
-  bool contact = false, limit = false, frictionloss = false, passive = false, actuation = false,
-       equality = false;
-};
-
-Disabled disabled_parts(const Node& top, const UrdfScene* robot) {
-  static const char* const kNames[] = {"contact", "limit",     "frictionloss",
-                                       "passive", "actuation", "equality"};
-  Disabled d;
-  const auto set = [&](const std::string& name) {
-    bool* flags[] = {&d.contact, &d.limit, &d.frictionloss, &d.passive, &d.actuation, &d.equality};
-    for (int k = 0; k < 6; ++k)
-      if (name == kNames[k]) *flags[k] = true;
-  };
-  if (top.has("disable")) {
-    const Node list = top["disable"];
-    if (!list.json().is_array())
-      list.fail(
-          "expected an array of names (contact, limit, frictionloss, passive, actuation, "
-          "equality), got " +
-          type_name(list.json()));
-    for (size_t i = 0; i < list.size(); ++i) {
-      const std::string name = list.at(i).string();
-      bool known = false;
-      for (const char* k : kNames) known = known || name == k;
-      if (!known)
-        list.at(i).fail("unknown switch '" + name +
-                        "'; expected contact, limit, frictionloss, passive, actuation or equality");
-      set(name);
-    }
-  } else if (robot && robot->settings.contains("disable")) {
-    for (const auto& name : robot->settings["disable"]) set(name.get<std::string>());
-  }
-  return d;
-}
-
-// what a force is to the switches: "passive" (springs and dampers), "actuation" (joint
-// torques and servos), "" (forces applied to bodies: force, torque, expression); an
-// included MJCF says it for each of its own (a damper actuator is actuation)
-std::string force_kind(const Node& n, const UrdfScene* robot) {
-  if (robot && &n.file() == &robot->file) {
-    const auto k = robot->kinds.find(n.pointer());
-    if (k != robot->kinds.end()) return k->second;
-  }
-  const std::string type = n.has("type") && n["type"].json().is_string()
-                               ? n["type"].json().get<std::string>()
-                               : std::string();
-  if (type == "spring" || type == "damping" || type == "joint_spring" || type == "joint_damping")
-    return "passive";
-  if (type == "joint_torque" || type == "pd") return "actuation";
-  return "";
-}
-
-void parse_forces(const Node& list, const SceneContext& ctx, const Disabled& off,
+void parse_forces(const Node& list, const SceneContext& ctx, const scene_detail::Disabled& off,
                   const UrdfScene* robot) {
-  check_count(list, SceneLimits::kMaxForces, "forces");
+  scene_detail::check_count(list, SceneLimits::kMaxForces, "forces");
   for (size_t i = 0; i < list.size(); ++i) {
     const Node n = list.at(i);
     const auto parse = parser_for(n, force_parsers(), "force");
-    const std::string kind = force_kind(n, robot);
+    const std::string kind = scene_detail::force_kind(n, robot);
     if ((off.passive && kind == "passive") || (off.actuation && kind == "actuation")) continue;
     ctx.model.add_force(parse(n, ctx));
   }
-}
-
-// The output size guard: an absurd dt (1e-300) or duration would ask for more steps than
-// a run can take, or more rows than a file should hold.
-void check_run_size(const Node& top, const Settings& s) {
-  const double steps = s.integrator.duration / s.integrator.dt;
-  const double rows = steps / s.output.every;
-  if (!(steps <= SceneLimits::kMaxSteps) || !(rows <= SceneLimits::kMaxOutputRows)) {
-    std::ostringstream os;
-    os << "duration / dt = " << steps << " steps and " << rows
-       << " output rows; the limits are 1e9 steps and 1e7 rows";
-    const Node in = top["integrator"];
-    (in.has("dt") ? in["dt"] : in["duration"]).fail(os.str());
-  }
-}
-
-// The contact pairs' friction rule (appell/geometry.hpp): the scene's "contact": {"friction":
-// ...}, else an MJCF's (MuJoCo's max), else the geometric mean.
-FrictionRule friction_rule(const Node& top, const UrdfScene* robot) {
-  std::string rule = "geometric";
-  if (top.has("contact") && top["contact"].has("friction")) {
-    const Node n = top["contact"]["friction"];
-    rule = n.string();
-    if (rule != "geometric" && rule != "max")
-      n.fail("unknown friction rule '" + rule + "' (expected \"geometric\" or \"max\")");
-  } else if (robot && robot->settings.contains("friction")) {
-    rule = robot->settings["friction"].get<std::string>();
-  }
-  return rule == "max" ? FrictionRule::Max : FrictionRule::Geometric;
-}
-
-void parse_settings(const Node& top, Settings& settings) {
-  if (top.has("solver")) parse_solver(top["solver"], settings.solver);
-  if (top.has("integrator")) parse_integrator(top["integrator"], settings.integrator);
-  if (top.has("contact")) {
-    const Node c = top["contact"];
-    c.object({"joint_limits", "joint_friction", "tolerance", "max_iterations", "friction",
-              "on_unconverged"});
-    for (const char* key : {"joint_limits", "joint_friction"}) {
-      if (!c.has(key)) continue;
-      const Node flag = c[key];
-      if (!flag.json().is_boolean())
-        flag.fail("expected true or false, got " + type_name(flag.json()));
-      (std::string(key) == "joint_limits" ? settings.contact.joint_limits
-                                          : settings.contact.joint_friction) =
-          flag.json().get<bool>();
-    }
-    if (c.has("tolerance")) settings.contact.tolerance = c["tolerance"].positive();
-    if (c.has("max_iterations"))
-      settings.contact.max_iterations = c["max_iterations"].positive_int();
-    if (c.has("on_unconverged")) {
-      const std::string p = c["on_unconverged"].string();
-      if (p != "fail" && p != "warn")
-        c["on_unconverged"].fail("expected \"fail\" or \"warn\", got \"" + p + "\"");
-      settings.contact.on_unconverged =
-          p == "warn" ? ContactSettings::OnUnconverged::Warn : ContactSettings::OnUnconverged::Fail;
-    }
-  }
-  if (top.has("output")) {
-    const Node o = top["output"];
-    o.object({"every"});
-    if (o.has("every")) settings.output.every = o["every"].positive_int();
-  }
-  check_run_size(top, settings);
 }
 
 }  // namespace
@@ -511,7 +182,7 @@ void add_shapes(Scene& scene, const std::vector<Node>& parts, const std::vector<
   ModelBuilder& m = scene.model;
   std::set<std::string> names;
   const auto add = [&](const Node& list, int body, const std::string& name, const Vec3& com) {
-    check_count(list, SceneLimits::kMaxBodies, "shapes");
+    scene_detail::check_count(list, SceneLimits::kMaxBodies, "shapes");
     for (size_t i = 0; i < list.size(); ++i) {
       const Node n = list.at(i);
       Shape s = parse_shape(n, body, name, com, i, meshes);
@@ -554,7 +225,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
              urdf->settings["gravity"][2].get<double>());
   else if (urdf)
     m.gravity = Vec3(0, 0, -9.81);  // a robot stands on the Earth
-  m.friction_rule = friction_rule(top, urdf);
+  m.friction_rule = scene_detail::friction_rule(top, urdf);
   std::vector<Node> parts;
   if (urdf) parts.emplace_back(urdf->doc, "", urdf->file);
   parts.push_back(top);
@@ -563,12 +234,12 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   std::vector<SceneBody> bodies;
   std::vector<Node> lists;
   for (const Node& part : parts) {
-    if (part.has("bodies")) parse_bodies(part["bodies"], aliases, bodies);
+    if (part.has("bodies")) scene_detail::parse_bodies(part["bodies"], aliases, bodies);
     if (part.has("constraints")) lists.push_back(part["constraints"]);
   }
   if (bodies.empty())
     (top.has("bodies") ? top["bodies"] : top).fail("a scene needs at least one body");
-  const Disabled off = disabled_parts(top, urdf);
+  const scene_detail::Disabled off = scene_detail::disabled_parts(top, urdf);
   const Placements placements = place_bodies(lists, bodies, aliases);
   for (const SceneBody& b : bodies) m.add_body(b.body);
   // the meshes an MJCF's converter read (for their inertia) are not read again
@@ -582,7 +253,7 @@ Scene build_scene(const Node& top, const UrdfScene* urdf) {
   if (urdf && !off.passive) add_joint_damping(m);
   if (urdf && parts.front().has("forces")) parse_forces(parts.front()["forces"], ctx, off, urdf);
   if (top.has("forces")) parse_forces(top["forces"], ctx, off, urdf);
-  parse_settings(top, scene.settings);
+  scene_detail::parse_settings(top, scene.settings);
   if (off.limit) scene.settings.contact.joint_limits = false;
   if (off.frictionloss) scene.settings.contact.joint_friction = false;
   const Node& list = top.has("constraints") ? top["constraints"] : top;

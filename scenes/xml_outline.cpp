@@ -21,6 +21,35 @@ bool starts(const std::string& s, size_t i, const char* prefix) {
   return s.compare(i, std::strlen(prefix), prefix) == 0;
 }
 
+// How a tag's attributes ended: at its '>' or "/>", past the limit of attributes (its
+// quoted values: one an attribute), or with the text
+enum class TagEnd { Closed, TooManyAttributes, Unfinished };
+
+// Reads a tag from i (after its name) to past its '>' or "/>" (self_closed then), its
+// attributes counted against max_attributes (none when negative: an end tag's).
+TagEnd tag_end(const std::string& text, size_t& i, int max_attributes, bool& self_closed) {
+  const size_t n = text.size();
+  int attributes = 0;
+  for (;; ++i) {
+    if (i >= n) return TagEnd::Unfinished;
+    const char c = text[i];
+    if (c == '"' || c == '\'') {
+      const size_t k = text.find(c, i + 1);
+      if (k == std::string::npos) return TagEnd::Unfinished;
+      i = k;
+      if (max_attributes >= 0 && ++attributes > max_attributes) return TagEnd::TooManyAttributes;
+    } else if (c == '>') {
+      break;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '>') {
+      self_closed = true;
+      ++i;
+      break;
+    }
+  }
+  ++i;
+  return TagEnd::Closed;
+}
+
 }  // namespace
 
 char first_significant_char(const std::string& text) {
@@ -85,30 +114,15 @@ XmlOutline xml_outline(const std::string& text, const XmlLimits& limits) {
     while (i < n && name_char(text[i])) ++i;
     const std::string tag = text.substr(name, i - name);
     bool self_closed = false;
-    int attributes = 0;  // quoted values: one an attribute
-    for (;; ++i) {
-      if (i >= n) return out;
-      const char c = text[i];
-      if (c == '"' || c == '\'') {
-        const size_t k = text.find(c, i + 1);
-        if (k == std::string::npos) return out;
-        i = k;
-        if (!closing && ++attributes > limits.max_attributes) {
-          out.too_many_line = line_of(start);
-          out.too_many = tag;
-          out.too_many_what =
-              "has more than the limit of " + std::to_string(limits.max_attributes) + " attributes";
-          return out;
-        }
-      } else if (c == '>') {
-        break;
-      } else if (c == '/' && i + 1 < n && text[i + 1] == '>') {
-        self_closed = true;
-        ++i;
-        break;
-      }
+    const TagEnd te = tag_end(text, i, closing ? -1 : limits.max_attributes, self_closed);
+    if (te == TagEnd::Unfinished) return out;
+    if (te == TagEnd::TooManyAttributes) {
+      out.too_many_line = line_of(start);
+      out.too_many = tag;
+      out.too_many_what =
+          "has more than the limit of " + std::to_string(limits.max_attributes) + " attributes";
+      return out;
     }
-    ++i;
     if (closing) {
       depth = std::max(0, depth - 1);
       continue;

@@ -5,32 +5,20 @@
 #include <vector>
 
 #include "appell/data.hpp"
+#include "engine/model/composites.hpp"
 
 namespace appell {
 
-// Welded bodies (appell/model.hpp "Composites").  Body b of composite k with r = x̄_b − x̄_k
-// moves with k:  Q_b = Q_k R_b,  v̄_b = v̄_k + ω_k × r,  ω_b = ω_k,
-//                dv̄_b/dt = dv̄_k/dt + dω_k/dt × r + ω_k × (ω_k × r).                 (W0)
-// So a row term (lin, ang) on b acts on k as (lin, ang + r × lin), and the row's right
+// Welded bodies (engine/model/composites.hpp, W0): a row term (lin, ang) on body b of
+// composite k, r = x̄_b − x̄_k, acts on k as (lin, ang + r × lin), and the row's right
 // side loses lin · ω_k × (ω_k × r); a wrench (f, τ) on b is (f, τ + r × f) on k.     (W1)
 // These folds happen here, in one place: no constraint or force knows of the composites.
 
-// composite k's state and world inertia (body k's when nothing is welded)
-inline const BodyState& composite_state(const Model& m, const Data& d, int k) {
-  return m.merged() ? d.composite[k] : d.body[k];
-}
-inline const Mat3& composite_inertia(const Model& m, const Data& d, int k) {
-  return m.merged() ? d.Jc[k] : d.J[k];
-}
 // the row terms in composite coordinates: d.cterms when welded (after fold_rows), else
 // d.terms
 inline const RowTerm* composite_terms(const Model& m, const Data& d) {
   return m.merged() ? d.cterms.data() : d.terms.data();
 }
-// Reads d.composite.  Writes d.body, d.J of every body (W0).  O(n).
-void bodies_from_composites(const Model& m, Data& d);
-// Reads d.body (the carriers').  Writes d.composite, d.Jc (W0).  O(n).  No-op unwelded.
-void composites_from_bodies(const Model& m, Data& d);
 // Reads d.terms, d.body, d.composite.  Writes d.cterms (W1; zero on internal rows) of the
 // listed constraints (all when null) and, when `right_side`, moves d.b onto the composites'
 // accelerations (W1; 0 on internal rows).  No-op unwelded.  O(terms).

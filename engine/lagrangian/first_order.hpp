@@ -1,6 +1,7 @@
 // The first-order system in (q, ν) that a Lagrangian system and a rigid-body scene in the
 // user's quasi-velocities share (appell/lagrangian_run.hpp, appell/rigid_quasi_velocities.hpp):
-// one integrator loop and one linearization, each system supplying its own right side.
+// one integrator loop (engine/run/lagrangian_run.cpp, the floor of the integrators) and one
+// linearization (here), each system supplying its own right side.
 #pragma once
 
 #include <Eigen/Core>
@@ -10,7 +11,13 @@
 
 #include "appell/lagrangian_run.hpp"
 
-namespace appell::lagrangian_detail {
+namespace appell {
+
+struct RigidNuSystem;  // appell/rigid_quasi_velocities.hpp
+struct RigidNuData;
+struct State;
+
+namespace lagrangian_detail {
 
 // An evaluation that failed at t, and why (thrown by a right side; ends the run).
 struct Failure {
@@ -33,13 +40,6 @@ inline long steps_of(const LagrangianRun& run) {
   return std::lround(std::floor(run.duration / run.dt + 1e-9));
 }
 
-// run.method's integrator (appell/integrators.hpp: one that integrates a system in its
-// quasi-velocities; engine/run/integrators/) from x0 at t0 (lagrangian_run.cpp); throws
-// std::invalid_argument for another method.  rhs_evaluations is left to the caller.
-LagrangianRunResult integrate_first_order(const FirstOrder& f, Eigen::VectorXd x0, double t0,
-                                          const LagrangianRun& run,
-                                          const std::function<void(const LagrangianSample&)>& out);
-
 // A = ∂F/∂x at x0 by Richardson-extrapolated central differences (lagrangian_linearize.cpp):
 // steps 1e-2 in the first nq states, 1e-1 in the others, scaled by max(1, |x_j|).  `F`
 // returns false (with `message`) when an evaluation fails.
@@ -47,4 +47,10 @@ bool richardson_jacobian(const std::function<bool(const Eigen::VectorXd&, Eigen:
                          const Eigen::VectorXd& x0, int nq, Eigen::MatrixXd& A,
                          std::string& message);
 
-}  // namespace appell::lagrangian_detail
+// A rigid system's rows at x (rigid_quasi_velocities.cpp): the extra rows (all of them)
+// and the quasi-velocities' rows; the kept rows into d.r.A, r, alpha, g, the quasi-
+// velocities' into d.r.W, nu, beta.  Sets the bodies' states.  O(n · rows).
+void rigid_rows(const RigidNuSystem& s, const State& x, RigidNuData& d);
+
+}  // namespace lagrangian_detail
+}  // namespace appell

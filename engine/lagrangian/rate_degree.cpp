@@ -64,8 +64,6 @@ RateDegree Expression::value_as<RateDegree>(const RateDegree* x, RateDegree* w) 
   return w[root_];
 }
 
-namespace lagrangian_detail {
-
 bool affine_in_rates(const Expression& e) {
   const auto& vars = e.variables();
   std::vector<RateDegree> x(vars.size()), w(static_cast<size_t>(std::max(e.size(), 1)));
@@ -73,5 +71,4 @@ bool affine_in_rates(const Expression& e) {
   return e.size() == 0 || e.value_as(x.data(), w.data()).d <= 1;
 }
 
-}  // namespace lagrangian_detail
 }  // namespace appell

@@ -145,8 +145,10 @@ void quasi_velocity_row(const RigidNuSystem& s, const State& x, int i, RigidNuDa
   d.r.beta(i) = bias;
 }
 
-// The extra rows (all of them) and the quasi-velocities' rows at x; the kept rows into
-// d.r.A, r, alpha, g.  Sets the bodies' states.
+}  // namespace
+
+namespace lagrangian_detail {
+
 void rigid_rows(const RigidNuSystem& s, const State& x, RigidNuData& d) {
   const Model& m = s.model;
   set_state(m, d.data, x);
@@ -168,7 +170,7 @@ void rigid_rows(const RigidNuSystem& s, const State& x, RigidNuData& d) {
   for (int i = 0; i < s.dof(); ++i) quasi_velocity_row(s, x, i, d);
 }
 
-}  // namespace
+}  // namespace lagrangian_detail
 
 RigidNuData::RigidNuData(const RigidNuSystem& s)
     : data(s.model), r(s.n(), s.m(), s.dof(), s.max_nodes) {
@@ -195,7 +197,7 @@ LagrangianStatus rigid_nu_terms(const RigidNuSystem& s, const State& x, RigidNuD
   r.f = -d.tau;
   r.Q.setZero();
   d.energy = kinetic_energy(m, d.data) + potential_energy(m, d.data);
-  rigid_rows(s, x, d);
+  lagrangian_detail::rigid_rows(s, x, d);
   if (!r.M.allFinite() || !r.f.allFinite() || !r.A.allFinite() || !r.alpha.allFinite() ||
       !r.W.allFinite() || !r.nu.allFinite() || !r.beta.allFinite()) {
     r.message = "the mass matrix, the forces or a row is not finite";
@@ -224,7 +226,7 @@ LagrangianStatus rigid_rates_of(const RigidNuSystem& s, double t, const Eigen::V
   x.t = t;
   x.q = q;
   x.u = d.zero;
-  rigid_rows(s, x, d);
+  lagrangian_detail::rigid_rows(s, x, d);
   const LagrangianStatus st = quasi_velocity_solve(x.u, d.r);
   if (st != LagrangianStatus::Ok) return st;
   u.noalias() = d.r.Y * nu;
@@ -333,7 +335,7 @@ RigidNuSystem make_rigid_nu_system(const std::vector<SceneQuasiVelocity>& quasi_
                          " joint velocities, " + std::to_string(s.m()) +
                          " independent constraint rows), got " + std::to_string(s.dof()));
   RigidNuData d(s);
-  rigid_rows(s, x0, d);
+  lagrangian_detail::rigid_rows(s, x0, d);
   check_quasi_velocities(s, x0, file, d);
   switch (evaluate_rigid_nu(s, x0, d)) {
     case LagrangianStatus::Ok:
@@ -344,75 +346,11 @@ RigidNuSystem make_rigid_nu_system(const std::vector<SceneQuasiVelocity>& quasi_
   return s;
 }
 
-LagrangianRunResult integrate_rigid_nu(const RigidNuSystem& s, const State& x0,
-                                       const LagrangianRun& run,
-                                       const std::function<void(const LagrangianSample&)>& sample) {
-  using lagrangian_detail::Failure;
-  using Vector = Eigen::VectorXd;
-  const Model& m = s.model;
-  const TreeModel& tree = m.tree();
-  const int nq = s.nq(), n = s.n(), k = s.dof();
-  RigidNuData d(s);
-  long evaluations = 0;
-  State x;
-  x.u.setZero(n);
-  // every field of d at (t, q, ν)
-  auto evaluate = [&](const Vector& X, double t) {
-    ++evaluations;
-    x.t = t;
-    x.q = X.head(nq);
-    LagrangianStatus st = rigid_rates_of(s, t, x.q, X.tail(k), d, x.u);
-    if (st == LagrangianStatus::Ok) st = rigid_nu_terms(s, x, d);
-    if (st == LagrangianStatus::Ok) st = quasi_velocity_solve(x.u, d.r);
-    if (st == LagrangianStatus::Ok) st = gibbs_appell_nu(d.r);
-    if (st == LagrangianStatus::Ok && !(d.r.nudot.allFinite() && x.u.allFinite())) {
-      d.r.message = "the accelerations are not finite";
-      st = LagrangianStatus::NotFinite;
-    }
-    if (st != LagrangianStatus::Ok) throw Failure{t, d.r.message};
-  };
-  lagrangian_detail::FirstOrder f;
-  f.rate = [&](const Vector& X, double t, Vector& dX) {
-    evaluate(X, t);
-    dX.resize(nq + k);
-    tree_qdot(tree, x.q, x.u, dX.head(nq));  // (J4)
-    dX.tail(k) = d.r.nudot;
-  };
-  // unit quaternions, then q back onto the holonomic rows (J-P1); ν kept
-  f.project = [&](Vector& X, double t) {
-    tree_normalize(tree, X.head(nq));
-    if (tree.nrows_extra == 0) return;
-    d.data.t = t;
-    Eigen::VectorXd q = X.head(nq);
-    if (project_joint_positions(m, d.data, q) == SolveStatus::Ok) X.head(nq) = q;
-  };
-  f.sample = [&](const Vector& X, double t) {
-    evaluate(X, t);
-    LagrangianSample out;
-    out.t = t;
-    out.q = x.q;
-    out.qd = x.u;
-    out.nu = X.tail(k);
-    out.energy = d.energy;
-    out.violation_position = s.m() ? d.r.g.cwiseAbs().maxCoeff() : 0.0;
-    out.violation_velocity = s.m() ? d.r.r.cwiseAbs().maxCoeff() : 0.0;
-    return out;
-  };
-  // the state (q, ν) of x0
-  Vector X(nq + k);
-  X.head(nq) = x0.q;
-  rigid_rows(s, x0, d);
-  X.tail(k) = d.r.nu;
-  LagrangianRunResult res = lagrangian_detail::integrate_first_order(f, X, x0.t, run, sample);
-  res.rhs_evaluations = evaluations;
-  return res;
-}
-
 LagrangianStatus linearize_rigid_nu(const RigidNuSystem& s, const State& x0, Eigen::MatrixXd& A,
                                     std::string& message) {
   const int nq = s.nq(), k = s.dof();
   RigidNuData d(s);
-  rigid_rows(s, x0, d);
+  lagrangian_detail::rigid_rows(s, x0, d);
   Eigen::VectorXd X(nq + k);
   X << x0.q, d.r.nu;
   State x;

@@ -73,10 +73,6 @@ inline double variable_rate(const ExprVariable& v, const LagrangianState& x) {
 // ⌈v/8⌉ sweeps in DualNumber<8>.
 double gradient(const Expression& e, const LagrangianState& x, LagrangianData& d);
 
-// True when e is affine in the rates as written (rate_degree.cpp): its tape's degree in them.
-// O(nodes); allocates (a loader's test).
-bool affine_in_rates(const Expression& e);
-
 // The largest |∂²e/∂z_a∂z_b| over the variables z that `rate` marks, at the variables'
 // values x (x[k] for e.variables()[k]): zero for an expression affine in them.  One sweep
 // in DualNumber<1, DualNumber<8>> per marked variable and 8 variables.

@@ -69,6 +69,19 @@ double curvature(const Expression& e, const double* x,
 
 using namespace lagrangian_detail;
 
+std::vector<double> variable_values_at(const Expression& e, const LagrangianState& x) {
+  std::vector<double> values;
+  for (const ExprVariable& v : e.variables()) values.push_back(variable_at(v, x));
+  return values;
+}
+
+double rate_curvature(const Expression& e, const LagrangianState& x, LagrangianData& d) {
+  const std::vector<double> values = variable_values_at(e, x);
+  return curvature(
+      e, values.data(), [](const ExprVariable& v) { return v.kind == ExprVariable::Kind::Rate; },
+      d);
+}
+
 void velocity_rows(const std::vector<LagrangianRow>& rows, const LagrangianState& x,
                    LagrangianData& d, Eigen::MatrixXd& R, Eigen::VectorXd& value,
                    Eigen::VectorXd& bias, Eigen::VectorXd* g) {

@@ -5,7 +5,7 @@
 
 #include "appell/data.hpp"
 #include "appell/joint.hpp"
-#include "engine/assembly/stages.hpp"
+#include "engine/model/composites.hpp"
 
 namespace appell {
 

@@ -163,6 +163,16 @@ LagrangianStatus gauss_udwadia_kalaba(const LagrangianSystem& s, LagrangianData&
 // The same on d's own sizes; d.M_llt must hold M's factor.
 LagrangianStatus gauss_udwadia_kalaba(LagrangianData& d);
 
+// The checks a loader makes of a row (scenes/lagrangian_scene.cpp):
+// true when e is affine in the rates as written: its tape's degree in them
+// (engine/lagrangian/rate_degree.cpp).  O(nodes); allocates.
+bool affine_in_rates(const Expression& e);
+// the largest |∂²e/∂q̇_a∂q̇_b| at x, zero for an expression affine in the rates: one sweep in
+// DualNumber<1, DualNumber<8>> per rate and 8 variables (engine/lagrangian/velocity_rows.cpp)
+double rate_curvature(const Expression& e, const LagrangianState& x, LagrangianData& d);
+// the values at x of e's variables (q(c), qd(c), t), one per e.variables().  Allocates.
+std::vector<double> variable_values_at(const Expression& e, const LagrangianState& x);
+
 // Everything at a state: terms, map, both forms.  The one call eval makes.
 LagrangianStatus evaluate_lagrangian(const LagrangianSystem& s, const LagrangianState& x,
                                      LagrangianData& d);

@@ -1,6 +1,9 @@
-// The first-order system of a Lagrangian system in (q, ν) [L96 §5.3, last paragraph:
-// "2n − m first order differential equations in (q^i, ν^a)"], integrated by a registered
-// integrator (appell/integrators.hpp; engine/run/integrators/: rk4 or dopri5).
+// The runs of the first-order systems in (q, ν) (engine/lagrangian/first_order.hpp): a
+// Lagrangian system's and a rigid-body scene's in the user's quasi-velocities, integrated by
+// a registered integrator (appell/integrators.hpp; engine/run/integrators/: rk4 or dopri5).
+//
+// A Lagrangian system [L96 §5.3, last paragraph: "2n − m first order differential
+// equations in (q^i, ν^a)"]:
 //   q̇ = Y ν + y     (quasi_velocity_map.cpp (Q2); rows nonlinear in q̇: Newton's (Q4), started
 //                    from the rates of the previous evaluation, so a run keeps to its branch)
 //   ν̇ = H⁻¹ F_ν     (gibbs_appell_nu.cpp (G1))
@@ -11,8 +14,11 @@
 
 #include <cmath>
 
+#include "appell/rigid_quasi_velocities.hpp"
+#include "engine/formulations/projection.hpp"
 #include "engine/lagrangian/first_order.hpp"
 #include "engine/lagrangian/sweep.hpp"
+#include "engine/model/tree.hpp"
 #include "engine/run/integrators/integrator.hpp"
 
 namespace appell {
@@ -92,10 +98,9 @@ void project(const LagrangianSystem& s, Rhs& f, Vector& X, double t) {
   }
 }
 
-}  // namespace
-
-namespace lagrangian_detail {
-
+// run.method's integrator (one that integrates a system in its quasi-velocities) from X
+// at t0; throws std::invalid_argument for another method.  rhs_evaluations is left to the
+// caller.
 LagrangianRunResult integrate_first_order(const FirstOrder& f, Vector X, double t0,
                                           const LagrangianRun& run,
                                           const std::function<void(const LagrangianSample&)>& out) {
@@ -115,7 +120,7 @@ LagrangianRunResult integrate_first_order(const FirstOrder& f, Vector X, double 
   return res;
 }
 
-}  // namespace lagrangian_detail
+}  // namespace
 
 LagrangianRunResult integrate_lagrangian(
     const LagrangianSystem& s, const LagrangianState& x0, const LagrangianRun& run,
@@ -138,8 +143,74 @@ LagrangianRunResult integrate_lagrangian(
   fo.rate = [&](const Vector& x, double t, Vector& dx) { f(x, dx, t); };
   fo.project = [&](Vector& x, double t) { project(s, f, x, t); };
   fo.sample = [&](const Vector& x, double t) { return f.sample(x, t); };
-  LagrangianRunResult res = lagrangian_detail::integrate_first_order(fo, X, x0.t, run, sample);
+  LagrangianRunResult res = integrate_first_order(fo, X, x0.t, run, sample);
   res.rhs_evaluations = f.evaluations;
+  return res;
+}
+
+// A rigid-body scene in the user's quasi-velocities (engine/lagrangian/
+// rigid_quasi_velocities.cpp): u from ν (rigid_rates_of), q̇ = N(q) u (J4), ν̇ from the
+// Gibbs–Appell equations in ν; after each fixed step the quaternions are normalised and q
+// projected onto the holonomic rows (J-P1).
+LagrangianRunResult integrate_rigid_nu(const RigidNuSystem& s, const State& x0,
+                                       const LagrangianRun& run,
+                                       const std::function<void(const LagrangianSample&)>& sample) {
+  const Model& m = s.model;
+  const TreeModel& tree = m.tree();
+  const int nq = s.nq(), n = s.n(), k = s.dof();
+  RigidNuData d(s);
+  long evaluations = 0;
+  State x;
+  x.u.setZero(n);
+  // every field of d at (t, q, ν)
+  auto evaluate = [&](const Vector& X, double t) {
+    ++evaluations;
+    x.t = t;
+    x.q = X.head(nq);
+    LagrangianStatus st = rigid_rates_of(s, t, x.q, X.tail(k), d, x.u);
+    if (st == LagrangianStatus::Ok) st = rigid_nu_terms(s, x, d);
+    if (st == LagrangianStatus::Ok) st = quasi_velocity_solve(x.u, d.r);
+    if (st == LagrangianStatus::Ok) st = gibbs_appell_nu(d.r);
+    if (st == LagrangianStatus::Ok && !(d.r.nudot.allFinite() && x.u.allFinite())) {
+      d.r.message = "the accelerations are not finite";
+      st = LagrangianStatus::NotFinite;
+    }
+    if (st != LagrangianStatus::Ok) throw Failure{t, d.r.message};
+  };
+  lagrangian_detail::FirstOrder f;
+  f.rate = [&](const Vector& X, double t, Vector& dX) {
+    evaluate(X, t);
+    dX.resize(nq + k);
+    tree_qdot(tree, x.q, x.u, dX.head(nq));  // (J4)
+    dX.tail(k) = d.r.nudot;
+  };
+  // unit quaternions, then q back onto the holonomic rows (J-P1); ν kept
+  f.project = [&](Vector& X, double t) {
+    tree_normalize(tree, X.head(nq));
+    if (tree.nrows_extra == 0) return;
+    d.data.t = t;
+    Eigen::VectorXd q = X.head(nq);
+    if (project_joint_positions(m, d.data, q) == SolveStatus::Ok) X.head(nq) = q;
+  };
+  f.sample = [&](const Vector& X, double t) {
+    evaluate(X, t);
+    LagrangianSample out;
+    out.t = t;
+    out.q = x.q;
+    out.qd = x.u;
+    out.nu = X.tail(k);
+    out.energy = d.energy;
+    out.violation_position = s.m() ? d.r.g.cwiseAbs().maxCoeff() : 0.0;
+    out.violation_velocity = s.m() ? d.r.r.cwiseAbs().maxCoeff() : 0.0;
+    return out;
+  };
+  // the state (q, ν) of x0
+  Vector X(nq + k);
+  X.head(nq) = x0.q;
+  lagrangian_detail::rigid_rows(s, x0, d);
+  X.tail(k) = d.r.nu;
+  LagrangianRunResult res = integrate_first_order(f, X, x0.t, run, sample);
+  res.rhs_evaluations = evaluations;
   return res;
 }
 
