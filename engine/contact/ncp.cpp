@@ -410,9 +410,14 @@ void form_gram(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B, ContactWor
         for (int q = outer[r]; q < outer[r + 1]; ++q) {  // K(inner[q], inner[p])
           const int* begin = k_inner + k_outer[inner[p]];
           const int* end = k_inner + k_outer[inner[p] + 1];
-          w.k_position.push_back(
-              static_cast<int>(std::lower_bound(begin, end, inner[q]) - k_inner));
+          const int* at = std::lower_bound(begin, end, inner[q]);
+          if (at == end || *at != inner[q]) {  // not stored: the product's values stand, and
+            w.b_outer.clear();                 // the pattern is formed again next time
+            return;
+          }
+          w.k_position.push_back(static_cast<int>(at - k_inner));
         }
+    return;  // the product's values
   }
   double* k = w.K.valuePtr();
   std::fill(k, k + w.K.nonZeros(), 0.0);
