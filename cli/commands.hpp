@@ -86,6 +86,12 @@ bool formulation_or_report(const std::string& name, Formulation& out);
 // --joint-frame (empty: parent); prints a usage error and returns false.
 bool joint_frame_or_report(const std::string& name, JointFrame& out);
 
+// The start eval and simulate share: --formulation and --joint-frame parsed (usage errors
+// first), then the scene loaded; prints the first error and returns false.
+bool options_and_scene_or_report(const std::string& formulation, const std::string& joint_frame,
+                                 const std::string& path, Formulation& f, JointFrame& frame,
+                                 Scene& scene);
+
 // The comma lists of the command line (--q, --actuated, ...), strictly: items are trimmed
 // of spaces; an empty item (",," or a trailing comma) is an error naming its position.
 struct ListItem {

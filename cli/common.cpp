@@ -24,8 +24,8 @@ bool formulation_or_report(const std::string& name, Formulation& out) {
     return true;
   }
   if (parse_formulation(name, out)) return true;
-  std::cerr << "error: --formulation: unknown formulation '" << name
-            << "'; expected auto, recursive, gibbs-appell, pinv or sparse\n";
+  std::cerr << "error: --formulation: unknown formulation '" << name << "'; expected "
+            << formulation_names() << "\n";
   return false;
 }
 
@@ -39,6 +39,13 @@ bool joint_frame_or_report(const std::string& name, JointFrame& out) {
             << "'; expected parent (the parent joint frame: the world for a floating base) or "
                "child (the child's joint frame: the body frame for a floating base)\n";
   return false;
+}
+
+bool options_and_scene_or_report(const std::string& formulation, const std::string& joint_frame,
+                                 const std::string& path, Formulation& f, JointFrame& frame,
+                                 Scene& scene) {
+  return formulation_or_report(formulation, f) && joint_frame_or_report(joint_frame, frame) &&
+         load_or_report(path, scene);
 }
 
 namespace {

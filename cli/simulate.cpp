@@ -178,8 +178,7 @@ int run_simulate(const SimulateOptions& o) {
   Scene scene;
   Formulation f;
   JointFrame frame;
-  if (!formulation_or_report(o.formulation, f) || !joint_frame_or_report(o.joint_frame, frame) ||
-      !load_or_report(o.scene, scene))
+  if (!options_and_scene_or_report(o.formulation, o.joint_frame, o.scene, f, frame, scene))
     return 2;
   const Model m = compile(scene);
   SimulationOptions so = SimulationOptions::from_settings(scene.settings);

@@ -13,8 +13,7 @@ void parse_solver(const Node& n, SolverOptions& s) {
   if (n.has("formulation")) {
     const std::string f = n["formulation"].string();
     if (!parse_formulation(f, s.formulation))
-      n["formulation"].fail("unknown formulation '" + f +
-                            "'; expected auto, recursive, gibbs-appell, pinv or sparse");
+      n["formulation"].fail("unknown formulation '" + f + "'; expected " + formulation_names());
   }
   if (!n.has("stabilization")) return;
   const Node st = n["stabilization"];

@@ -11,6 +11,8 @@ enum class Formulation { Auto, Recursive, GibbsAppell, Pinv, Sparse };
 const char* formulation_name(Formulation f);
 // false when `name` is not one of auto, recursive, gibbs-appell, pinv, sparse
 bool parse_formulation(const std::string& name, Formulation& out);
+// "auto, recursive, gibbs-appell, pinv or sparse", for messages
+std::string formulation_names();
 
 // Constraint stabilization.  Baumgarte replaces the acceleration rows by
 //   dπ/dt + 2α π + β² g = 0      (g = 0 for nonholonomic rows),

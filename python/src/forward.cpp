@@ -26,8 +26,8 @@ struct PyData {
 SolverOptions solver_of(const PyModel& pm, const std::optional<std::string>& formulation) {
   SolverOptions o = pm.settings.solver;
   if (formulation && !parse_formulation(*formulation, o.formulation))
-    throw std::invalid_argument("forward(): unknown formulation '" + *formulation +
-                                "'; expected auto, recursive, gibbs-appell, pinv or sparse");
+    throw std::invalid_argument("forward(): unknown formulation '" + *formulation + "'; expected " +
+                                formulation_names());
   return o;
 }
 

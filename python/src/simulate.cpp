@@ -51,8 +51,8 @@ SimulationOptions make_options(const PyModel& pm, const py::dict& kw) {
     if (k == "formulation") {
       const std::string f = value.cast<std::string>();
       if (!parse_formulation(f, o.formulation))
-        throw std::invalid_argument("formulation: unknown formulation '" + f +
-                                    "'; expected auto, recursive, gibbs-appell, pinv or sparse");
+        throw std::invalid_argument("formulation: unknown formulation '" + f + "'; expected " +
+                                    formulation_names());
     } else if (k == "integrator") {
       o.integrator.method = value.cast<std::string>();
     } else if (k == "duration") {
