@@ -236,5 +236,52 @@ TEST(Moreau, CliStopsWithExit3AndKeepsTheSamplesBeforeIt) {
   EXPECT_GT(std::count(csv.begin(), csv.end(), '\n'), 50);
 }
 
+TEST(Moreau, SteppingWithoutAnObserverEvaluatesTheSampleOnlyWhenDataIsRead) {
+  // the tumbling box dropped on the ground: impacts, then sliding and resting contact
+  const Scene scene = load_scene_from_string(
+      tumbling_box("[0, 0, -9.81]", R"({"type": "plane", "friction": 0.5})"));
+  const Model m = compile(scene);
+  SimulationOptions o = SimulationOptions::from_settings(scene.settings);
+  o.integrator.method = "moreau";
+  o.integrator.dt = 1e-3;
+  o.integrator.duration = 0.6;
+  // A: an observer at every step, which sees the sample's accelerations (a full forward
+  // pass at the step's end state)
+  std::vector<Eigen::VectorXd> seen_x, seen_udot;
+  Simulation a(m, o);
+  const Observer observe = [&](const Sample& s) {
+    seen_x.push_back(Eigen::Vector3d(s.data.body[0].x));
+    seen_udot.push_back(s.data.udot);
+  };
+  ASSERT_TRUE(a.start(observe));
+  while (a.step(observe)) {
+  }
+  ASSERT_TRUE(a.result().ok()) << a.result().message;
+  ASSERT_EQ(static_cast<long>(seen_x.size()), a.result().samples);
+  ASSERT_GE(a.result().impacts, 1);
+  // B: no observer, data() read after every step: the same sample, bit for bit
+  Simulation b(m, o);
+  ASSERT_TRUE(b.start());
+  for (size_t k = 1; b.step(); ++k) {
+    ASSERT_LT(k, seen_x.size());
+    ASSERT_EQ(Eigen::Vector3d(b.data().body[0].x), seen_x[k]) << "step " << k;
+    ASSERT_EQ(b.data().udot, seen_udot[k]) << "step " << k;
+  }
+  EXPECT_EQ(b.result().samples, a.result().samples);
+  // C: no observer, data() never read: no sample evaluated after t = 0, and the same
+  // motion (the steps do not depend on the samples' evaluations)
+  Simulation c(m, o);
+  ASSERT_TRUE(c.start());
+  const long at_start = c.result().output_evaluations;
+  while (c.step()) {
+  }
+  EXPECT_EQ(c.result().output_evaluations, at_start);
+  EXPECT_EQ(a.result().output_evaluations - at_start, a.result().steps);
+  EXPECT_EQ(c.state(), a.state());
+  EXPECT_EQ(c.result().samples, a.result().samples);
+  // read at the end, it is the last sample
+  EXPECT_EQ(c.data().udot, seen_udot.back());
+}
+
 }  // namespace
 }  // namespace appell

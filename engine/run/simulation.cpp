@@ -158,6 +158,7 @@ SimulationResult Simulation::run(const State& initial, const Observer& observe) 
 }
 
 const Data& Simulation::data() const {
+  if (impl_->sample_pending) impl_->evaluate_pending_sample();
   return impl_->d;
 }
 const Eigen::VectorXd& Simulation::state() const {

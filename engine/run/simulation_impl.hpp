@@ -135,6 +135,11 @@ struct Simulation::Impl {
   // The Sample of d, which must describe (t, x) (a derivative was just evaluated there),
   // checked finite and given to the observer; false (and r filled) when it is not finite.
   bool emit(double t);
+  // An output instant that a step without an observer passed, where the step itself did
+  // not evaluate d (moreau): no one sees it unless Simulation::data() is read, which
+  // evaluates it then (evaluate_pending_sample).  The next step drops it.
+  bool sample_pending = false;
+  void evaluate_pending_sample();
 
   // After an accepted step: unit quaternions (see the header), then the projection.
   bool accept(Vector& xi, double t);

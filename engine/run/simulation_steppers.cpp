@@ -16,6 +16,7 @@ using Clock = std::chrono::steady_clock;
 
 bool Simulation::Impl::step() {
   if (!running) return false;
+  sample_pending = false;                // d is the step's workspace from here on
   const bool ok = stepper->step(*this);  // engine/run/integrators/
   if (!ok || k >= K) running = false;
   if (ok && k >= K && r.contact_unconverged > 0 &&
@@ -31,13 +32,30 @@ bool Simulation::Impl::end_fixed_step(double t_next, bool rate) {
   if (!accept(x, t_next)) return false;
   t = t_next;
   ++k;
-  if (!rate) return !due(k, K) || (evaluate(x, t, dxdt, Purpose::Sample) && emit(t));
+  if (!rate) {
+    if (!due(k, K)) return true;
+    if (!observe || !*observe) {  // no one to see it now: evaluated if data() is read
+      sample_pending = true;
+      ++r.samples;
+      return true;
+    }
+    return evaluate(x, t, dxdt, Purpose::Sample) && emit(t);
+  }
   // the next step's first stage, and the Data of the sample (after the last step it
   // serves the sample only)
   const Purpose purpose =
       k == K ? Purpose::Sample : (due(k, K) ? Purpose::StepAndSample : Purpose::Step);
   if (!evaluate(x, t, dxdt, purpose)) return false;
   return !due(k, K) || emit(t);
+}
+
+void Simulation::Impl::evaluate_pending_sample() {
+  sample_pending = false;
+  // the sample's checks (emit) without a second count; a failure ends the run as the step
+  // would have, with the state kept
+  const long samples = r.samples;
+  if (evaluate(x, t, dxdt, Purpose::Sample) && emit(t)) r.samples = samples;
+  if (!r.ok()) running = false;
 }
 
 bool Simulation::Impl::end_clipped_step(double h_before, double h_attempt, double t_target,

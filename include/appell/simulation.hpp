@@ -182,7 +182,10 @@ class Simulation {
   // the last evaluated state: every field at output instants (what observers see); between
   // them the recursive formulation evaluates only what the integrator needs (body states,
   // joint accelerations, extra rows: StateSpace::rate), so multipliers and reactions of
-  // tree joints there are those of the last output instant
+  // tree joints there are those of the last output instant.  moreau steps without an
+  // observer evaluate their output instant only when data() is read (the step itself needs
+  // no accelerations at its end): a loop that reads state() alone does not pay for it.
+  // Not to be called from two threads at once on one Simulation.
   const Data& data() const;
   const Eigen::VectorXd& state() const;  // x, in the state space's coordinates
   const StateSpace& state_space() const;
