@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_util.hpp"
+#include "sanitized.hpp"
 
 namespace {
 
@@ -56,11 +57,7 @@ std::string pointer_of(const std::string& message) {
 
 // A refusal is quick: a second in a plain build; the sanitizers slow the program about
 // tenfold, so there the bound only catches a hang.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr double kRefusalSeconds = 10.0;
-#else
-constexpr double kRefusalSeconds = 1.0;
-#endif
+constexpr double kRefusalSeconds = APPELL_SANITIZED ? 10.0 : 1.0;
 
 // Runs `args` on a scene, expects exit 2 with exactly `error: <scene>: <expected>` and
 // within kRefusalSeconds.

@@ -19,7 +19,7 @@ using appell_test::AllocationScope;
 // steps taken before counting: the rows' workspaces reach their largest sizes
 constexpr int kWarmup = 1500;
 
-long allocations_per_step(const std::string& file, int steps, int* rows) {
+[[maybe_unused]] long allocations_per_step(const std::string& file, int steps, int* rows) {
   const Model m = load_model(std::string(APPELL_SOURCE_DIR) + "/scenes/examples/" + file);
   Data d(m);
   Eigen::VectorXd q = m.initial_state().q, u = m.initial_state().u;

@@ -85,7 +85,7 @@ TEST(ReportHardening, RobotsAndScenesIncludingThemGetReports) {
                                 " --out " + traj + " --summary " + summary);
     ASSERT_EQ(r.status, 0) << name << ": " << r.err;
     EXPECT_EQ(r.err, "") << name;
-    EXPECT_NO_THROW(json::parse(read_file(summary))) << name;
+    EXPECT_TRUE(json::accept(read_file(summary))) << name;
     const json d = report_data(html);
     const std::string urdf = kRobots + name.substr(0, name.find('.')) + ".urdf";
     const auto links = links_by_name(d);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/cli_util.hpp"
+#include "tests/sanitized.hpp"
 
 namespace {
 
@@ -118,20 +119,12 @@ TEST(SweepHardening, AnExceptionTellingOfFewerThreadsStopsTheSweepCleanly) {
   EXPECT_THROW(sweep(pendulum_runs(5), so), std::runtime_error);  // the worker is joined
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define APPELL_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define APPELL_SANITIZED 1
-#endif
-#endif
-
 // The real thing: a default thread stack (RLIMIT_STACK, 4 GB) larger than the address
 // space allowed (RLIMIT_AS, 3 GB), so that every pthread_create fails with EAGAIN, root
 // or not (RLIMIT_NPROC does not bind root).  The CLI runs on its main thread, says so,
 // and writes the same rows as an unlimited run.
 TEST(SweepHardening, CliRunsOnTheMainThreadWhenNoWorkerCanStart) {
-#ifdef APPELL_SANITIZED
+#if APPELL_SANITIZED
   GTEST_SKIP() << "the sanitizers reserve more address space than RLIMIT_AS allows";
 #else
   const std::string scene = write_temp("hard_threads.json", kPendulum);
