@@ -18,7 +18,7 @@
 //                runs the same model written in MJCF below
 //   quadruped_mjcf  scenes/examples/robots/quadruped_shapes.xml (box torso, capsule legs,
 //                sphere feet, position servos, keyframe "stand"): the SAME file in both
-//   quadruped_drop  the same file dropped from 0.3 m above its stance: the window (1.5 s, no
+//   quadruped_drop  the same file dropped from 0.1 m above its stance: the window (1.5 s, no
 //                settle before it) holds the fall, the four feet's impacts and the settling
 // Ours: appell::Simulation::step() with the scene's `moreau` stepper (exact Coulomb cone,
 // residual tolerance of the scene, 1e-10 by default).  MuJoCo: mj_step with elliptic cones
@@ -542,12 +542,12 @@ std::vector<BenchScene> make_scenes() {
     s.mj_start = [](mjData*) {};  // the keyframe, in mujoco_bench
     s.check = check_standing;
     scenes.push_back(s);
-    // the same robot dropped from 0.3 m above its stance: it lands on its feet and comes
+    // the same robot dropped from 0.1 m above its stance: it lands on its feet and comes
     // to rest under its servos within the window, which times the fall, the impacts and
     // the settling (no settle before it)
     s.name = "quadruped_drop";
     s.settle = 0;
-    s.lift = 0.3;
+    s.lift = 0.1;
     s.steps = 1500;
     scenes.push_back(s);
   }
