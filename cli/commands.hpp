@@ -83,6 +83,10 @@ bool loaded_or_reported(const std::string& path, Out& out, Load load) {
 // returns false.  Called before the scene is loaded: usage errors come first.
 bool formulation_or_report(const std::string& name, Formulation& out);
 
+// Whether --formulation allows a system that only Gibbs–Appell evaluates (a Lagrangian
+// system, a scene in its quasi-velocities): empty, auto or gibbs-appell.
+bool gibbs_appell_allowed(const std::string& formulation);
+
 // --joint-frame (empty: parent); prints a usage error and returns false.
 bool joint_frame_or_report(const std::string& name, JointFrame& out);
 

@@ -29,6 +29,12 @@ bool formulation_or_report(const std::string& name, Formulation& out) {
   return false;
 }
 
+bool gibbs_appell_allowed(const std::string& formulation) {
+  Formulation f = Formulation::Auto;
+  return formulation.empty() || (parse_formulation(formulation, f) &&
+                                 (f == Formulation::Auto || f == Formulation::GibbsAppell));
+}
+
 bool joint_frame_or_report(const std::string& name, JointFrame& out) {
   if (name.empty()) {
     out = JointFrame::Parent;

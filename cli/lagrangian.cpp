@@ -94,7 +94,7 @@ int run_lagrangian_check(const std::string& scene, Output output) {
 }
 
 int run_lagrangian_eval(const EvalOptions& o) {
-  if (!o.formulation.empty() && o.formulation != "auto" && o.formulation != "gibbs-appell") {
+  if (!gibbs_appell_allowed(o.formulation)) {
     std::cerr << "error: --formulation: a Lagrangian system is evaluated by gibbs-appell (in its "
                  "quasi-velocities), got '"
               << o.formulation << "'\n";

@@ -88,7 +88,7 @@ int print_nu_eval(const NuSystemView& v, const std::string& scene, double t,
                   Output output) {
   const int m = static_cast<int>(v.rows.size()), k = static_cast<int>(v.nu.size());
   ojson out;
-  out["formulation"] = "gibbs-appell";
+  out["formulation"] = formulation_name(Formulation::GibbsAppell);
   out["system"] = v.kind;
   out["time"] = t;
   out["coordinates"] = v.rates.size();
@@ -144,7 +144,7 @@ int simulate_usage(const std::string& what) {
 
 int refused_nu_options(const SimulateOptions& o) {
   const auto& usage = simulate_usage;
-  if (!o.formulation.empty() && o.formulation != "auto" && o.formulation != "gibbs-appell")
+  if (!gibbs_appell_allowed(o.formulation))
     return usage("--formulation: a system in its quasi-velocities runs in gibbs-appell, got '" +
                  o.formulation + "'");
   if (!o.forces.empty() || !o.contacts.empty() || !o.report.empty())
@@ -249,7 +249,7 @@ int write_nu_run(const NuSystemView& v, const SimulateOptions& o, const Lagrangi
     }
   }
   ojson sum;
-  sum["formulation"] = "gibbs-appell";
+  sum["formulation"] = formulation_name(Formulation::GibbsAppell);
   sum["system"] = v.kind;
   sum["status"] = res.ok ? "ok" : "failed";
   if (!res.ok) sum["failure"] = ojson{{"t", res.failed_at}, {"message", res.message}};

@@ -68,7 +68,7 @@ int run_rigid_nu_check(const std::string& scene, Output output) {
 }
 
 int run_rigid_nu_eval(const EvalOptions& o) {
-  if (!o.formulation.empty() && o.formulation != "auto" && o.formulation != "gibbs-appell") {
+  if (!gibbs_appell_allowed(o.formulation)) {
     std::cerr << "error: --formulation: a scene in its quasi-velocities is evaluated by "
                  "gibbs-appell, got '"
               << o.formulation << "'\n";
