@@ -256,6 +256,16 @@ TEST(TreeDelassus, SmallIslandOfFreeBodiesByTheClosedForm) {
   EXPECT_EQ(I.dense.rows(), 24);
 }
 
+TEST(TreeDelassus, OneBoxOnTheGroundByItsOwnClosedForm) {
+  // one box on four corners (every island on one free body: the short path, without the
+  // general path's bookkeeping): 12 rows, its G and responses equal to the recursion's
+  const IslandMatrix I = stack_island(1, 4);
+  EXPECT_FALSE(I.sparse);
+  EXPECT_FALSE(I.factored);
+  EXPECT_EQ(I.dense.rows(), 12);
+  EXPECT_EQ(I.dense, I.dense.transpose());
+}
+
 TEST(TreeDelassus, StackOfFreeBoxesOnFourCornersKeepsGAsItsFactor) {
   // twelve boxes, four corners under each: 144 rows for 72 velocities, G = B Bᵀ of rank 72
   // at most; its factor B = J L⁻ᵀ from the boxes' masses and inertias equals the

@@ -176,6 +176,75 @@ void closed_form_block(const std::vector<TwistRow>& rows, int k0, int len,
   }
 }
 
+// Every island on one free body (a box or a ball on the ground, boxes apart): per row,
+// y = Sᵀ f of its wrench on the body and its response r = D⁻¹ y, and the island's block
+// G_ij = y_iᵀ r_j: the closed form below (closed_form_block) without the general path's
+// bookkeeping, entry for entry the same numbers.  False, with nothing written, when some
+// island is not that (then the general path applies).
+bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& ws,
+                      const std::vector<TwistRow>& rows, const std::vector<int>& first,
+                      ResponseSupport& support, std::vector<IslandMatrix>& islands,
+                      Eigen::VectorXd* tree_diagonal, DelassusScratch& w) {
+  const TreeModel& tree = m.tree();
+  const int n = static_cast<int>(rows.size());
+  if (tree.nrows_extra > 0 || !d.composite.empty()) return false;
+  // the row's one body, when it is free on its own; −1 else
+  const auto body_of = [&](const TwistRow& r) {
+    if ((r.body[0] == kWorld) == (r.body[1] == kWorld)) return -1;
+    const int b = r.body[0] == kWorld ? r.body[1] : r.body[0];
+    const int i = tree.tree_index[b];
+    const TreeJoint& t = tree.joints[i];
+    const bool free = t.body == b && t.parent < 0 && t.nu == 6 && t.armature == 0 &&
+                      tree.children[i].empty() && m.bodies()[b].rigid();
+    return free ? b : -1;
+  };
+  int count = 0;
+  for (int k = 0, k0 = 0, body = -1; k < n; ++k) {
+    if (first[k] == k) {
+      k0 = k;
+      body = body_of(rows[k]);
+      ++count;
+    }
+    if (body < 0 || body_of(rows[k]) != body || k - k0 + 1 >= kSparseIsland) return false;
+  }
+  islands.resize(count);
+  support.dense = false;
+  support.dofs.resize(n);
+  support.offset.resize(n);
+  support.values.clear();
+  if (tree_diagonal) tree_diagonal->resize(n);
+  std::vector<Vec6>&y = w.y6, &r = w.r6;
+  y.resize(n);
+  r.resize(n);
+  for (int k = 0; k < n; ++k) {
+    const int s = rows[k].body[0] == kWorld ? 1 : 0;
+    const int b = rows[k].body[s];
+    const int i = tree.tree_index[b];
+    const int o = tree.joints[i].u_offset;
+    const Eigen::Map<const Eigen::Matrix<double, 6, 6>> S(ws.S[o].data());
+    y[k] = S.topRows<3>().transpose() * rows[k].term[s].force +
+           S.bottomRows<3>().transpose() * rows[k].term[s].moment;
+    r[k] = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.Dinv.data() + ws.dinv_offset[i]) * y[k];
+    support.dofs[k] = {o, o + 6, 0, 0};
+    support.offset[k] = static_cast<int>(support.values.size());
+    support.values.insert(support.values.end(), r[k].data(), r[k].data() + 6);
+    if (tree_diagonal) (*tree_diagonal)(k) = y[k].dot(r[k]);
+  }
+  for (int k0 = 0, island = 0; k0 < n; ++island) {
+    int k1 = k0 + 1;
+    while (k1 < n && first[k1] == k0) ++k1;
+    IslandMatrix& B = islands[island];
+    B.sparse = false;
+    B.factored = false;
+    B.dense.resize(k1 - k0, k1 - k0);
+    for (int i = k0; i < k1; ++i)
+      for (int j = k0; j <= i; ++j)
+        B.dense(i - k0, j - k0) = B.dense(j - k0, i - k0) = y[i].dot(r[j]);
+    k0 = k1;
+  }
+  return true;
+}
+
 }  // namespace
 
 void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, Eigen::MatrixXd& G,
@@ -185,6 +254,9 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   DelassusScratch own;
   DelassusScratch& w = scratch ? *scratch : own;
+  if (first && support && islands &&
+      one_body_islands(m, d, ws, rows, *first, *support, *islands, tree_diagonal, w))
+    return;
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(rows.size()), nb = tree.nrows_extra;
   const int nj = static_cast<int>(tree.joints.size());
@@ -511,15 +583,16 @@ void add_response(const Eigen::MatrixXd& response, const ResponseSupport& suppor
     du.noalias() += response * lambda;
     return;
   }
+  // plain loops: a row's response is a few entries, where Eigen's segments and maps cost
+  // more than the products
+  double* out = du.data();
   for (int k = 0; k < lambda.size(); ++k) {
-    if (lambda(k) == 0.0) continue;
+    const double l = lambda(k);
+    if (l == 0.0) continue;
     const std::array<int, 4>& r = support.dofs[k];
     const double* v = support.values.data() + support.offset[k];
-    for (int s = 0; s < 2; ++s) {
-      const int len = r[2 * s + 1] - r[2 * s];
-      du.segment(r[2 * s], len).noalias() += lambda(k) * Eigen::Map<const Eigen::VectorXd>(v, len);
-      v += len;
-    }
+    for (int s = 0; s < 2; ++s)
+      for (int i = r[2 * s]; i < r[2 * s + 1]; ++i) out[i] += l * *v++;
   }
 }
 
