@@ -170,6 +170,7 @@ bool Simulation::Impl::accept(Vector& xi, double t) {
 bool Simulation::Impl::start(const State& initial) {
   r = SimulationResult{};
   running = false;
+  sample_pending = false;  // a last run's unread sample: d is evaluated anew below
   // positions checked, velocities projected, in joint coordinates; d evaluated there
   InitialConditions ic;
   const SolveStatus s =
