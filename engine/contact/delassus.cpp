@@ -176,6 +176,26 @@ void closed_form_block(const std::vector<TwistRow>& rows, int k0, int len,
   }
 }
 
+// Whether tree joint i is free on its own: a root joint of six velocities on its body
+// alone, no armature, nothing hanging from it (with nothing welded: d.composite empty)
+bool free_on_its_own(const Model& m, int i) {
+  const TreeJoint& t = m.tree().joints[i];
+  return t.parent < 0 && t.nu == 6 && t.armature == 0 && m.tree().children[i].empty() &&
+         m.bodies()[t.body].rigid();
+}
+
+// y = Sᵀ f: side s of row r as joint forces on its body's six velocities (a free joint's)
+Vec6 joint_force(const RecursiveWorkspace& ws, const TreeJoint& t, const TwistRow& r, int s) {
+  const Eigen::Map<const Eigen::Matrix<double, 6, 6>> S(ws.S[t.u_offset].data());
+  return S.topRows<3>().transpose() * r.term[s].force +
+         S.bottomRows<3>().transpose() * r.term[s].moment;
+}
+
+// D⁻¹ of tree joint i (the articulated inertia on its velocities, inverted)
+Eigen::Map<const Eigen::Matrix<double, 6, 6>> dinv_of(const RecursiveWorkspace& ws, int i) {
+  return Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.Dinv.data() + ws.dinv_offset[i]);
+}
+
 // Every island on one free body (a box or a ball on the ground, boxes apart): per row,
 // y = Sᵀ f of its wrench on the body and its response r = D⁻¹ y, and the island's block
 // G_ij = y_iᵀ r_j: the closed form below (closed_form_block) without the general path's
@@ -193,10 +213,7 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
     if ((r.body[0] == kWorld) == (r.body[1] == kWorld)) return -1;
     const int b = r.body[0] == kWorld ? r.body[1] : r.body[0];
     const int i = tree.tree_index[b];
-    const TreeJoint& t = tree.joints[i];
-    const bool free = t.body == b && t.parent < 0 && t.nu == 6 && t.armature == 0 &&
-                      tree.children[i].empty() && m.bodies()[b].rigid();
-    return free ? b : -1;
+    return tree.joints[i].body == b && free_on_its_own(m, i) ? b : -1;
   };
   int count = 0;
   for (int k = 0, k0 = 0, body = -1; k < n; ++k) {
@@ -221,10 +238,8 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
     const int b = rows[k].body[s];
     const int i = tree.tree_index[b];
     const int o = tree.joints[i].u_offset;
-    const Eigen::Map<const Eigen::Matrix<double, 6, 6>> S(ws.S[o].data());
-    y[k] = S.topRows<3>().transpose() * rows[k].term[s].force +
-           S.bottomRows<3>().transpose() * rows[k].term[s].moment;
-    r[k] = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.Dinv.data() + ws.dinv_offset[i]) * y[k];
+    y[k] = joint_force(ws, tree.joints[i], rows[k], s);
+    r[k] = dinv_of(ws, i) * y[k];
     support.dofs[k] = {o, o + 6, 0, 0};
     support.offset[k] = static_cast<int>(support.values.size());
     support.values.insert(support.values.end(), r[k].data(), r[k].data() + 6);
@@ -332,10 +347,10 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   std::vector<int>& free_body = w.free_body;
   free_body.assign(sparse ? m.nbody() : 0, 0);
   if (sparse && d.composite.empty()) {
-    for (const TreeJoint& t : tree.joints)
-      if (t.body >= 0 && t.body < m.nbody())
-        free_body[t.body] =
-            t.parent < 0 && t.nu == 6 && t.armature == 0 && m.bodies()[t.body].rigid();
+    for (int i = 0; i < nj; ++i) {
+      const int b = tree.joints[i].body;
+      if (b >= 0 && b < m.nbody()) free_body[b] = free_body[b] || free_on_its_own(m, i);
+    }
     for (size_t t = 0; t < tree.joints.size(); ++t)
       if (!tree.children[t].empty()) free_body[tree.joints[t].body] = 0;
   }
@@ -403,17 +418,10 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         for (int s = 0; s < 2; ++s) {
           const int b = rows[k].body[s];
           if (b == kWorld) continue;
-          const TreeJoint& t = tree.joints[tree.tree_index[b]];
-          const Eigen::Map<const Eigen::Matrix<double, 6, 6>> S(ws.S[t.u_offset].data());
-          yk[2 * k + s] = S.topRows<3>().transpose() * rows[k].term[s].force +
-                          S.bottomRows<3>().transpose() * rows[k].term[s].moment;
+          yk[2 * k + s] = joint_force(ws, tree.joints[tree.tree_index[b]], rows[k], s);
         }
   std::vector<Vec6>& rk = w.r6;  // and its response D⁻¹ y
   rk.resize(yk.size());
-  const auto dinv = [&](int b) {
-    const int i = tree.tree_index[b];
-    return Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.Dinv.data() + ws.dinv_offset[i]);
-  };
   for (int k = 0; k < n; ++k) {
     if (blocked && closed[island[k]]) {
       Vec6 r[2];  // the response on each body
@@ -424,7 +432,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
         const int b = rows[k].body[s];
         if (b == kWorld) continue;
         const int o = tree.joints[tree.tree_index[b]].u_offset;
-        r[s] = dinv(b) * yk[2 * k + s];
+        r[s] = dinv_of(ws, tree.tree_index[b]) * yk[2 * k + s];
         rk[2 * k + s] = r[s];
         diagonal += yk[2 * k + s].dot(r[s]);
         support->dofs[k][2 * slot] = o;
