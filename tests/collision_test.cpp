@@ -420,6 +420,30 @@ TEST(Collision, GroupsAndMasks) {
   EXPECT_NEAR((pts[0].normal - Vec3(-1, 0, 0)).norm(), 0.0, 1e-12);  // from b (shape 1) to c
 }
 
+// Shapes the filters keep from every other convex shape meet the planes alone (the
+// detector leaves them out of its broad phase); a pair that may meet still does.  Two
+// overlapping spheres 0.02 into a plane: with b's mask without a's group, two plane
+// points; with the pair allowed, also the spheres' own.
+TEST(Collision, ShapesKeptFromEachOtherStillMeetThePlane) {
+  for (const bool apart : {true, false}) {
+    Shape a = sphere(0, 0.5), b = sphere(1, 0.5);
+    a.group = 2;
+    if (apart) b.mask = ~2u;
+    World w(2, {plane(), a, b});
+    w.place(0, Vec3(0, 0, 0.48));
+    w.place(1, Vec3(0.6, 0, 0.48));
+    std::set<std::pair<int, int>> pairs;
+    for (const ContactPoint& c : w.detect(1e-3)) {
+      pairs.insert({c.shape_a, c.shape_b});
+      const double gap = c.shape_a == 0 ? -0.02 : 0.6 - 1.0;  // a plane point, or a–b
+      EXPECT_NEAR(c.gap, gap, 1e-12);
+    }
+    std::set<std::pair<int, int>> want = {{0, 1}, {0, 2}};
+    if (!apart) want.insert({1, 2});
+    EXPECT_EQ(pairs, want) << apart;
+  }
+}
+
 // a joint's parent and child are not tested (unless a shape asks), nor welded bodies
 TEST(Collision, JoinedAndWeldedBodiesExcluded) {
   const std::string scene = R"({"bodies": [

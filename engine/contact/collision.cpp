@@ -110,8 +110,6 @@ class BulletDetector final : public ContactDetector {
           e.shape->isPolyhedral()
               ? static_cast<btPolyhedralConvexShape*>(e.shape.get())->getConvexPolyhedron()
               : nullptr;
-      e.proxy = broadphase_.createProxy(btVector3(0, 0, 0), btVector3(0, 0, 0), 0,
-                                        reinterpret_cast<void*>(i), 1, -1, nullptr);
     }
     // bodies a joint joins (parent and child); welded bodies share a composite.  A free
     // joint constrains nothing and joins nothing: a body floating on one from the world (an
@@ -137,6 +135,26 @@ class BulletDetector final : public ContactDetector {
         if (p != kWorld) joined_.insert(pair_key(p, t.body));
       }
     }
+    // The filters are the model's: what each shape may meet is known here.  A shape goes
+    // into the broad phase only when the filters let it meet another convex shape; one that
+    // meets planes alone (a box on the ground, a robot whose links the filters keep apart)
+    // is tested against those planes, and the tree is not updated for it at every query.
+    const int n = static_cast<int>(entries_.size());
+    for (int i = 0; i < n; ++i) {
+      if (!entries_[i].shape) continue;
+      bool meets_convex = false;
+      for (int j = 0; j < n && !meets_convex; ++j)
+        meets_convex = j != i && entries_[j].shape && allowed(m, std::min(i, j), std::max(i, j));
+      if (meets_convex)
+        entries_[i].proxy =
+            broadphase_.createProxy(btVector3(0, 0, 0), btVector3(0, 0, 0), 0,
+                                    reinterpret_cast<void*>(size_t(i)), 1, -1, nullptr);
+    }
+    plane_partners_.resize(planes_.size());
+    for (size_t k = 0; k < planes_.size(); ++k)
+      for (int i = 0; i < n; ++i)
+        if (entries_[i].shape && allowed(m, std::min(planes_[k], i), std::max(planes_[k], i)))
+          plane_partners_[k].push_back(i);
   }
 
   ~BulletDetector() override {
@@ -178,8 +196,8 @@ class BulletDetector final : public ContactDetector {
       broadphase_.setAabb(e.proxy, lo, hi, nullptr);
     }
     broadphase_.calculateOverlappingPairs(nullptr);
-    btOverlappingPairCache* cache = broadphase_.getOverlappingPairCache();
-    const btBroadphasePairArray& pairs = cache->getOverlappingPairArray();
+    const btBroadphasePairArray& pairs =
+        broadphase_.getOverlappingPairCache()->getOverlappingPairArray();
     for (int k = 0; k < pairs.size(); ++k) {
       const btBroadphaseProxy* p0 = pairs[k].m_pProxy0;
       const btBroadphaseProxy* p1 = pairs[k].m_pProxy1;
@@ -192,11 +210,10 @@ class BulletDetector final : public ContactDetector {
       if (entries_[a].finite && entries_[b].finite && allowed(m, a, b))
         convex_pair(m, a, b, margin, out);
     }
-    for (int p : planes_)
-      for (int i = 0; i < static_cast<int>(entries_.size()); ++i)
-        if (entries_[i].shape && entries_[p].finite && entries_[i].finite &&
-            allowed(m, std::min(p, i), std::max(p, i)))
-          plane_pair(m, p, i, margin, out);
+    for (size_t k = 0; k < planes_.size(); ++k)
+      for (int i : plane_partners_[k])
+        if (entries_[planes_[k]].finite && entries_[i].finite)
+          plane_pair(m, planes_[k], i, margin, out);
   }
 
  private:
@@ -402,6 +419,7 @@ class BulletDetector final : public ContactDetector {
   btDbvtBroadphase broadphase_;
   std::vector<Entry> entries_;
   std::vector<int> planes_;
+  std::vector<std::vector<int>> plane_partners_;  // per plane: the shapes it may meet
   std::unordered_set<std::uint64_t> joined_;
   ClipResult clip_;
   btVertexArray verts1_, verts2_;
