@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "engine/contact/ncp.hpp"
 
@@ -101,6 +102,50 @@ TEST(ContactSolver, SmallIslandTakesNewtonStepsDefiniteOrNot) {
   const Vector3d next = -B.ldlt().solve(Vector3d(g2.head<3>()));
   EXPECT_LT((both.head<3>() - 0.5 * next).norm(), 1e-9);
   EXPECT_LT((both.tail<3>() - 0.5 * next).norm(), 1e-9);
+}
+
+// The midpoint passes solve a step's problem again with g moved a little: the second
+// solve takes chord steps on the first's Newton factor (no new J, no new factor).  On
+// unilateral rows (the natural map piecewise affine) one chord step is exact: the moved
+// problem's −G⁻¹g with every row pushing.  Another G forms its own factor.
+// (A sticking contact's Jacobian has μ t̂ᵀ with t̂ the direction of the residual's own
+// tangential velocity: there a kept J can raise the residual, and Newton takes over.)
+TEST(ContactSolver, TheSameProblemAgainTakesChordSteps) {
+  Eigen::Matrix4d A;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) A(i, j) = std::sin(1.0 + 3 * i + 7 * j);
+  const MatrixXd G = A * A.transpose() + 0.5 * MatrixXd::Identity(4, 4);
+  std::vector<ContactBlock> blocks(4);
+  for (int k = 0; k < 4; ++k) {
+    blocks[k].kind = ContactBlock::Kind::Unilateral;
+    blocks[k].row = k;
+  }
+  // g = −G λ* for impulses λ* > 0: every row pushes
+  const VectorXd push = Eigen::Vector4d(0.3, 0.5, 0.2, 0.4);
+  VectorXd g = -G * push;
+  ContactWorkspace w;
+  VectorXd lambda = push + 1e-3 * VectorXd::Ones(4);
+  const ContactSolverResult first = solve_contact_problem(G, g, blocks, lambda, tight(), &w);
+  ASSERT_TRUE(first.converged);
+  ASSERT_GT(first.newton_iterations, 0);
+  EXPECT_TRUE(w.chord);
+  g(0) += 1e-6;
+  g(3) -= 2e-6;
+  const ContactSolverResult again = solve_contact_problem(G, g, blocks, lambda, tight(), &w);
+  EXPECT_TRUE(again.converged);
+  EXPECT_EQ(again.iterations, 0);
+  EXPECT_GT(again.newton_iterations, 0);
+  EXPECT_FALSE(w.factored);  // chord steps alone
+  EXPECT_TRUE(w.chord);      // kept for the next pass
+  EXPECT_LT((lambda - (-G.ldlt().solve(g))).norm(), 1e-12);
+  // another G: not the kept factor's problem
+  const MatrixXd G3 = G + 0.1 * MatrixXd::Identity(4, 4);
+  const ContactSolverResult other = solve_contact_problem(G3, g, blocks, lambda, tight(), &w);
+  EXPECT_TRUE(other.converged);
+  EXPECT_LT((lambda - (-G3.ldlt().solve(g))).norm(), 1e-12);
+  if (w.chord) {
+    EXPECT_EQ(w.chord_G, G3);
+  }
 }
 
 // G = B Bᵀ of ten bodies in a ring of ten contacts (B: a row's entries on the two bodies of

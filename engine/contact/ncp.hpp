@@ -115,6 +115,11 @@ struct ContactWorkspace {
   Eigen::LLT<Eigen::MatrixXd> lm;   // JᵀJ + εI's factor, or on a small island:
   Eigen::MatrixXd lm_small;         // its Cholesky factor by small_cholesky
   Eigen::VectorXd F, trial, step, un, ut;
+  // the chord steps' (ncp.cpp, chord_polish): whether this solve's Newton steps formed J and
+  // JJᵀ's factor, and the problem they are kept for (the last solve's, when it did)
+  bool factored = false, chord = false;
+  Eigen::MatrixXd chord_G;
+  std::vector<ContactBlock> chord_blocks;
 };
 
 // The natural residual of the law at λ, with u = G λ + g: per block the velocity-scaled
