@@ -97,6 +97,8 @@ struct JointSpaceScratch {
   // every column at once
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Y, X;
   std::vector<int> lambda;  // each velocity's parent velocity
+  // per velocity: the columns [first, end) of Y it may be nonzero in
+  std::vector<int> first, end;
 };
 //
 // What tree_delassus() and row_velocities() work in, kept by a caller that calls them every

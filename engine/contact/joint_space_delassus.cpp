@@ -13,6 +13,7 @@
 // momentum (p, L_O), p = m (v_O − c × ω), L_O = m c × v_O + (J − m [c]×[c]×) ω, and a row's
 // wrench (f, τ about the body's centre x_b) the pair (f, τ + x_b × f); a twist and a wrench
 // pair by their dot product.  Composite inertias then add without transforms.
+#include <algorithm>
 #include <cmath>
 
 #include "engine/contact/delassus.hpp"
@@ -96,6 +97,12 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
   // Jᵀ: each row's wrench on the columns of its bodies' paths to the root
   auto& Y = w.Y;
   Y.setZero(nu, n);
+  // each velocity's row of Y is nonzero only in the columns of the rows on bodies below it
+  // (a leg's velocity: its foot's rows), within [first, end): so are its rows of L⁻ᵀ Jᵀ,
+  // its ancestors' ranges holding its own (a row marks its bodies' whole paths)
+  std::vector<int>&first = w.first, &end = w.end;
+  first.assign(nu, n);
+  end.assign(nu, 0);
   for (int k = 0; k < n; ++k)
     for (int s = 0; s < 2; ++s) {
       const int b = rows[k].body[s];
@@ -105,43 +112,62 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
       f.tail<3>() = rows[k].term[s].moment + d.body[b].x.cross(rows[k].term[s].force);
       for (int j = tree.tree_index[b]; j >= 0; j = tree.joints[j].parent) {
         const TreeJoint& p = tree.joints[j];
-        for (int c = p.u_offset; c < p.u_offset + p.nu; ++c) Y(c, k) += w.S[c].dot(f);
+        for (int c = p.u_offset; c < p.u_offset + p.nu; ++c) {
+          Y(c, k) += w.S[c].dot(f);
+          first[c] = std::min(first[c], k);
+          end[c] = k + 1;
+        }
       }
     }
-  // Y = L⁻ᵀ Jᵀ (tip to base), G = Yᵀ Y by island, and the responses M⁻¹ Jᵀ = L⁻¹ Y (base
-  // to tip), every column whole; a step of either elimination is one row operation on
-  // all the rows' columns                                               [RBDA Table 6.4]
-  const auto axpy = [n](double* to, double a, const double* x) {
-    for (int c = 0; c < n; ++c) to[c] -= a * x[c];
+  // Y = L⁻ᵀ Jᵀ (tip to base) on each velocity's columns, G = Yᵀ Y by island, and the
+  // responses M⁻¹ Jᵀ = L⁻¹ Y (base to tip: there an ancestor's whole row mixes in); a step
+  // of either elimination is one row operation on the rows' columns    [RBDA Table 6.4]
+  const auto axpy = [](double* to, double a, const double* x, int count) {
+    for (int c = 0; c < count; ++c) to[c] -= a * x[c];
   };
-  const auto scale = [n](double* to, double a) {
-    for (int c = 0; c < n; ++c) to[c] *= a;
+  const auto scale = [](double* to, double a, int count) {
+    for (int c = 0; c < count; ++c) to[c] *= a;
   };
   for (int k = nu - 1; k >= 0; --k) {
-    double* yk = Y.data() + k * n;
-    scale(yk, 1.0 / M(k, k));
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) axpy(Y.data() + i * n, M(k, i), yk);
+    const int c0 = first[k], count = end[k] - first[k];
+    if (count <= 0) continue;  // no row moves it: its row of Y stays zero
+    double* yk = Y.data() + k * n + c0;
+    scale(yk, 1.0 / M(k, k), count);
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) axpy(Y.data() + i * n + c0, M(k, i), yk, count);
   }
   auto& X = w.X;
   X = Y;
   for (int k = 0; k < nu; ++k) {
     double* xk = X.data() + k * n;
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) axpy(xk, M(k, i), X.data() + i * n);
-    scale(xk, 1.0 / M(k, k));
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) axpy(xk, M(k, i), X.data() + i * n, n);
+    scale(xk, 1.0 / M(k, k), n);
   }
   response = X;
   support.dense = true;
   support.values.clear();
+  if (tree_diagonal) tree_diagonal->resize(n);
   for (size_t i = 0; i < islands.size(); ++i) {
     const int k0 = island_start[i];
     const int len = (i + 1 < island_start.size() ? island_start[i + 1] : n) - k0;
     IslandMatrix& B = islands[i];
     B.sparse = false;
     B.factored = false;
-    B.dense.resize(len, len);
-    B.dense.noalias() = Y.middleCols(k0, len).transpose() * Y.middleCols(k0, len);
+    // the lower triangle by one rank-one update per velocity, on its columns alone (a
+    // leg's velocity: its foot's 3 × 3 block), then mirrored
+    B.dense.setZero(len, len);
+    double* g = B.dense.data();
+    for (int c = 0; c < nu; ++c) {
+      const int c0 = std::max(first[c], k0) - k0, c1 = std::min(end[c], k0 + len) - k0;
+      const double* y = Y.data() + c * n + k0;
+      for (int j = c0; j < c1; ++j) {
+        double* gj = g + j * len;
+        for (int r = j; r < c1; ++r) gj[r] += y[r] * y[j];
+      }
+    }
+    for (int j = 0; j < len; ++j)
+      for (int r = j + 1; r < len; ++r) g[r * len + j] = g[j * len + r];
+    if (tree_diagonal) tree_diagonal->segment(k0, len) = B.dense.diagonal();
   }
-  if (tree_diagonal) *tree_diagonal = Y.colwise().squaredNorm().transpose();
   return true;
 }
 

@@ -110,11 +110,16 @@ MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> de
 
 void MoreauStepper::gather(const Eigen::VectorXd& q, Data& d, bool normal_only, double margin,
                            std::vector<ContactRecord>& out) {
+  points_.clear();
+  if (det_) det_->detect(m_, d, margin, points_);
+  rows_of_points(q, d, normal_only, margin, out);
+}
+
+void MoreauStepper::rows_of_points(const Eigen::VectorXd& q, Data& d, bool normal_only,
+                                   double margin, std::vector<ContactRecord>& out) {
   out.clear();
   rows_.clear();
   blocks_.clear();
-  points_.clear();
-  if (det_) det_->detect(m_, d, margin, points_);
   std::vector<double>& gaps = gap_list_;
   gaps.clear();
   auto add_block = [&](ContactBlock::Kind kind, double mu) {
@@ -1117,6 +1122,26 @@ double MoreauStepper::step_margin(const Data& d, double h) {
   return margin_;
 }
 
+double MoreauStepper::penetration(const Eigen::VectorXd& q, bool& deep) const {
+  const int nshapes = static_cast<int>(m_.shapes().size());
+  double lowest = 0.0;
+  deep = false;
+  for (const ContactPoint& p : points_) {
+    if (!(p.gap < 0)) continue;
+    lowest = std::min(lowest, p.gap);
+    // too_deep()'s test
+    if (p.shape_a >= 0 && p.shape_b >= 0 && p.shape_a < nshapes && p.shape_b < nshapes &&
+        -p.gap >
+            0.5 * std::min(thickness(m_.shapes()[p.shape_a]), thickness(m_.shapes()[p.shape_b])))
+      deep = true;
+  }
+  for (const Limit& l : limits_) {
+    const double x = q(m_.tree().joints[l.tree_joint].q_offset);
+    lowest = std::min({lowest, x - l.lower, l.upper - x});
+  }
+  return -lowest;
+}
+
 void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d) {
   const TreeModel& tree = m_.tree();
   d.t = t;
@@ -1124,9 +1149,17 @@ void MoreauStepper::project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double
     // the kinematics find the rows; the recursion's passes run only where they are projected
     // (a resting step: one recursion in three saved)
     kinematics_BaseToTip(m_, tree, q, u, d, recursive_workspace(m_, d));
-    gather(q, d, true, o_.closed_gap, scratch_);
-    const double pen = gaps_.size() > 0 ? std::max(0.0, -gaps_.minCoeff()) : 0.0;
+    points_.clear();
+    if (det_) det_->detect(m_, d, o_.closed_gap, points_);
+    // most steps end with nothing to project: their rows are not formed
+    bool deep = false;
+    const double pen = penetration(q, deep);
     stats_.penetration = pen;
+    if (!deep && (pen <= o_.projection_tolerance || pass == o_.projection_passes)) {
+      scratch_.clear();
+      return;
+    }
+    rows_of_points(q, d, true, o_.closed_gap, scratch_);
     if (pen <= o_.projection_tolerance || pass == o_.projection_passes) return;
     if (rates(q, u, d) != SolveStatus::Ok) return;
     tree_delassus(m_, d, rows_, G_, R_, &first_, &support_, &Gis_, &diag0_, &dscratch_);

@@ -155,6 +155,12 @@ class MoreauStepper {
   // the closed rows at q (d's kinematics at q): records, rows, blocks, gaps
   void gather(const Eigen::VectorXd& q, Data& d, bool normal_only, double margin,
               std::vector<ContactRecord>& out);
+  // gather()'s second half: the rows of the detector's points_ and of the joint limits
+  void rows_of_points(const Eigen::VectorXd& q, Data& d, bool normal_only, double margin,
+                      std::vector<ContactRecord>& out);
+  // the deepest overlap at q among the detector's points_ and the joint limits, and
+  // whether a point is deeper than too_deep() allows
+  double penetration(const Eigen::VectorXd& q, bool& deep) const;
   void project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d);
   // the recursion's rates at (q, u) into d, bilateral rows held
   // (the applied forces at *u_forces when given)
