@@ -107,7 +107,8 @@ TEST(ContactSolver, SmallIslandTakesNewtonStepsDefiniteOrNot) {
 // The midpoint passes solve a step's problem again with g moved a little: the second
 // solve takes chord steps on the first's Newton factor (no new J, no new factor).  On
 // unilateral rows (the natural map piecewise affine) one chord step is exact: the moved
-// problem's −G⁻¹g with every row pushing.  Another G forms its own factor.
+// problem's −G⁻¹g with every row pushing; so do the next step's, G moved by its motion.
+// A G moved further forms its own factor.
 // (A sticking contact's Jacobian has μ t̂ᵀ with t̂ the direction of the residual's own
 // tangential velocity: there a kept J can raise the residual, and Newton takes over.)
 TEST(ContactSolver, TheSameProblemAgainTakesChordSteps) {
@@ -138,14 +139,21 @@ TEST(ContactSolver, TheSameProblemAgainTakesChordSteps) {
   EXPECT_FALSE(w.factored);  // chord steps alone
   EXPECT_TRUE(w.chord);      // kept for the next pass
   EXPECT_LT((lambda - (-G.ldlt().solve(g))).norm(), 1e-12);
-  // another G: not the kept factor's problem
+  // the next step's problem of a resting island: G moved by 1e-6 of itself, g too; the
+  // kept factor's chord steps reach its exact answer
+  const MatrixXd G4 = G + 1e-6 * A * A.transpose();
+  g(1) += 3e-6;
+  const ContactSolverResult next = solve_contact_problem(G4, g, blocks, lambda, tight(), &w);
+  EXPECT_TRUE(next.converged);
+  EXPECT_FALSE(w.factored);
+  EXPECT_LT((lambda - (-G4.ldlt().solve(g))).norm(), 1e-12);
+  // a G moved by a few per cent of itself is another problem: Newton forms its own factor
   const MatrixXd G3 = G + 0.1 * MatrixXd::Identity(4, 4);
   const ContactSolverResult other = solve_contact_problem(G3, g, blocks, lambda, tight(), &w);
   EXPECT_TRUE(other.converged);
+  EXPECT_TRUE(w.factored);
   EXPECT_LT((lambda - (-G3.ldlt().solve(g))).norm(), 1e-12);
-  if (w.chord) {
-    EXPECT_EQ(w.chord_G, G3);
-  }
+  EXPECT_EQ(w.chord_G, G3);
 }
 
 // G = B Bᵀ of ten bodies in a ring of ten contacts (B: a row's entries on the two bodies of

@@ -55,6 +55,9 @@ constexpr double kNear = 1e3;     // a warm start within this many tolerances ke
 constexpr int kNewtonFirst = 24;
 constexpr int kFirstSteps = 4;
 constexpr double kDefinite = 1e-8;  // G's pivot ratio above which it counts as definite
+// how far G may have moved (in its largest entry, relative to G's) from the G of a kept
+// Newton factor for chord steps on it (chord_polish)
+constexpr double kChordChange = 1e-3;
 static_assert(kNewtonFirst <= kSmallIsland, "the Newton steps use storage sized for small islands");
 
 // z ← Π(z) block by block: the cone, the half-line or the interval
@@ -377,13 +380,16 @@ double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
 }
 
 // Chord steps: Newton's steps of newton_polish() on the Jacobian J and the factor of
-// JJᵀ + εI that its last step formed, kept from the last solve of the same G and blocks
-// (the midpoint passes solve the step's problem again with g moved by the pass, by 1e-4
-// of itself or less).  Where no block changes its case (sticking, sliding, open) the
-// natural map is affine in λ on the sticking and open blocks and nearly so on the sliding
-// ones, and one step reaches the tolerance at a fifth of a Newton step's cost (J not
-// formed, JJᵀ not formed nor factored).  Stops at the first step that does not lower the
-// residual; returns the residual at λ, changed only where it went down.
+// JJᵀ + εI that its last step formed, kept from the last solve of the same blocks and a G
+// within kChordChange of this one: the midpoint passes solve the step's problem again
+// with g moved by the pass (G the same), and a resting or slowly moving island's next
+// step has G moved by its motion over a step (a standing robot: 1e-6 of G).  Where no
+// block changes its case (sticking, sliding, open) the natural map is affine in λ on the
+// open and one-row blocks and nearly so on the contacts, and a step or two reach the
+// tolerance at a fifth of a Newton step's cost each (J not formed, JJᵀ not formed nor
+// factored).  The kept J is only an approximation of this problem's: a step is kept only
+// where it lowers the residual, and the solve goes on as without chord steps where they
+// stop short of the tolerance.  Returns the residual at λ.
 double chord_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
                     const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
                     Eigen::VectorXd& lambda, double tolerance, int steps, int& iterations,
@@ -409,11 +415,14 @@ double chord_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
   return r;
 }
 
-// whether the workspace's chord factor is for this G and these blocks (chord_polish())
-bool same_problem(const Eigen::MatrixXd& G, const std::vector<ContactBlock>& blocks,
+// whether the workspace's chord factor is for these blocks and a G within kChordChange of
+// this one (chord_polish())
+bool near_problem(const Eigen::MatrixXd& G, const std::vector<ContactBlock>& blocks,
                   const ContactWorkspace& w) {
   if (!w.chord || w.chord_G.rows() != G.rows() || w.chord_G.cols() != G.cols() ||
-      w.chord_blocks.size() != blocks.size() || w.chord_G != G)
+      w.chord_blocks.size() != blocks.size())
+    return false;
+  if ((w.chord_G - G).lpNorm<Eigen::Infinity>() > kChordChange * G.lpNorm<Eigen::Infinity>())
     return false;
   for (size_t k = 0; k < blocks.size(); ++k) {
     const ContactBlock &a = blocks[k], &b = w.chord_blocks[k];
@@ -736,7 +745,7 @@ ContactSolverResult solve_problem(const Matrix& G, const Eigen::VectorXd& g,
   }
   // the problem the last solve factored a Newton step of, with g moved: chord steps
   if constexpr (std::is_same_v<Matrix, Eigen::MatrixXd>) {
-    if (m <= kSmallIsland && same_problem(G, blocks, w)) {
+    if (m <= kSmallIsland && near_problem(G, blocks, w)) {
       chorded = true;
       w.zn = z;
       const double rn = chord_polish(G, g, blocks, w.gamma, w.zn, options.tolerance, kFirstSteps,

@@ -116,7 +116,8 @@ struct ContactWorkspace {
   Eigen::MatrixXd lm_small;         // its Cholesky factor by small_cholesky
   Eigen::VectorXd F, trial, step, un, ut;
   // the chord steps' (ncp.cpp, chord_polish): whether this solve's Newton steps formed J and
-  // JJᵀ's factor, and the problem they are kept for (the last solve's, when it did)
+  // JJᵀ's factor, and the G and blocks they were formed for (kept while later solves use
+  // them)
   bool factored = false, chord = false;
   Eigen::MatrixXd chord_G;
   std::vector<ContactBlock> chord_blocks;
