@@ -110,6 +110,14 @@ class BulletDetector final : public ContactDetector {
           e.shape->isPolyhedral()
               ? static_cast<btPolyhedralConvexShape*>(e.shape.get())->getConvexPolyhedron()
               : nullptr;
+      // a sphere about the shape's origin holding it: its box in its own frame, corner to
+      // origin (Bullet's margin included)
+      btTransform own;
+      own.setIdentity();
+      btVector3 lo, hi;
+      e.shape->getAabb(own, lo, hi);
+      for (int k = 0; k < 3; ++k) lo[k] = std::max(std::abs(lo[k]), std::abs(hi[k]));
+      e.radius = lo.length();
     }
     // bodies a joint joins (parent and child); welded bodies share a composite.  A free
     // joint constrains nothing and joins nothing: a body floating on one from the world (an
@@ -227,7 +235,8 @@ class BulletDetector final : public ContactDetector {
     Mat3 R = Mat3::Identity();  // world pose at this query
     Vec3 x = Vec3::Zero();
     btTransform tr;
-    btVector3 lo, hi;  // its box at this query, grown by half the margin (with a proxy)
+    btVector3 lo, hi;     // its box at this query, grown by half the margin (with a proxy)
+    double radius = 0.0;  // of a sphere about x holding the shape
     bool finite = true;
   };
 
@@ -392,7 +401,9 @@ class BulletDetector final : public ContactDetector {
     const Entry& es = entries_[i];
     const Vec3 np = ep.R.col(2);  // the plane's outward normal
     const double c = np.dot(ep.x);
-    if (es.proxy) {  // its box's lowest corner a margin above the plane: nothing to find
+    // its bounding sphere, or its box, a margin above the plane: nothing to find
+    if (np.dot(es.x) - es.radius - c >= margin) return;
+    if (es.proxy) {
       const btVector3 mid = 0.5 * (es.lo + es.hi), half = 0.5 * (es.hi - es.lo);
       const double lowest = np.dot(eig(mid)) - std::abs(np.x()) * half.x() -
                             std::abs(np.y()) * half.y() - std::abs(np.z()) * half.z();
