@@ -2,7 +2,7 @@
 // limits (appell/contact.hpp; docs/contact.md "What a limit can and cannot do").
 //
 // A limit (and a joint's Coulomb friction) is a row on the joint's own coordinate, so it
-// acts on the one-coordinate joints of the spanning tree (engine/contact/moreau.cpp).  A
+// acts on the one-coordinate joints of the spanning tree (engine/contact/moreau_rows.cpp).  A
 // joint that closes a loop has no coordinate of its own: the tree's coordinates give it
 // only implicitly, through the loop's rows.  Its limit and friction would be silently
 // ignored, so they are refused instead.

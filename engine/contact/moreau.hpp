@@ -131,6 +131,7 @@ class MoreauStepper {
   // a row's identity from step to step: shapes, bodies, joint, side and friction; the
   // points of one pair of shapes are told apart by where they lie (match_previous)
   using Key = std::tuple<int, int, int, int, int>;
+  static Key key_of(const ContactRecord& r);
   // detector: null when the model has no shapes (joint limits only)
   MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> detector,
                 const MoreauOptions& o = {});
