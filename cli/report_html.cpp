@@ -1,6 +1,6 @@
-// Assembles the HTML report: the page (cli/report/report.html, .css, .js), the embedded
-// three.js and uPlot, and the run's data as one JSON block.  Everything is inline, so the
-// file works offline and can be mailed around.
+// Assembles the HTML report: the page (cli/report/: report.html, report.css and the
+// script's parts, *.js), the embedded three.js and uPlot, and the run's data as one JSON
+// block.  Everything is inline, so the file works offline and can be mailed around.
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -74,7 +74,7 @@ json series_json(const ReportSeries& s) {
     for (size_t k = 0; k < s.force.size(); ++k)
       j["forces"].push_back({{"name", s.force_names[k]}, {"values", pick(s.force[k], idx)}});
   j["rows"] = s.t.size();
-  // the contact layer (report.js contactLayer): per picked instant its points and forces
+  // the contact layer (cli/report/contacts.js): per picked instant its points and forces
   if (s.has_contacts && s.contacts.size() == s.t.size()) {
     json c = json::array();
     for (size_t i : idx) {
@@ -136,6 +136,18 @@ std::string script_json(const json& j) {
   return out;
 }
 
+// The page's own script: its parts (cli/report/*.js) in this order, in one strict-mode
+// function, so they share their names without globals and stay one <script> element.
+// report.js starts the page: last.
+constexpr const char* kScriptParts[] = {"data.js",     "geometry.js", "scene.js",
+                                        "contacts.js", "charts.js",   "report.js"};
+
+std::string report_script() {
+  std::string s = "(function () {\n'use strict';\n";
+  for (const char* name : kScriptParts) s += report_asset(name) + "\n";
+  return s + "})();\n";
+}
+
 std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -173,7 +185,7 @@ std::string report_page(const Model& m, const ReportMeta& meta, const json& scen
       << "<script type=\"text/plain\" id=\"three-module\">"
       << script_safe(report_asset("three.module.min.js")) << "</script>\n"
       << "<script>" << script_safe(report_asset("uPlot.iife.min.js")) << "</script>\n"
-      << "<script>" << script_safe(report_asset("report.js")) << "</script>\n"
+      << "<script>" << script_safe(report_script()) << "</script>\n"
       << "</body>\n</html>\n";
   return out.str();
 }

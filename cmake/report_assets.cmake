@@ -29,9 +29,15 @@ if(APPELL_REPORT AND NOT EXISTS ${APPELL_JS_DIR}/node_modules/playwright-core/pa
   endif()
 endif()
 
+# the page's script comes in parts, joined in one <script> by cli/report_html.cpp (its order)
 set(APPELL_REPORT_SOURCES
   ${PROJECT_SOURCE_DIR}/cli/report/report.html
   ${PROJECT_SOURCE_DIR}/cli/report/report.css
+  ${PROJECT_SOURCE_DIR}/cli/report/data.js
+  ${PROJECT_SOURCE_DIR}/cli/report/geometry.js
+  ${PROJECT_SOURCE_DIR}/cli/report/scene.js
+  ${PROJECT_SOURCE_DIR}/cli/report/contacts.js
+  ${PROJECT_SOURCE_DIR}/cli/report/charts.js
   ${PROJECT_SOURCE_DIR}/cli/report/report.js)
 set(assets_cpp ${CMAKE_BINARY_DIR}/generated/report_assets.cpp)
 if(APPELL_REPORT AND EXISTS ${APPELL_THREE_JS} AND EXISTS ${APPELL_UPLOT_JS})
