@@ -358,8 +358,10 @@ double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
   double r = residual_at(blocks, gamma, lambda, ut);
   for (int k = 0; k < steps && r > tolerance; ++k) {
     natural_map(G, g, blocks, gamma, lambda, w);
+    // J and JJᵀ's factor, for chord_polish(): a pair only once the factor is of this J
+    w.factored = false;
     if (!least_squares_step(w, step)) break;
-    w.factored = w.J.rows() <= kSmallIsland;  // J and JJᵀ's factor, for chord_polish()
+    w.factored = w.J.rows() <= kSmallIsland;
     bool improved = false;
     for (double t = 1.0; t > 1e-6; t *= 0.5) {
       trial = lambda - t * step;
