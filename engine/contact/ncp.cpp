@@ -348,22 +348,31 @@ bool least_squares_step(ContactWorkspace& w, Eigen::VectorXd& step) {
 // the least-squares step of least norm to that precision (a Levenberg–Marquardt step;
 // J. Nocedal & S. Wright, Numerical Optimization, §10.3), on the workspace's storage.  λ is changed
 // only when the residual goes down; returns the residual at λ.
-double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
-                     const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
-                     Eigen::VectorXd& lambda, double tolerance, int steps, int& iterations,
-                     ContactWorkspace& w) {
+// With `chord`, chord steps instead (chord_polish(), below): the step from the kept J and
+// factor, taken whole or not at all.
+double polish_steps(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                    const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
+                    Eigen::VectorXd& lambda, double tolerance, int steps, int& iterations,
+                    ContactWorkspace& w, bool chord) {
   Eigen::VectorXd &trial = w.trial, &step = w.step, &ut = w.ut;
   ut.noalias() = G * lambda;
   ut += g;
   double r = residual_at(blocks, gamma, lambda, ut);
   for (int k = 0; k < steps && r > tolerance; ++k) {
-    natural_map(G, g, blocks, gamma, lambda, w);
-    // J and JJᵀ's factor, for chord_polish(): a pair only once the factor is of this J
-    w.factored = false;
-    if (!least_squares_step(w, step)) break;
-    w.factored = w.J.rows() <= kSmallIsland;
+    if (chord) {
+      natural_map(G, g, blocks, gamma, lambda, w, false);
+      trial = w.F;
+      small_cholesky_solve(w.lm_small, trial);
+      step.noalias() = w.J.transpose() * trial;
+    } else {
+      natural_map(G, g, blocks, gamma, lambda, w);
+      // J and JJᵀ's factor, for chord_polish(): a pair only once the factor is of this J
+      w.factored = false;
+      if (!least_squares_step(w, step)) break;
+      w.factored = w.J.rows() <= kSmallIsland;
+    }
     bool improved = false;
-    for (double t = 1.0; t > 1e-6; t *= 0.5) {
+    for (double t = 1.0; t > (chord ? 0.75 : 1e-6); t *= 0.5) {
       trial = lambda - t * step;
       ut.noalias() = G * trial;
       ut += g;
@@ -381,6 +390,13 @@ double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
   return r;
 }
 
+double newton_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                     const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
+                     Eigen::VectorXd& lambda, double tolerance, int steps, int& iterations,
+                     ContactWorkspace& w) {
+  return polish_steps(G, g, blocks, gamma, lambda, tolerance, steps, iterations, w, false);
+}
+
 // Chord steps: Newton's steps of newton_polish() on the Jacobian J and the factor of
 // JJᵀ + εI that its last step formed, kept from the last solve of the same blocks and a G
 // within kChordChange of this one: the midpoint passes solve the step's problem again
@@ -396,25 +412,7 @@ double chord_polish(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
                     const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
                     Eigen::VectorXd& lambda, double tolerance, int steps, int& iterations,
                     ContactWorkspace& w) {
-  Eigen::VectorXd &trial = w.trial, &step = w.step, &ut = w.ut;
-  ut.noalias() = G * lambda;
-  ut += g;
-  double r = residual_at(blocks, gamma, lambda, ut);
-  for (int k = 0; k < steps && r > tolerance; ++k) {
-    natural_map(G, g, blocks, gamma, lambda, w, false);
-    trial = w.F;
-    small_cholesky_solve(w.lm_small, trial);
-    step.noalias() = w.J.transpose() * trial;
-    trial = lambda - step;
-    ut.noalias() = G * trial;
-    ut += g;
-    const double rt = residual_at(blocks, gamma, trial, ut);
-    ++iterations;
-    if (!(rt < r)) break;
-    lambda = trial;
-    r = rt;
-  }
-  return r;
+  return polish_steps(G, g, blocks, gamma, lambda, tolerance, steps, iterations, w, true);
 }
 
 // whether the workspace's chord factor is for these blocks and a G within kChordChange of
@@ -745,19 +743,25 @@ ContactSolverResult solve_problem(const Matrix& G, const Eigen::VectorXd& g,
     res.converged = true;
     return res;
   }
+  // kFirstSteps Newton (or chord) steps from z on a dense G: true, with λ and the result
+  // set, where they reach the tolerance (generic: instantiated on a dense G alone)
+  const auto converged_from_z = [&](const auto& dense, bool chord) {
+    w.zn = z;  // its storage is sized above (m ≤ kSmallIsland)
+    const double rn = chord ? chord_polish(dense, g, blocks, w.gamma, w.zn, options.tolerance,
+                                           kFirstSteps, res.newton_iterations, w)
+                            : newton_polish(dense, g, blocks, w.gamma, w.zn, options.tolerance,
+                                            kFirstSteps, res.newton_iterations, w);
+    if (!(rn <= options.tolerance)) return false;
+    lambda = w.zn;
+    res.residual = rn;
+    res.converged = true;
+    return true;
+  };
   // the problem the last solve factored a Newton step of, with g moved: chord steps
   if constexpr (std::is_same_v<Matrix, Eigen::MatrixXd>) {
     if (m <= kSmallIsland && near_problem(G, blocks, w)) {
       chorded = true;
-      w.zn = z;
-      const double rn = chord_polish(G, g, blocks, w.gamma, w.zn, options.tolerance, kFirstSteps,
-                                     res.newton_iterations, w);
-      if (rn <= options.tolerance) {
-        lambda = w.zn;
-        res.residual = rn;
-        res.converged = true;
-        return res;
-      }
+      if (converged_from_z(G, true)) return res;
       velocities(G, z, g, u);
     }
   }
@@ -790,17 +794,9 @@ ContactSolverResult solve_problem(const Matrix& G, const Eigen::VectorXd& g,
   if constexpr (std::is_same_v<Matrix, Eigen::MatrixXd>) {
     if (m <= kNewtonFirst &&
         ((z.template lpNorm<Eigen::Infinity>() > 0 && blocks_definite(G, blocks)) ||
-         small_cholesky(G, 0.0, w.small, kDefinite))) {
-      w.zn = z;  // its storage is sized above (m ≤ kSmallIsland)
-      const double rn = newton_polish(G, g, blocks, w.gamma, w.zn, options.tolerance, kFirstSteps,
-                                      res.newton_iterations, w);
-      if (rn <= options.tolerance) {
-        lambda = w.zn;
-        res.residual = rn;
-        res.converged = true;
-        return res;
-      }
-    }
+         small_cholesky(G, 0.0, w.small, kDefinite)) &&
+        converged_from_z(G, false))
+      return res;
   }
   // On a large island, a warm start this near the answer (within kNear tolerances: a
   // resting or steadily sliding island, its problem the last step's a little changed)
