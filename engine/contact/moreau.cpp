@@ -324,17 +324,12 @@ SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::Vect
 }
 
 double MoreauStepper::penetration(const Eigen::VectorXd& q, bool& deep) const {
-  const int nshapes = static_cast<int>(m_.shapes().size());
   double lowest = 0.0;
   deep = false;
   for (const ContactPoint& p : points_) {
     if (!(p.gap < 0)) continue;
     lowest = std::min(lowest, p.gap);
-    // too_deep()'s test
-    if (p.shape_a >= 0 && p.shape_b >= 0 && p.shape_a < nshapes && p.shape_b < nshapes &&
-        -p.gap >
-            0.5 * std::min(thickness(m_.shapes()[p.shape_a]), thickness(m_.shapes()[p.shape_b])))
-      deep = true;
+    if (-p.gap > deepest_allowed(p)) deep = true;  // too_deep()'s test
   }
   for (const Limit& l : limits_) {
     const double x = q(m_.tree().joints[l.tree_joint].q_offset);

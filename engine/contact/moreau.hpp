@@ -206,6 +206,9 @@ class MoreauStepper {
   // whether a contact among `rows` is deeper than its shapes allow; then d.diagnostics
   // says so (status Inconsistent)
   bool too_deep(const std::vector<ContactRecord>& rows, const char* when, Data& d);
+  // the depth a point of two shapes may reach before too_deep() reports it (half the
+  // thinner shape's half-thickness); infinite on a point of no two of the model's shapes
+  double deepest_allowed(const ContactPoint& p) const;
   // whether a body of the step's contact rows turns so fast that the rows' straight-line
   // prediction misses by more than the pair's thinner shape; then d.diagnostics says so
   bool too_fast(Data& d, double h);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "engine/contact/moreau.hpp"
@@ -52,18 +53,21 @@ bool MoreauStepper::too_fast(Data& d, double h) {
   return false;
 }
 
+double MoreauStepper::deepest_allowed(const ContactPoint& p) const {
+  const int nshapes = static_cast<int>(m_.shapes().size());
+  if (p.shape_a < 0 || p.shape_b < 0 || p.shape_a >= nshapes || p.shape_b >= nshapes)
+    return std::numeric_limits<double>::infinity();
+  return 0.5 * std::min(thickness(m_.shapes()[p.shape_a]), thickness(m_.shapes()[p.shape_b]));
+}
+
 bool MoreauStepper::too_deep(const std::vector<ContactRecord>& rows, const char* when, Data& d) {
   // a penetration deeper than half the thinner shape's half-thickness: the detector's
   // normal may already point through the thinner shape (a body passing through another),
   // or the scene started with one inside the other
-  const int nshapes = static_cast<int>(m_.shapes().size());
   for (const ContactRecord& r : rows) {
     const ContactPoint& p = r.point;
-    if (r.joint >= 0 || p.shape_a < 0 || p.shape_b < 0 || p.shape_a >= nshapes ||
-        p.shape_b >= nshapes || !(p.gap < 0))
-      continue;
-    const double limit =
-        0.5 * std::min(thickness(m_.shapes()[p.shape_a]), thickness(m_.shapes()[p.shape_b]));
+    if (r.joint >= 0 || !(p.gap < 0)) continue;
+    const double limit = deepest_allowed(p);
     if (!(-p.gap > limit)) continue;
     const auto name = [&](int sh) {
       const Shape& s = m_.shapes()[sh];
