@@ -2,6 +2,7 @@
 // row's located instant of contact, the stages of a step with several impacts, and the
 // position correction that keeps the kinetic energy.
 #include <algorithm>
+#include <appell/forward.hpp>
 #include <cmath>
 #include <limits>
 
