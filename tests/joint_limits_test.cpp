@@ -315,7 +315,7 @@ TEST(TreeDelassus, RobotOnItsFeetByTheJointSpaceMassMatrix) {
   std::vector<IslandMatrix> islands;
   tree_delassus(m, d, rows, G1, R1, &first, &support, &islands, &diagonal);
   ASSERT_EQ(islands.size(), 1u);
-  ASSERT_TRUE(support.dense);
+  ASSERT_TRUE(support.joint_space);
   const Eigen::MatrixXd& G = islands[0].dense;
   // the reference: J M⁻¹ Jᵀ by the public API
   Eigen::MatrixXd M, Jp, J(n, tree.nu);
@@ -329,7 +329,12 @@ TEST(TreeDelassus, RobotOnItsFeetByTheJointSpaceMassMatrix) {
   const Eigen::MatrixXd want = J * R;
   EXPECT_LT((G - want).norm(), 1e-10 * want.norm());
   EXPECT_LT((G - G0).norm(), 1e-10 * want.norm());
-  EXPECT_LT((R1 - R).norm(), 1e-10 * R.norm());
+  // the response, kept as M's factor and L⁻ᵀ Jᵀ, to each row's unit impulse: M⁻¹ Jᵀ's column
+  for (int k = 0; k < n; ++k) {
+    Eigen::VectorXd unit = Eigen::VectorXd::Unit(n, k), du = Eigen::VectorXd::Zero(tree.nu);
+    add_response(R1, support, unit, du);
+    EXPECT_LT((du - R.col(k)).norm(), 1e-10 * R.norm()) << "row " << k;
+  }
   for (int k = 0; k < n; ++k) EXPECT_NEAR(diagonal(k), want(k, k), 1e-10 * want(k, k));
 }
 

@@ -226,9 +226,10 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
   }
   islands.resize(count);
   support.dense = false;
+  support.joint_space = false;
   support.dofs.resize(n);
   support.offset.resize(n);
-  support.values.clear();
+  support.values.resize(6 * static_cast<size_t>(n));
   if (tree_diagonal) tree_diagonal->resize(n);
   std::vector<Vec6>&y = w.y6, &r = w.r6;
   y.resize(n);
@@ -241,8 +242,8 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
     y[k] = joint_force(ws, tree.joints[i], rows[k], s);
     r[k] = dinv_of(ws, i) * y[k];
     support.dofs[k] = {o, o + 6, 0, 0};
-    support.offset[k] = static_cast<int>(support.values.size());
-    support.values.insert(support.values.end(), r[k].data(), r[k].data() + 6);
+    support.offset[k] = 6 * k;
+    std::copy(r[k].data(), r[k].data() + 6, support.values.data() + 6 * k);
     if (tree_diagonal) (*tree_diagonal)(k) = y[k].dot(r[k]);
   }
   for (int k0 = 0, island = 0; k0 < n; ++island) {
@@ -303,6 +304,7 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   const bool sparse = local && first && support;
   if (support) {
     support->dense = !sparse;
+    support->joint_space = false;
     support->dofs.resize(n);
     support->offset.resize(n);
     support->values.clear();
@@ -392,8 +394,8 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   // free bodies alone (their closed form is cheaper still)
   if (blocked && support && joint_space_applies(m, d) &&
       std::none_of(closed.begin(), closed.end(), [](char c) { return c != 0; }) &&
-      joint_space_delassus(m, d, ws, rows, island_start, *islands, response, *support,
-                           tree_diagonal, w.joint_space))
+      joint_space_delassus(m, d, ws, rows, island_start, *islands, *support, tree_diagonal,
+                           w.joint_space))
     return;
   const auto u_begin = [&](int i) { return i < nj ? tree.joints[i].u_offset : tree.nu; };
   for (int i = nj - 1, next = nj; i >= 0; --i)
@@ -587,6 +589,10 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
 
 void add_response(const Eigen::MatrixXd& response, const ResponseSupport& support,
                   const Eigen::VectorXd& lambda, Eigen::VectorXd& du) {
+  if (support.joint_space) {
+    add_joint_space_response(support.factors, lambda, du);
+    return;
+  }
   if (support.dense) {
     du.noalias() += response * lambda;
     return;

@@ -49,11 +49,27 @@ TwistRow joint_row(const Model& m, Data& d, int tree_joint);
 // row couples the subtrees, the response is not formed as a matrix: each row's column is
 // kept packed, only on the joint velocities the row moves (its bodies' subtrees), in
 // support; apply it with add_response().
+//
+// M⁻¹ Jᵀ as joint_space_delassus() leaves it: M = Lᵀ L, L lower triangular with M's own
+// pattern, and Y = L⁻ᵀ Jᵀ by rows, velocity c's row nonzero only in the columns
+// [first[c], end[c]).  A response L⁻¹ (Y λ) costs about the product with the whole matrix,
+// and the matrix, nu × rows, is never formed.
+struct JointSpaceResponse {
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> L, Y;
+  std::vector<int> parent;  // each velocity's parent velocity, −1 at a root
+  // each velocity's run: the first of the consecutive velocities, each the next one's
+  // parent, that end at it (a joint's own, and its parent's when the joints follow)
+  std::vector<int> run;
+  std::vector<int> first, end;   // per velocity: the columns of Y it may be nonzero in
+  mutable Eigen::VectorXd work;  // add_response()'s L⁻¹ Y λ
+};
 struct ResponseSupport {
   bool dense = true;                     // the response matrix holds every column
+  bool joint_space = false;              // the response is kept as `factors` instead
   std::vector<std::array<int, 4>> dofs;  // per row: [b0, e0) and [b1, e1) of its column
   std::vector<int> offset;               // per row: where its entries start in `values`
   std::vector<double> values;            // the columns' entries on those ranges, packed
+  JointSpaceResponse factors;
 };
 //
 //
@@ -88,17 +104,16 @@ struct IslandMatrix {
   }
 };
 
-// joint_space_delassus()'s workspace
+// joint_space_delassus()'s workspace (M, its factor and Jᵀ are formed in the response's
+// JointSpaceResponse)
+struct InertiaAboutOrigin {
+  double mass = 0.0;
+  Vec3 h = Vec3::Zero();  // the first moment, mass × centre
+  Mat3 J = Mat3::Zero();  // the rotational inertia about the origin
+};
 struct JointSpaceScratch {
-  std::vector<Vec6> S;                         // the joint columns about the world origin
-  std::vector<Eigen::Matrix<double, 6, 6>> I;  // the composite inertias about it
-  Eigen::MatrixXd M;                           // M, then its factor L
-  // Jᵀ, then L⁻ᵀ Jᵀ; and L⁻¹ L⁻ᵀ Jᵀ: by rows, each elimination step one row operation on
-  // every column at once
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Y, X;
-  std::vector<int> lambda;  // each velocity's parent velocity
-  // per velocity: the columns [first, end) of Y it may be nonzero in
-  std::vector<int> first, end;
+  std::vector<Vec6> S;                // the joint columns about the world origin
+  std::vector<InertiaAboutOrigin> I;  // the composite inertias about it
 };
 //
 // What tree_delassus() and row_velocities() work in, kept by a caller that calls them every
@@ -132,17 +147,20 @@ void add_response(const Eigen::MatrixXd& response, const ResponseSupport& suppor
 // G by the joint-space mass matrix (joint_space_delassus.cpp), on a tree of at most
 // kJointSpaceVelocities velocities with no bilateral extra rows, no welded bodies and no
 // particles (joint_space_applies): M by composite rigid bodies, its Cholesky factor, the
-// rows' columns M⁻¹ Jᵀ whole (support.dense) and each island's block of J M⁻¹ Jᵀ, with
-// `tree_diagonal` its diagonal.  False, with the outputs untouched but `response`, when M
-// is not positive definite to its factor (then the recursion's way applies).
+// rows' columns M⁻¹ Jᵀ as their factors (support.joint_space) and each island's block of
+// J M⁻¹ Jᵀ, with `tree_diagonal` its diagonal.  False, with the outputs untouched but
+// support.factors, when M is not positive definite to its factor (then the recursion's
+// way applies).
 constexpr int kJointSpaceVelocities = 32;
 struct RecursiveWorkspace;
 bool joint_space_applies(const Model& m, const Data& d);
 bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspace& ws,
                           const std::vector<TwistRow>& rows, const std::vector<int>& island_start,
-                          std::vector<IslandMatrix>& islands, Eigen::MatrixXd& response,
-                          ResponseSupport& support, Eigen::VectorXd* tree_diagonal,
-                          JointSpaceScratch& w);
+                          std::vector<IslandMatrix>& islands, ResponseSupport& support,
+                          Eigen::VectorXd* tree_diagonal, JointSpaceScratch& w);
+// du += L⁻¹ (Y λ): joint_space_delassus()'s response to λ            [RBDA Table 6.4]
+void add_joint_space_response(const JointSpaceResponse& f, const Eigen::VectorXd& lambda,
+                              Eigen::VectorXd& du);
 
 // J u: the rows' velocities at the joint quasi-velocities u, with the motion subspaces of
 // the last kinematics on d (its q).  O(n + rows).
