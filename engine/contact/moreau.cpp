@@ -132,30 +132,7 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
       d.diagnostics.message = fixed_row_message(records_[k], t);
       return d.diagnostics.status;
     }
-    warm_next_.clear();
-    for (size_t k = 0; k < blocks_.size(); ++k) {
-      const ContactBlock& b = blocks_[k];
-      ContactRecord& r = records_[k];
-      stats_.impacts += r.impact;
-      r.impulse.head(b.size()) = lambda_.segment(b.row, b.size());
-      r.velocity.head(b.size()) = v.segment(b.row, b.size());
-      const double scale = std::max(1.0, std::abs(v0_(b.row)));
-      if (r.friction)
-        r.state = std::abs(r.velocity(0)) > 1e3 * o_.solver.tolerance * scale
-                      ? ContactRecord::State::Slip
-                      : ContactRecord::State::Stick;
-      else if (!(r.impulse(0) > 0))
-        r.state = ContactRecord::State::Open;
-      else if (b.size() == 3 && r.velocity.tail<2>().norm() > 1e3 * o_.solver.tolerance * scale)
-        r.state = ContactRecord::State::Slip;
-      else
-        r.state = ContactRecord::State::Stick;
-      warm_next_.push_back({key_of(r), r.impulse, at_[k], r.impulse(0) > 0 && !r.friction});
-    }
-    // sorted for lookups by key (std::sort: no buffer; the vectors keep their storage)
-    std::sort(warm_next_.begin(), warm_next_.end(),
-              [](const Previous& a, const Previous& b) { return a.key < b.key; });
-    warm_.swap(warm_next_);
+    keep_records(v);
   } else {
     warm_.clear();
     if (spinning_) {
@@ -165,17 +142,7 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
     }
   }
   u = ustar_;
-  // the second half of the positions, at the new velocity; an impulse at τ moves the end
-  // position by (h − τ) Δu, where the midpoint form moves it by h/2 Δu: the rest,
-  // (h/2 − τ) R J_iᵀ λ_i over the located impulses (solve_rows, lcorr_), at N(q_m)
-  ucorr_ = u;
-  if (!rows_.empty() && lcorr_.size() == lambda_.size() && lcorr_.lpNorm<Eigen::Infinity>() > 0) {
-    lcorr_ *= 2.0 / h;
-    add_response(R_, support_, lcorr_, ucorr_);
-  }
-  tree_qdot(tree, qm, ucorr_, qdot_);
-  q = qm + 0.5 * h * qdot_;
-  tree_normalize(tree, q);
+  second_half(qm, u, h, q);
   project(q, u, t + h, d);
   if (d.diagnostics.status != SolveStatus::Ok) return d.diagnostics.status;
   if (too_deep(scratch_, " after the step's projection", d)) return d.diagnostics.status;
@@ -184,6 +151,49 @@ SolveStatus MoreauStepper::step(double t, double h, Eigen::VectorXd& q, Eigen::V
   last_u_ = u;
   end_closing_ = closing_speed(d);
   return SolveStatus::Ok;
+}
+
+void MoreauStepper::keep_records(const Eigen::VectorXd& v) {
+  warm_next_.clear();
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ContactBlock& b = blocks_[k];
+    ContactRecord& r = records_[k];
+    stats_.impacts += r.impact;
+    r.impulse.head(b.size()) = lambda_.segment(b.row, b.size());
+    r.velocity.head(b.size()) = v.segment(b.row, b.size());
+    const double scale = std::max(1.0, std::abs(v0_(b.row)));
+    if (r.friction)
+      r.state = std::abs(r.velocity(0)) > 1e3 * o_.solver.tolerance * scale
+                    ? ContactRecord::State::Slip
+                    : ContactRecord::State::Stick;
+    else if (!(r.impulse(0) > 0))
+      r.state = ContactRecord::State::Open;
+    else if (b.size() == 3 && r.velocity.tail<2>().norm() > 1e3 * o_.solver.tolerance * scale)
+      r.state = ContactRecord::State::Slip;
+    else
+      r.state = ContactRecord::State::Stick;
+    warm_next_.push_back({key_of(r), r.impulse, at_[k], r.impulse(0) > 0 && !r.friction});
+  }
+  // sorted for lookups by key (std::sort: no buffer; the vectors keep their storage)
+  std::sort(warm_next_.begin(), warm_next_.end(),
+            [](const Previous& a, const Previous& b) { return a.key < b.key; });
+  warm_.swap(warm_next_);
+}
+
+void MoreauStepper::second_half(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h,
+                                Eigen::VectorXd& q) {
+  // the second half of the positions, at the new velocity; an impulse at τ moves the end
+  // position by (h − τ) Δu, where the midpoint form moves it by h/2 Δu: the rest,
+  // (h/2 − τ) R J_iᵀ λ_i over the located impulses (solve_rows, lcorr_), at N(q_m)
+  const TreeModel& tree = m_.tree();
+  ucorr_ = u;
+  if (!rows_.empty() && lcorr_.size() == lambda_.size() && lcorr_.lpNorm<Eigen::Infinity>() > 0) {
+    lcorr_ *= 2.0 / h;
+    add_response(R_, support_, lcorr_, ucorr_);
+  }
+  tree_qdot(tree, qm, ucorr_, qdot_);
+  q = qm + 0.5 * h * qdot_;
+  tree_normalize(tree, q);
 }
 
 bool MoreauStepper::covered(const Eigen::VectorXd& q, const Eigen::VectorXd& u, double h) const {

@@ -163,6 +163,13 @@ class MoreauStepper {
   // whether a point is deeper than too_deep() allows
   double penetration(const Eigen::VectorXd& q, bool& deep) const;
   void project(Eigen::VectorXd& q, const Eigen::VectorXd& u, double t, Data& d);
+  // the step's contacts into records_ (impulses, velocities v after the step, states) and
+  // the next step's warm starts
+  void keep_records(const Eigen::VectorXd& v);
+  // the end position q from the midpoint qm at the new velocity u, with the located
+  // impulses' position correction
+  void second_half(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h,
+                   Eigen::VectorXd& q);
   // the recursion's rates at (q, u) into d, bilateral rows held
   // (the applied forces at *u_forces when given)
   SolveStatus rates(const Eigen::VectorXd& q, const Eigen::VectorXd& u, Data& d,
