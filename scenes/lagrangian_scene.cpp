@@ -157,26 +157,10 @@ std::vector<LagrangianRow> default_quasi_velocities(const LagrangianSystem& s,
   return out;
 }
 
-}  // namespace
-
-bool is_lagrangian_text(const std::string& text) {
-  const json j = json::parse(text, nullptr, false);
-  return j.is_object() && j.contains("lagrangian");
-}
-
-LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
-                                                  const std::string& file) {
-  const json doc = parse_scene_document(text, file);
-  const Node root(doc, "", file);
-  root.object({"name", "lagrangian", "integrator", "output"});
-  LagrangianScene out;
+// the coordinates' names and initial values (out.initial), the system's coordinates
+void parse_coordinates(const Node& lag, const std::map<std::string, double>& params,
+                       LagrangianScene& out) {
   LagrangianSystem& s = out.system;
-  s.name = root.has("name") ? root["name"].string() : file;
-  const Node lag = root["lagrangian"];
-  lag.object({"coordinates", "parameters", "L", "forces", "constraints", "quasi_velocities"});
-  const std::map<std::string, double> params = parse_parameters(lag);
-
-  // coordinates and the initial state
   const Node cs = lag["coordinates"];
   const size_t n = cs.size();
   if (n == 0) cs.fail("expected at least one coordinate");
@@ -198,26 +182,33 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
     out.initial.q(i) = c.has("q") ? c["q"].number() : 0.0;
     out.initial.qd(i) = c.has("rate") ? c["rate"].number() : 0.0;
   }
+}
 
-  // L and the forces
-  s.lagrangian = parse_in(lag["L"], params, s.coordinates);
+// the generalized forces {coordinate: expression} (s.forces, s.has_force)
+void parse_forces(const Node& lag, const std::map<std::string, double>& params,
+                  LagrangianSystem& s) {
+  const size_t n = s.coordinates.size();
   s.forces.resize(n);
   s.has_force.assign(n, false);
-  if (lag.has("forces")) {
-    const Node fs = lag["forces"];
-    if (!fs.json().is_object())
-      fs.fail("expected an object {coordinate: expression}, got " + type_name(fs.json()));
-    for (auto it = fs.json().begin(); it != fs.json().end(); ++it) {
-      const Node f = fs[it.key().c_str()];
-      const auto k = std::find(s.coordinates.begin(), s.coordinates.end(), it.key());
-      if (k == s.coordinates.end()) f.fail("unknown coordinate '" + printable(it.key()) + "'");
-      const size_t i = static_cast<size_t>(k - s.coordinates.begin());
-      s.forces[i] = parse_in(f, params, s.coordinates);
-      s.has_force[i] = true;
-    }
+  if (!lag.has("forces")) return;
+  const Node fs = lag["forces"];
+  if (!fs.json().is_object())
+    fs.fail("expected an object {coordinate: expression}, got " + type_name(fs.json()));
+  for (auto it = fs.json().begin(); it != fs.json().end(); ++it) {
+    const Node f = fs[it.key().c_str()];
+    const auto k = std::find(s.coordinates.begin(), s.coordinates.end(), it.key());
+    if (k == s.coordinates.end()) f.fail("unknown coordinate '" + printable(it.key()) + "'");
+    const size_t i = static_cast<size_t>(k - s.coordinates.begin());
+    s.forces[i] = parse_in(f, params, s.coordinates);
+    s.has_force[i] = true;
   }
+}
 
-  // constraints and quasi-velocities
+// the constraint rows, and the quasi-velocities when the scene chooses them (n − m of them)
+void parse_constraints_and_quasi_velocities(const Node& lag,
+                                            const std::map<std::string, double>& params,
+                                            LagrangianSystem& s) {
+  const size_t n = s.coordinates.size();
   if (lag.has("constraints")) {
     const Node c = lag["constraints"];
     for (size_t i = 0; i < c.size(); ++i)
@@ -227,66 +218,67 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
   if (s.m() >= s.n())
     lag["constraints"].fail(std::to_string(s.m()) + " constraint rows on " + std::to_string(n) +
                             " coordinates leave no motion");
-  if (lag.has("quasi_velocities")) {
-    const Node qv = lag["quasi_velocities"];
-    for (size_t i = 0; i < qv.size(); ++i) {
-      s.quasi_velocities.push_back(
-          parse_row(qv.at(i), "nu", static_cast<int>(i), params, s.coordinates, true));
-      for (size_t j = 0; j < i; ++j)
-        if (s.quasi_velocities[j].name == s.quasi_velocities[i].name)
-          qv.at(i)["name"].fail("a second quasi-velocity called '" + s.quasi_velocities[i].name +
-                                "'");
-    }
-    if (static_cast<int>(qv.size()) != s.n() - s.m())
-      qv.fail("expected n - m = " + std::to_string(s.n() - s.m()) +
-              " quasi-velocities (one per degree of freedom: " + std::to_string(n) +
-              " coordinates, " + std::to_string(s.m()) + " constraint rows), got " +
-              std::to_string(qv.size()));
-    s.chosen_quasi_velocities = true;
+  if (!lag.has("quasi_velocities")) return;
+  const Node qv = lag["quasi_velocities"];
+  for (size_t i = 0; i < qv.size(); ++i) {
+    s.quasi_velocities.push_back(
+        parse_row(qv.at(i), "nu", static_cast<int>(i), params, s.coordinates, true));
+    for (size_t j = 0; j < i; ++j)
+      if (s.quasi_velocities[j].name == s.quasi_velocities[i].name)
+        qv.at(i)["name"].fail("a second quasi-velocity called '" + s.quasi_velocities[i].name +
+                              "'");
   }
-  parse_run(root, out.run);
+  if (static_cast<int>(qv.size()) != s.n() - s.m())
+    qv.fail("expected n - m = " + std::to_string(s.n() - s.m()) +
+            " quasi-velocities (one per degree of freedom: " + std::to_string(n) +
+            " coordinates, " + std::to_string(s.m()) + " constraint rows), got " +
+            std::to_string(qv.size()));
+  s.chosen_quasi_velocities = true;
+}
 
-  // checks at t = 0: the constraints finite and satisfied (rows nonlinear in the rates with
-  // a gradient in the rates), quasi-velocities affine in the rates, the default quasi-
-  // velocities, then one evaluation (regularity, independence)
-  LagrangianState& x = out.initial;
-  x.t = 0.0;
-  {
-    LagrangianData d(s);
-    for (int i = 0; i < s.dof() && s.chosen_quasi_velocities; ++i)
-      if (rate_curvature(s.quasi_velocities[i].e, x, d) > 1e-12)
-        lag["quasi_velocities"].at(i)["expression"].fail(
-            "not affine in the rates at t = 0 (∂²/∂q̇² ≠ 0); quasi-velocities are ν = C(q, t) q̇ + "
-            "s(q, t)");
-    Eigen::MatrixXd A(s.m(), s.n());
-    Eigen::VectorXd r(s.m()), alpha(s.m()), g(s.m());
-    velocity_rows(s.constraints, x, d, A, r, alpha, &g);
-    for (int i = 0; i < s.m(); ++i) {
-      if (!A.row(i).allFinite() || !std::isfinite(r(i)) || !std::isfinite(g(i)) ||
-          !std::isfinite(alpha(i)))
-        not_finite_row(lag["constraints"].at(i)["equation"], s.constraints[i].e, x);
-      const double scale = 1.0 + A.row(i).cwiseAbs().dot(x.qd.cwiseAbs());
-      if (std::abs(g(i)) > 1e-9 * (1.0 + x.q.cwiseAbs().maxCoeff()))
-        lag["constraints"].at(i).fail("not satisfied at t = 0: g = " + num(g(i)) +
-                                      " (the initial coordinates must satisfy it)");
-      if (std::abs(r(i)) > 1e-9 * scale)
-        lag["constraints"].at(i).fail("not satisfied at t = 0 by the initial rates: residual " +
-                                      num(r(i)));
-      // a row nonlinear in the rates must be regular there: ∂φ/∂q̇ ≠ 0 [L96 §4.3]
-      if (s.constraints[i].nonlinear && !(A.row(i).cwiseAbs().maxCoeff() > 1e-9))
-        lag["constraints"].at(i)["equation"].fail(
-            "at t = 0: ∂φ/∂q̇ = 0 on the constraint set; a constraint φ(q, q̇, t) = 0 nonlinear "
-            "in the rates must have a nonzero gradient in the rates there (write it so that "
-            "it is regular, e.g. qd(x)^2 + qd(y)^2 - v^2, not its square)");
-    }
-    if (!s.chosen_quasi_velocities) {
-      s.quasi_velocities = default_quasi_velocities(s, A);
-      if (s.dof() != s.n() - s.m())
-        lag["constraints"].fail("at t = 0: the constraint rows are not independent (rank " +
-                                std::to_string(s.n() - s.dof()) + " of " + std::to_string(s.m()) +
-                                " rows)");
-    }
+// The rows at t = 0: the constraints finite and satisfied (rows nonlinear in the rates with
+// a gradient in the rates), quasi-velocities affine in the rates, and the default
+// quasi-velocities where the scene chose none
+void check_rows_at_start(const Node& lag, LagrangianSystem& s, const LagrangianState& x) {
+  LagrangianData d(s);
+  for (int i = 0; i < s.dof() && s.chosen_quasi_velocities; ++i)
+    if (rate_curvature(s.quasi_velocities[i].e, x, d) > 1e-12)
+      lag["quasi_velocities"].at(i)["expression"].fail(
+          "not affine in the rates at t = 0 (∂²/∂q̇² ≠ 0); quasi-velocities are ν = C(q, t) q̇ + "
+          "s(q, t)");
+  Eigen::MatrixXd A(s.m(), s.n());
+  Eigen::VectorXd r(s.m()), alpha(s.m()), g(s.m());
+  velocity_rows(s.constraints, x, d, A, r, alpha, &g);
+  for (int i = 0; i < s.m(); ++i) {
+    if (!A.row(i).allFinite() || !std::isfinite(r(i)) || !std::isfinite(g(i)) ||
+        !std::isfinite(alpha(i)))
+      not_finite_row(lag["constraints"].at(i)["equation"], s.constraints[i].e, x);
+    const double scale = 1.0 + A.row(i).cwiseAbs().dot(x.qd.cwiseAbs());
+    if (std::abs(g(i)) > 1e-9 * (1.0 + x.q.cwiseAbs().maxCoeff()))
+      lag["constraints"].at(i).fail("not satisfied at t = 0: g = " + num(g(i)) +
+                                    " (the initial coordinates must satisfy it)");
+    if (std::abs(r(i)) > 1e-9 * scale)
+      lag["constraints"].at(i).fail("not satisfied at t = 0 by the initial rates: residual " +
+                                    num(r(i)));
+    // a row nonlinear in the rates must be regular there: ∂φ/∂q̇ ≠ 0 [L96 §4.3]
+    if (s.constraints[i].nonlinear && !(A.row(i).cwiseAbs().maxCoeff() > 1e-9))
+      lag["constraints"].at(i)["equation"].fail(
+          "at t = 0: ∂φ/∂q̇ = 0 on the constraint set; a constraint φ(q, q̇, t) = 0 nonlinear "
+          "in the rates must have a nonzero gradient in the rates there (write it so that "
+          "it is regular, e.g. qd(x)^2 + qd(y)^2 - v^2, not its square)");
   }
+  if (!s.chosen_quasi_velocities) {
+    s.quasi_velocities = default_quasi_velocities(s, A);
+    if (s.dof() != s.n() - s.m())
+      lag["constraints"].fail("at t = 0: the constraint rows are not independent (rank " +
+                              std::to_string(s.n() - s.dof()) + " of " + std::to_string(s.m()) +
+                              " rows)");
+  }
+}
+
+// one evaluation at t = 0 (regularity, independence), its failure located in the scene
+void check_evaluation_at_start(const Node& lag, const LagrangianSystem& s, const LagrangianState& x,
+                               const std::string& file) {
   LagrangianData d(s);
   switch (evaluate_lagrangian(s, x, d)) {
     case LagrangianStatus::Ok:
@@ -306,6 +298,39 @@ LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
       lag.fail("at t = 0: " + msg);
     }
   }
+}
+
+}  // namespace
+
+bool is_lagrangian_text(const std::string& text) {
+  const json j = json::parse(text, nullptr, false);
+  return j.is_object() && j.contains("lagrangian");
+}
+
+LagrangianScene load_lagrangian_scene_from_string(const std::string& text,
+                                                  const std::string& file) {
+  const json doc = parse_scene_document(text, file);
+  const Node root(doc, "", file);
+  root.object({"name", "lagrangian", "integrator", "output"});
+  LagrangianScene out;
+  LagrangianSystem& s = out.system;
+  s.name = root.has("name") ? root["name"].string() : file;
+  const Node lag = root["lagrangian"];
+  lag.object({"coordinates", "parameters", "L", "forces", "constraints", "quasi_velocities"});
+  const std::map<std::string, double> params = parse_parameters(lag);
+  // coordinates and the initial state
+  parse_coordinates(lag, params, out);
+  // L and the forces
+  s.lagrangian = parse_in(lag["L"], params, s.coordinates);
+  parse_forces(lag, params, s);
+  // constraints and quasi-velocities
+  parse_constraints_and_quasi_velocities(lag, params, s);
+  parse_run(root, out.run);
+  // checks at t = 0: the rows, the default quasi-velocities, then one evaluation
+  LagrangianState& x = out.initial;
+  x.t = 0.0;
+  check_rows_at_start(lag, s, x);
+  check_evaluation_at_start(lag, s, x, file);
   return out;
 }
 

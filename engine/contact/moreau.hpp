@@ -185,6 +185,14 @@ class MoreauStepper {
   // position correction's impulses); warm: start from the last step's impulses (else from
   // lambda_)
   ContactSolverResult solve_rows(double h, bool warm);
+  // solve_rows' first stage for block k: its law (law_, taub_), its shift in g_, its warm
+  // start in lambda_
+  void first_stage_law(int k, double h, bool warm);
+  // solve_rows' later stages, on the rows the earlier stages' impulses close (res takes
+  // their solves' worst; moreau_stages.cpp)
+  void later_stages(double h, ContactSolverResult& res);
+  // block k's law in a later stage, from island i's last impulses at tisl_[i]
+  void later_stage_law(int k, size_t i, double h);
   // a row's law in the stage being solved: as before (Plain), Newton's at its instant of
   // contact (Impact), or left free (Free: an open row the stage's motion does not close)
   enum class Law : char { Plain, Impact, Free };

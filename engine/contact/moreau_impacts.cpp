@@ -1,6 +1,7 @@
 // The contact stepper's impulses (engine/contact/moreau.hpp): Newton's impact law at each
-// row's located instant of contact, the stages of a step with several impacts, and the
-// position correction that keeps the kinetic energy.
+// row's located instant of contact, the step's first stage (its later stages, of a step with
+// several impacts, are in moreau_stages.cpp), and the position correction that keeps the
+// kinetic energy.
 #include <algorithm>
 #include <appell/forward.hpp>
 #include <cmath>
@@ -31,12 +32,6 @@ bool first_contact(double g, double w, double a, double span, double& s) {
   }
   if (!(s <= span)) return false;
   return true;
-}
-
-void combine(ContactSolverResult& res, const ContactSolverResult& more) {
-  res.iterations = std::max(res.iterations, more.iterations);
-  res.residual = std::max(res.residual, more.residual);
-  res.converged = res.converged && more.converged;
 }
 
 }  // namespace
@@ -142,40 +137,7 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
   fixed0_.resize(nb);
   tisl_.assign(islands_.size(), 0.0);
   resolve_.assign(islands_.size(), 0);
-  for (int k = 0; k < nb; ++k) {
-    const ContactBlock& b = blocks_[k];
-    ContactRecord& r = records_[k];
-    fixed0_[k] = b.fixed;
-    r.impact = false;
-    gend_(b.row) += r.point.gap;
-    const bool located =
-        !r.friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed(k);
-    double tau = 0.0, v = 0.0;
-    if (located) locate(k, h, 0.0, tau, v);
-    const double g0 = r.point.gap - 0.5 * h * v0_(b.row);  // the gap at the step's start
-    if (r.friction) {
-      // no gap and no impact: the bound alone
-    } else if (located && (g0 > o_.closed_gap || v0_(b.row) < -1e-9)) {
-      if (g0 > o_.closed_gap && tau == 0.0 && leave_free(k, h)) {
-        law_[k] = Law::Free;  // the free motion does not close it
-      } else {
-        law_[k] = Law::Impact;  // at τ (the step's end where it does not close: too deep)
-        taub_[k] = g0 > o_.closed_gap && tau == 0.0 ? h : tau;
-      }
-    } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
-      // a row that already pushed at the last step is in contact, not meeting
-      r.impact = v0_(b.row) < -1e-9 && !landed(k);
-      if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
-    } else if (r.point.gap > o_.closed_gap || (r.point.gap > 0 && v0_(b.row) > 0)) {
-      // (a closed row at rest, 0 < g ≤ closed_gap and u_n = 0, takes no shift: the gaps of
-      // a resting face's corners carry the collision test's noise, ~1e-12 m, which g/h would
-      // make into targets its redundant rows cannot all meet, and the solver would stall at
-      // 1e-9 m/s; a separating one keeps it)
-      g_(b.row) += r.point.gap / h;
-    }
-    if (warm && previous_[k] >= 0)
-      lambda_.segment(b.row, b.size()) = warm_[previous_[k]].impulse.head(b.size());
-  }
+  for (int k = 0; k < nb; ++k) first_stage_law(k, h, warm);
   impact_laws(h, 0);
   for (int k = 0; k < nb; ++k) {
     const ContactBlock& b = blocks_[k];
@@ -196,68 +158,44 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
     if (landed(k)) continue;  // in contact already
     r.impact = true;
   }
-  // Later stages: the impulses of stage 1 may drive a row it left free closed (Newton's
-  // cradle with gaps: ball 2, struck, meets ball 3).  Each stage starts from the last one's
-  // outcome, at the time T of its impulses, and puts Newton's law on the rows it closes at
-  // the approach velocity they have then; the others keep non-penetration
-  // (u_n⁺ ≥ min(u_n, 0) on a closed one).  Impulses at different instants are separate
-  // (each ≥ 0): a stage solves for its own, from zero.
-  mu_ = lambda_;
-  stage_times(0);
-  for (int stage = 1;; ++stage) {
-    account(h);
-    bool again = false;
-    std::fill(resolve_.begin(), resolve_.end(), 0);
-    for (size_t i = 0; i < islands_.size(); ++i) {
-      const Island& is = islands_[i];
-      for (int k = is.block0; k < is.block0 + is.blocks; ++k)
-        if (law_[k] == Law::Free && gend_(blocks_[k].row) < -1e-3 * o_.closed_gap) resolve_[i] = 1;
-      again = again || resolve_[i];
-    }
-    if (!again || stage > 2 * nb + 2) break;
-    // the next stage's rows
-    gs_ = yend_;
-    for (size_t i = 0; i < islands_.size(); ++i) {
-      if (!resolve_[i]) continue;
-      const Island& is = islands_[i];
-      for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
-        ContactBlock& b = blocks_[k];
-        const int row = b.row;
-        law_[k] = Law::Plain;
-        when_.segment(row, b.size()).setConstant(-1.0);
-        b.fixed = fixed0_[k] || b.kind == ContactBlock::Kind::Bounded;  // no impulse there
-        if (b.fixed) continue;
-        double tau = 0.0, v = 0.0;
-        locate(k, h, tisl_[i], tau, v);
-        const double s = h - tisl_[i];
-        const double gT = gend_(row) - yend_(row) * s + 0.5 * acc_(row) * s * s;
-        if (gT <= o_.closed_gap) {
-          if (v < -1e-9 && !landed(k)) {
-            law_[k] = Law::Impact;
-            taub_[k] = tau;
-          } else {
-            gs_(row) = std::max(yend_(row), 0.0);  // u_n⁺ ≥ min(u_n, 0)
-          }
-        } else if (gend_(row) < 0) {
-          law_[k] = Law::Impact;
-          taub_[k] = tau;
-        } else if (!leave_free(k, h)) {
-          law_[k] = Law::Impact;
-          taub_[k] = h;
-        } else {
-          law_[k] = Law::Free;
-          b.fixed = true;
-        }
-      }
-    }
-    impact_laws(h, stage);
-    mu_.setZero(n);
-    combine(res, solve_islands(gs_, mu_, o_.solver, &resolve_));
-    lambda_ += mu_;
-    stage_times(stage);
-  }
+  later_stages(h, res);
   for (int k = 0; k < nb; ++k) blocks_[k].fixed = fixed0_[k];
   return res;
+}
+
+void MoreauStepper::first_stage_law(int k, double h, bool warm) {
+  const ContactBlock& b = blocks_[k];
+  ContactRecord& r = records_[k];
+  fixed0_[k] = b.fixed;
+  r.impact = false;
+  gend_(b.row) += r.point.gap;
+  const bool located =
+      !r.friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed(k);
+  double tau = 0.0, v = 0.0;
+  if (located) locate(k, h, 0.0, tau, v);
+  const double g0 = r.point.gap - 0.5 * h * v0_(b.row);  // the gap at the step's start
+  if (r.friction) {
+    // no gap and no impact: the bound alone
+  } else if (located && (g0 > o_.closed_gap || v0_(b.row) < -1e-9)) {
+    if (g0 > o_.closed_gap && tau == 0.0 && leave_free(k, h)) {
+      law_[k] = Law::Free;  // the free motion does not close it
+    } else {
+      law_[k] = Law::Impact;  // at τ (the step's end where it does not close: too deep)
+      taub_[k] = g0 > o_.closed_gap && tau == 0.0 ? h : tau;
+    }
+  } else if (r.point.gap <= o_.closed_gap && v0_(b.row) < 0) {
+    // a row that already pushed at the last step is in contact, not meeting
+    r.impact = v0_(b.row) < -1e-9 && !landed(k);
+    if (r.joint < 0) g_(b.row) += r.point.restitution * v0_(b.row);
+  } else if (r.point.gap > o_.closed_gap || (r.point.gap > 0 && v0_(b.row) > 0)) {
+    // (a closed row at rest, 0 < g ≤ closed_gap and u_n = 0, takes no shift: the gaps of
+    // a resting face's corners carry the collision test's noise, ~1e-12 m, which g/h would
+    // make into targets its redundant rows cannot all meet, and the solver would stall at
+    // 1e-9 m/s; a separating one keeps it)
+    g_(b.row) += r.point.gap / h;
+  }
+  if (warm && previous_[k] >= 0)
+    lambda_.segment(b.row, b.size()) = warm_[previous_[k]].impulse.head(b.size());
 }
 
 void MoreauStepper::impact_laws(double h, int stage) {
@@ -292,64 +230,6 @@ void MoreauStepper::impact_laws(double h, int stage) {
       records_[k].impact = true;
       gs_(row) = gfree_(row) + records_[k].point.restitution * std::min(v0_(row), 0.0);
     }
-  }
-}
-
-void MoreauStepper::stage_times(int stage) {
-  // the instant each of the stage's impulses acts at (when_): a row's own contact instant,
-  // or for the rows that push with it in its island (a touching ball struck, a later
-  // stage's) the island's earliest; a resting row's impulse stays at the midpoint
-  for (size_t i = 0; i < islands_.size(); ++i) {
-    if (stage > 0 && !resolve_[i]) continue;
-    const Island& is = islands_[i];
-    double first = std::numeric_limits<double>::infinity();
-    for (int k = is.block0; k < is.block0 + is.blocks; ++k)
-      if (law_[k] == Law::Impact && when_(blocks_[k].row) >= 0)
-        first = std::min(first, when_(blocks_[k].row));
-    if (!std::isfinite(first)) continue;
-    for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
-      const ContactBlock& b = blocks_[k];
-      const double tau = when_(b.row);
-      if (law_[k] == Law::Impact) {
-        if (tau >= 0) when_.segment(b.row, b.size()).setConstant(tau);  // not a landing
-      } else if (mu_(b.row) != 0 && b.kind != ContactBlock::Kind::Bounded &&
-                 (stage > 0 || !landed(k))) {
-        when_.segment(b.row, b.size()).setConstant(first);
-      }
-    }
-  }
-}
-
-void MoreauStepper::account(double h) {
-  // the stage's impulses mu_ at their instants: the end-of-step row velocities and gaps,
-  // the position correction, and each island's time
-  for (size_t i = 0; i < islands_.size(); ++i) {
-    const Island& is = islands_[i];
-    auto mu = mu_.segment(is.row0, is.rows);
-    if (!(mu.lpNorm<Eigen::Infinity>() > 0)) continue;
-    auto when = when_.segment(is.row0, is.rows);
-    auto w = w_.segment(is.row0, is.rows);
-    bool located = false;
-    for (int j = 0; j < is.rows; ++j) {
-      const double t = when(j) >= 0 ? when(j) : 0.5 * h;
-      w(j) = (h - t) * mu(j);
-      lcorr_(is.row0 + j) += (0.5 * h - t) * mu(j);
-      if (when(j) >= 0) lloc_(is.row0 + j) += mu(j);
-      if (when(j) >= 0 && mu(j) != 0) tisl_[i] = std::max(tisl_[i], when(j));
-      located = located || when(j) >= 0;
-    }
-    if (located) {
-      Gis_[i].add_product(mu, yend_.segment(is.row0, is.rows));
-      Gis_[i].add_product(w, gend_.segment(is.row0, is.rows));
-      continue;
-    }
-    // every impulse at the midpoint (w = h/2 μ): one product for both
-    if (gmu_.size() != mu_.size()) gmu_.resize(mu_.size());
-    auto gmu = gmu_.segment(is.row0, is.rows);
-    gmu.setZero();
-    Gis_[i].add_product(mu, gmu);
-    yend_.segment(is.row0, is.rows) += gmu;
-    gend_.segment(is.row0, is.rows) += (0.5 * h) * gmu;
   }
 }
 

@@ -82,7 +82,7 @@ struct ContactSolverResult {
   double residual = 0.0;      // the natural residual at the returned λ (velocity units)
   int iterations = 0;         // ADMM's
   int sweeps = 0;             // Gauss–Seidel sweeps before it
-  int newton_iterations = 0;  // the semismooth Newton polish's (newton_polish in ncp.cpp)
+  int newton_iterations = 0;  // the semismooth Newton polish's (newton_polish, ncp_newton.cpp)
   bool converged = false;
 };
 
@@ -115,9 +115,9 @@ struct ContactWorkspace {
   Eigen::LLT<Eigen::MatrixXd> lm;   // JᵀJ + εI's factor, or on a small island:
   Eigen::MatrixXd lm_small;         // its Cholesky factor by small_cholesky
   Eigen::VectorXd F, trial, step, un, ut;
-  // the chord steps' (ncp.cpp, chord_polish): whether this solve's Newton steps formed J and
-  // JJᵀ's factor, and the G and blocks they were formed for (kept while later solves use
-  // them)
+  // the chord steps' (ncp_newton.cpp, chord_polish): whether this solve's Newton steps
+  // formed J and JJᵀ's factor, and the G and blocks they were formed for (kept while later
+  // solves use them)
   bool factored = false, chord = false;
   Eigen::MatrixXd chord_G;
   std::vector<ContactBlock> chord_blocks;

@@ -1,7 +1,8 @@
 // box: centred at the shape frame's origin, `half_extents` along its x, y, z (scene key
 // "size": the full edges).  Bullet's box with no margin, with its faces for the polyhedral
 // clipping; two overlapping boxes meet through Bullet's box–box detector
-// (engine/contact/collision.cpp).  Against a plane it offers its 8 corners (features 0–7).
+// (engine/contact/collision_convex.cpp).  Against a plane it offers its 8 corners
+// (features 0–7).
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 
 #include "engine/contact/shapes/shape_kind.hpp"

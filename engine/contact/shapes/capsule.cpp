@@ -2,7 +2,7 @@
 // by a sphere of `radius` (scene keys "radius", "length": between the centres of the two
 // caps).  Bullet's capsule is that segment with a margin of the radius: exact.  Against a
 // plane it offers the two ends' lowest points (features 0 and 1); along a box's or a
-// mesh's face the detector measures its two ends' spheres (engine/contact/collision.cpp).
+// mesh's face the detector measures its two ends' spheres (engine/contact/collision_convex.cpp).
 #include <BulletCollision/CollisionShapes/btCapsuleShape.h>
 
 #include <cmath>
