@@ -1,7 +1,8 @@
 // Moreau–Jean time stepping with contacts and joint limits (engine/contact/moreau.hpp):
 // the step (its first half, midpoint, impulses and end-of-step check), the free velocity
 // and its implicit midpoint.  The rows are gathered in moreau_rows.cpp, the impulses'
-// laws in moreau_impacts.cpp, the checks in moreau_checks.cpp.
+// laws in moreau_impacts.cpp and their later stages in moreau_stages.cpp, the checks in
+// moreau_checks.cpp.
 #include "engine/contact/moreau.hpp"
 
 #include <algorithm>
