@@ -107,7 +107,8 @@ struct ContactRecord {
   Eigen::Vector3d t1 = Eigen::Vector3d::Zero(), t2 = Eigen::Vector3d::Zero();
   Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  // (u_n, u_t1, u_t2) after the step
   bool impact = false;                                 // approaching at the start of the step
-  enum class State { Open, Stick, Slip } state = State::Open;
+  using State = ContactSample::State;                  // the outputs' own
+  State state = State::Open;
 };
 
 struct MoreauStepStats {

@@ -35,9 +35,7 @@ void Simulation::Impl::record_contacts(const MoreauStepper& moreau, double step)
     c.point = rec.point;
     c.joint = rec.joint;
     c.impact = rec.impact;
-    c.state = rec.state == ContactRecord::State::Stick  ? ContactSample::State::Stick
-              : rec.state == ContactRecord::State::Slip ? ContactSample::State::Slip
-                                                        : ContactSample::State::Open;
+    c.state = rec.state;
     c.normal_force = rec.impulse(0) / step;
     if (rec.joint < 0) {
       c.upper = false;
