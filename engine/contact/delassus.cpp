@@ -234,12 +234,18 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
   std::vector<Vec6>&y = w.y6, &r = w.r6;
   y.resize(n);
   r.resize(n);
+  bool identity = false;  // the island's body's S = 1 (a free joint's own): y = (f, τ)
   for (int k = 0; k < n; ++k) {
     const int s = rows[k].body[0] == kWorld ? 1 : 0;
     const int b = rows[k].body[s];
     const int i = tree.tree_index[b];
     const int o = tree.joints[i].u_offset;
-    y[k] = joint_force(ws, tree.joints[i], rows[k], s);
+    if (first[k] == k)
+      identity = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.S[o].data()).isIdentity(0.0);
+    if (identity)
+      y[k] << rows[k].term[s].force, rows[k].term[s].moment;
+    else
+      y[k] = joint_force(ws, tree.joints[i], rows[k], s);
     r[k] = dinv_of(ws, i) * y[k];
     support.dofs[k] = {o, o + 6, 0, 0};
     support.offset[k] = 6 * k;
