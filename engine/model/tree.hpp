@@ -10,6 +10,7 @@ namespace appell {
 
 class Model;
 struct Data;
+struct State;
 
 // The spanning forest of m's joints.  O(n + constraints).
 TreeModel build_tree(const Model& m);
@@ -25,6 +26,17 @@ void maximal_from_bodies(const Model& m, Data& d);
 // states that satisfy the tree joints.  O(n).
 void tree_from_bodies(const TreeModel& tree, const std::vector<BodyState>& body,
                       Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> u);
+// One tree joint's q (nq) and u (nu) from its parent's state P and its child's C: the
+// inverse of J1, J2 (joint_kinematics) for states the joint holds.  O(1).
+void joint_from_bodies(const TreeJoint& t, const BodyState& P, const BodyState& C, double* q,
+                       double* u);
+// The State the description gives at t = 0 (Model::initial_state()), joint by joint, as
+// MuJoCo's qpos0: a tree joint run in its own direction that states its coordinates
+// (Joint::initial_q, initial_u: a scene joint's "q", "qd") keeps them exactly, whole turns
+// included; the joints the bodies' described poses define (the roots' free and particle
+// joints, joints built from the bodies' poses at t = 0, a stated joint the tree runs
+// backwards) are read off those poses (joint_from_bodies).  O(n).
+State initial_tree_state(const Model& m);
 // q̇ = N(q) u of the tree coordinates (J4).  O(n).
 void tree_qdot(const TreeModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
                const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::Ref<Eigen::VectorXd> qdot);
