@@ -261,6 +261,14 @@ State initial_tree_state(const Model& m) {
   return s;
 }
 
+void check_state_sizes(const TreeModel& tree, const State& s, const char* caller) {
+  if (s.q.size() != tree.nq || s.u.size() != tree.nu)
+    throw std::invalid_argument(std::string(caller) + ": state.q has " +
+                                std::to_string(s.q.size()) + " entries and state.u " +
+                                std::to_string(s.u.size()) + ", expected the tree's nq = " +
+                                std::to_string(tree.nq) + " and nu = " + std::to_string(tree.nu));
+}
+
 void tree_qdot(const TreeModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
                const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::Ref<Eigen::VectorXd> qdot) {
   for (const TreeJoint& t : tree.joints)

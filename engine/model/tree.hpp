@@ -37,6 +37,9 @@ void joint_from_bodies(const TreeJoint& t, const BodyState& P, const BodyState& 
 // joints, joints built from the bodies' poses at t = 0, a stated joint the tree runs
 // backwards) are read off those poses (joint_from_bodies).  O(n).
 State initial_tree_state(const Model& m);
+// Throws std::invalid_argument, naming `caller` and both sizes, unless s has the tree's
+// nq and nu.  O(1).
+void check_state_sizes(const TreeModel& tree, const State& s, const char* caller);
 // q̇ = N(q) u of the tree coordinates (J4).  O(n).
 void tree_qdot(const TreeModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
                const Eigen::Ref<const Eigen::VectorXd>& u, Eigen::Ref<Eigen::VectorXd> qdot);

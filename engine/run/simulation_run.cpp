@@ -171,10 +171,10 @@ bool Simulation::Impl::start(const State& initial) {
   r = SimulationResult{};
   running = false;
   sample_pending = false;  // a last run's unread sample: d is evaluated anew below
-  // positions checked, velocities projected, in joint coordinates; d evaluated there
+  // positions checked, velocities projected, in joint coordinates; d is evaluated there
+  // once, by the first step's ẋ below
   InitialConditions ic;
-  const SolveStatus s =
-      initial_conditions(m, d, initial, SolverOptions{ss->formulation(), o.stabilization}, &ic);
+  const SolveStatus s = project_initial_state(m, d, initial, ic);
   r.initial_velocity_correction =
       std::isfinite(ic.velocity_correction) ? ic.velocity_correction : 0.0;
   // a failure of the evaluation itself is the first step's to report (below)
