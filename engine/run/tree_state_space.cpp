@@ -34,6 +34,14 @@ void TreeStateSpace::to_maximal(const Eigen::VectorXd& x, double t, Data& d) {
   maximal_from_bodies(m_, d);
 }
 
+State TreeStateSpace::to_state(const Eigen::VectorXd& x, double t, Data&) {
+  State s;
+  s.t = t;
+  s.q = x.head(tree_.nq);
+  s.u = x.tail(tree_.nu);
+  return s;
+}
+
 SolveStatus TreeStateSpace::derivative(const Eigen::VectorXd& x, double t, Data& d,
                                        Eigen::VectorXd& xdot) {
   d.t = t;
