@@ -61,5 +61,27 @@ TEST(JointSpaceStart, AStartInsideALimitBeyondPiStaysInside) {
   EXPECT_EQ(r.status, SimulationStatus::Completed) << r.message;
 }
 
+// forward(m, d) on the State Data(m) set, and on a maximal state the caller wrote: the
+// first evaluates d.state itself, the second reads the joint coordinates off d.q, d.u.
+TEST(JointSpaceStart, ForwardReadsTheStateUntilTheCallerChangesTheMaximalOne) {
+  const Model m = load_model_from_string(two_turns(), "s.json");
+  Data d(m);
+  EXPECT_EQ(d.state.q, m.initial_state().q);
+  ASSERT_EQ(forward(m, d, Formulation::Recursive), SolveStatus::Ok);
+  Data by_state(m);
+  ASSERT_EQ(forward(m, by_state, m.initial_state()), SolveStatus::Ok);
+  EXPECT_EQ(d.udot, by_state.udot);
+  // another state's maximal q, u written by hand: forward follows them, not d.state
+  State other = m.initial_state();
+  other.q(1) += 0.3;
+  other.u(0) -= 1.0;
+  Data at_other(m);
+  ASSERT_EQ(forward(m, at_other, other), SolveStatus::Ok);
+  d.q = at_other.q;
+  d.u = at_other.u;
+  ASSERT_EQ(forward(m, d, Formulation::Recursive), SolveStatus::Ok);
+  EXPECT_LT((d.udot - at_other.udot).cwiseAbs().maxCoeff(), 1e-12);
+}
+
 }  // namespace
 }  // namespace appell

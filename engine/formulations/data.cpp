@@ -95,6 +95,7 @@ void set_state(const Model& m, Data& d, const State& s) {
   d.t = s.t;
   tree_kinematics(m, s.q, s.u, d);
   maximal_from_bodies(m, d);
+  remember_state(d, s);
 }
 
 }  // namespace appell

@@ -118,14 +118,18 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o) {
                             "; use the recursive formulation";
     return d.diagnostics.status;
   }
-  kinematics(m, d);
   if (f == Formulation::Recursive) {
-    // the recursion runs on joint coordinates: read them off this maximal state, O(n)
-    // (simulations call forward_tree on their joint state and skip this)
+    // the recursion runs on joint coordinates: those of the State d.q, d.u were set from,
+    // while they are unchanged (d.state)
+    if (d.q == d.q_of_state && d.u == d.u_of_state)
+      return forward_tree(m, d, d.state.q, d.state.u, o.stabilization);
+    // else read off the body states of this maximal state, O(n)
+    kinematics(m, d);
     RecursiveWorkspace& ws = recursive_workspace(m, d);
     tree_from_bodies(m.tree(), d.body, ws.q, ws.u);
     return forward_tree(m, d, ws.q, ws.u, o.stabilization);
   }
+  kinematics(m, d);
   applied_forces(m, d);
   constraint_rows(m, d, o.stabilization);
   fold_rows(m, d, true);  // onto the composites that carry the maximal coordinates
@@ -140,6 +144,7 @@ SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions
     d.t = s.t;
     const SolveStatus status = forward_tree(m, d, s.q, s.u, o.stabilization);
     maximal_from_bodies(m, d);
+    remember_state(d, s);
     return status;
   }
   set_state(m, d, s);  // throws on a State of the wrong size

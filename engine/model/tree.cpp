@@ -233,6 +233,12 @@ void joint_from_bodies(const TreeJoint& t, const BodyState& P, const BodyState& 
   for (int k = 0; k < t.nu; ++k) u[k] = jm.S.col(k).dot(V_J);
 }
 
+void remember_state(Data& d, const State& s) {
+  d.state = s;
+  d.q_of_state = d.q;
+  d.u_of_state = d.u;
+}
+
 void tree_from_bodies(const TreeModel& tree, const std::vector<BodyState>& body,
                       Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> u) {
   for (const TreeJoint& t : tree.joints)

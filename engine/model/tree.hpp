@@ -22,6 +22,9 @@ void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,
 // Body states d.body → the maximal q, u (d.q, d.u) of the composites (appell/model.hpp).
 // O(n).
 void maximal_from_bodies(const Model& m, Data& d);
+// d.state = s, and d.q, d.u as the maximal q, u of s (appell/data.hpp), after they were
+// set from it.  O(n), allocates nothing once d has held a State.
+void remember_state(Data& d, const State& s);
 // Body states → joint coordinates, q (nq) and u (nu): the inverse of tree_kinematics for
 // states that satisfy the tree joints.  O(n).
 void tree_from_bodies(const TreeModel& tree, const std::vector<BodyState>& body,

@@ -20,12 +20,14 @@ namespace appell {
 // The full pipeline with formulation f (Auto: the model's choice, resolved by
 // resolve_formulation).  Reads d.t, d.q, d.u.  Writes every output field of d.
 // Returns d.diagnostics.status.
-// On a maximal state; for `recursive`, the joint coordinates are read off it first (O(n)).
+// On a maximal state.  `recursive` evaluates the joint-space State d.q, d.u were set from
+// (d.state, by set_state() or Data(m)) while they are unchanged, and reads the joint
+// coordinates off them (O(n)) once the caller has changed them.
 // Throws std::invalid_argument when d was not built for m (check()).
 SolveStatus forward(const Model& m, Data& d, Formulation f = Formulation::Auto);
 SolveStatus forward(const Model& m, Data& d, const SolverOptions& o);
 // On a joint-space State (set_state, then the formulation; `recursive` reads s.q, s.u
-// and computes the body states once).
+// and computes the body states once).  Leaves d.state = s.
 SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o = {});
 // What initial_conditions() found and made of the state it was given.
 struct InitialConditions {
