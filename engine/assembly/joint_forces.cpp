@@ -59,6 +59,11 @@ void JointForce::generalized_force(const StateView& s, double* out) const {
   tau(s, q, u, out);
 }
 
+void JointForce::generalized_force(const StateView& s, const double* q, const double* u,
+                                   double* out) const {
+  tau(s, q, u, out);
+}
+
 double JointForce::power(const StateView& s) const {
   double q[kMaxNq], u[6], t[6];
   joint_coordinates(*joint_, s, q, u);
