@@ -83,5 +83,25 @@ TEST(JointSpaceStart, ForwardReadsTheStateUntilTheCallerChangesTheMaximalOne) {
   EXPECT_LT((d.udot - at_other.udot).cwiseAbs().maxCoeff(), 1e-12);
 }
 
+// A run's energy reads the rotors (armature) and the joint springs from its State: equal to
+// the body-state reading to round-off.
+TEST(JointSpaceStart, EnergyFromTheStateEqualsEnergyFromTheBodies) {
+  std::string text = two_turns();
+  const std::string with = R"("armature": 0.2, "q": -7.5)";
+  text.replace(text.find(R"("q": -7.5)"), std::string(R"("q": -7.5)").size(), with);
+  text.replace(text.rfind("]}"), 2, R"(], "forces": [
+  {"type": "joint_spring", "joint": "j2", "stiffness": 3, "rest": 0.5, "damping": 0.1}]})");
+  const Model m = load_model_from_string(text, "s.json");
+  Data d(m);
+  const State& s = m.initial_state();
+  const double T = kinetic_energy(m, d), V = potential_energy(m, d);
+  EXPECT_NEAR(kinetic_energy(m, d, s), T, 1e-12 * std::abs(T));
+  EXPECT_NEAR(potential_energy(m, d, s), V, 1e-12 * std::abs(V));
+  // the rotor's ½ a u² (u = −0.25) is in both
+  const Model plain = load_model_from_string(two_turns(), "s.json");
+  const Data at_plain(plain);
+  EXPECT_NEAR(T - kinetic_energy(plain, at_plain), 0.5 * 0.2 * 0.25 * 0.25, 1e-12);
+}
+
 }  // namespace
 }  // namespace appell

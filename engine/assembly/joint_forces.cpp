@@ -151,6 +151,10 @@ void JointSpring::tau(const StateView&, const double* q, const double* u, double
 double JointSpring::potential(const StateView& s) const {
   double q[kMaxNq];
   joint_coordinates(*joint_, s, q, nullptr);
+  return joint_potential(s, q);
+}
+
+double JointSpring::joint_potential(const StateView&, const double* q) const {
   double V = 0.0;
   for (int k = 0; k < nu(); ++k) V += 0.5 * k_ * error(q, k) * error(q, k);
   return V;

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "appell/data.hpp"
 #include "appell/joint.hpp"
@@ -85,6 +86,15 @@ void number_tree(const Model& m, const std::vector<char>& used, TreeModel& tree)
       tree.extra.push_back(c);
       tree.nrows_extra += m.constraints()[c]->rows();
     }
+  // the joint-space forces on joints the tree runs in their own direction
+  std::unordered_map<const Constraint*, int> own;  // joint → its tree index
+  for (int i = 0; i < nb; ++i)
+    if (tree.joints[i].constraint >= 0 && !tree.joints[i].reversed)
+      own.emplace(m.constraints()[tree.joints[i].constraint].get(), i);
+  tree.force_joint.assign(m.forces().size(), -1);
+  for (size_t k = 0; k < m.forces().size(); ++k)
+    if (const Joint* j = m.forces()[k]->joint_space())
+      if (const auto it = own.find(j); it != own.end()) tree.force_joint[k] = it->second;
 }
 
 }  // namespace

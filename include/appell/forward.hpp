@@ -73,9 +73,16 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
 constexpr int kAutoSparseExtraRows = 24;
 Formulation resolve_formulation(const Model& m, Formulation f);
 
-// Energy: kinetic + gravitational (V = −Σ m g·x̄) + forces' potentials.  Reads d.body.
+// Energy: kinetic + gravitational (V = −Σ m g·x̄) + forces' potentials.  Reads d.body; a
+// joint's armature (rotor inertia) reads the joint's u off the body states (allocates).
 double kinetic_energy(const Model& m, const Data& d);
 double potential_energy(const Model& m, const Data& d);
+// The same at the joint-space State s of d's body states (a run's sample): the rotors'
+// ½ a u² from s.u, and a joint force's potential (a joint spring's ½ k |q − q0|²) from s.q
+// where the tree runs its joint in its own direction (TreeModel::force_joint), with no
+// joint coordinates read back.  O(n), no allocation.
+double kinetic_energy(const Model& m, const Data& d, const State& s);
+double potential_energy(const Model& m, const Data& d, const State& s);
 
 // The Gaussian G(ü) = ½ (ü − a)ᵀ M (ü − a), a = M⁻¹F  [UK96 eq. 9].  Reads d.J, d.F.
 double gaussian(const Model& m, const Data& d, const Eigen::VectorXd& udot);

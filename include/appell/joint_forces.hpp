@@ -107,6 +107,7 @@ class JointSpring final : public JointForce {
               double damping);
   std::string type() const override { return "joint_spring"; }
   double potential(const StateView& s) const override;
+  double joint_potential(const StateView& s, const double* q) const override;
   bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
                        double* du) const override;
 
