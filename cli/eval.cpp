@@ -26,10 +26,11 @@ static ojson vec(const Vec3& v) {
 
 // The state a simulation starts from: velocities projected onto the constraints in the
 // mass metric (docs/scene-format.md "Initial conditions"; a no-op for consistent velocities), then
-// one forward pass.  Prints the error and returns false when that fails.
+// one forward pass; `start.state` receives that state.  Prints the error and returns false
+// when that fails.
 static bool evaluate_t0(const std::string& scene, const Model& m, Data& d,
-                        const SolverOptions& solver) {
-  if (initial_conditions(m, d, m.initial_state(), solver) == SolveStatus::Ok) return true;
+                        const SolverOptions& solver, InitialConditions& start) {
+  if (initial_conditions(m, d, m.initial_state(), solver, &start) == SolveStatus::Ok) return true;
   std::cerr << "error: " << scene << ": at t = 0: " << d.diagnostics.message << "\n";
   return false;
 }
@@ -47,7 +48,8 @@ int run_eval(const EvalOptions& o) {
   if (f != Formulation::Auto) solver.formulation = f;
   f = solver.formulation;
   Data d(m);
-  if (!evaluate_t0(o.scene, m, d, solver)) return 3;
+  InitialConditions start;
+  if (!evaluate_t0(o.scene, m, d, solver, start)) return 3;
   ojson out;
   out["formulation"] = formulation_name(resolve_formulation(m, f));
   out["time"] = d.t;
@@ -85,7 +87,7 @@ int run_eval(const EvalOptions& o) {
     cons[con.name()] = e;
   }
   out["constraints"] = cons;
-  out["joints"] = joints_json(m, d, frame);
+  out["joints"] = joints_json(m, d, &start.state, frame);
   // the contact forces at this state: one moreau step of the scene's dt (docs/contact.md)
   const SimulationOptions so = SimulationOptions::from_settings(scene.settings);
   if (has_unilateral_rows(m, so.contact.joint_limits, so.contact.joint_friction)) {
@@ -150,7 +152,8 @@ int run_check(const std::string& scene, Output output) {
   Data d(m);
   SolverOptions solver = loaded.settings.solver;
   solver.formulation = Formulation::Auto;
-  if (!evaluate_t0(scene, m, d, solver)) return 3;
+  InitialConditions start;
+  if (!evaluate_t0(scene, m, d, solver, start)) return 3;
   // a URDF robot's base in the URDF's words, and how to change it
   const std::string robot = loaded.robot.urdf.empty() ? "" : describe(loaded.robot);
   if (output == Output::Json) {

@@ -24,15 +24,16 @@ ojson array(const double* x, int n) {
 
 }  // namespace
 
-ojson joints_json(const Model& m, const Data& d, JointFrame frame) {
+ojson joints_json(const Model& m, const Data& d, const State* state, JointFrame frame) {
   ojson out = ojson::object();
   const StateView s = d.view();
+  const JointColumns columns(m);  // q, u and τ from the State, where a joint owns them there
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const auto* j = dynamic_cast<const Joint*>(m.constraints()[c].get());
     if (!j) continue;
     const JointType& t = j->joint_type();
     double q[8], u[6], udot[6], tau[6];
-    joint_coordinates(*j, s, q, u);
+    columns.coordinates(c, s, state, q, u);
     // u̇_k from the bodies' accelerations (joint_state.hpp G2)
     auto acc = [&](int b, const RowTerm& r) {
       if (b == kWorld) return 0.0;
@@ -51,7 +52,7 @@ ojson joints_json(const Model& m, const Data& d, JointFrame frame) {
     const Vec3 r = child ? fs.r_C : fs.r_P;
     Vec3 f = sign * (fs.F.transpose() * w.force);
     Vec3 n = sign * (fs.F.transpose() * (w.moment - r.cross(w.force)));
-    joint_actuator_force(m, d, *j, tau);
+    columns.actuator(c, d, state, tau);
     const bool dependent = frame_dependent(t);
     if (dependent && frame == JointFrame::Child) {  // joint_columns.hpp (F1), (F2)
       joint_acceleration_to_child(t, q, u, udot);

@@ -24,8 +24,10 @@
 
 namespace appell::cli {
 
-// eval's "joints" object at the evaluated state d (after forward)
-nlohmann::ordered_json joints_json(const Model& m, const Data& d,
+// eval's "joints" object at the evaluated state d (after forward); `state` the joint-space
+// State of d (null: none), which a joint of the tree run in its own direction reads its q,
+// u and actuator force from (appell/joint_columns.hpp)
+nlohmann::ordered_json joints_json(const Model& m, const Data& d, const State* state,
                                    JointFrame frame = JointFrame::Parent);
 
 }  // namespace appell::cli

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "appell/integrators.hpp"
-#include "appell/joint_state.hpp"
 
 namespace appell::cli {
 
@@ -23,7 +22,8 @@ Recorder::Recorder(const Model& m, Csv& traj, Csv& forces, bool threaded, JointF
       traj_(static_cast<bool>(traj)),
       frame_(frame),
       writer_(m, traj, forces, threaded, frame),
-      rows_(m, frame) {}
+      rows_(m, frame),
+      columns_(m) {}
 
 void Recorder::observe(const Sample& s) {
   // the running figures
@@ -38,6 +38,8 @@ void Recorder::observe(const Sample& s) {
   writer_.observe(s);
   if (!traj_) rows_.traj(s, row_);
   last_ = s.data.body;
+  last_has_state_ = s.state != nullptr;
+  if (s.state) last_state_ = *s.state;  // the same sizes every time: no allocation
 }
 
 ojson Recorder::summary(const std::string& formulation, const std::string& integrator,
@@ -62,11 +64,14 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
   // the joints, as traj.csv's last row has them (angles continuous in time)
   ojson final_joints = ojson::object();
   const std::vector<double>& joint_q = rows.joint_coordinates();
+  const State* state = last_has_state_ ? &last_state_ : nullptr;
   size_t at = 0;
-  for (const Joint* j : last_.empty() ? std::vector<const Joint*>{} : model_joints(m_)) {
+  for (int c = 0; c < (last_.empty() ? 0 : static_cast<int>(m_.constraints().size())); ++c) {
+    const auto* j = dynamic_cast<const Joint*>(m_.constraints()[c].get());
+    if (!j) continue;
     const JointType& t = j->joint_type();
     double q[8], u[6];
-    joint_coordinates(*j, StateView{last_.data(), r.t}, q, u);
+    columns_.coordinates(c, StateView{last_.data(), r.t}, state, q, u);
     if (frame_ == JointFrame::Child) joint_vector_to_child(t, q, u);  // joint_columns.hpp (F1)
     if (joint_q.size() >= at + t.nq()) std::copy_n(joint_q.data() + at, t.nq(), q);
     at += t.nq();

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "appell/joint_columns.hpp"
 #include "appell/simulation.hpp"
 #include "appell/trajectory.hpp"
 #include "cli/outputs.hpp"
@@ -53,6 +54,9 @@ class Recorder {
   std::vector<double> row_;  // rows_'s scratch
   double E0_ = 0, E_last_ = 0, max_drift_ = 0, T_max_ = 0, pos_max_ = 0, vel_max_ = 0;
   std::vector<BodyState> last_;  // the body states of the last sample
+  State last_state_;             // and its joint-space State (Sample::state), when it has one
+  bool last_has_state_ = false;
+  JointColumns columns_;  // the final joints' q, u from last_state_ where they own them
 };
 
 // every number of a JSON document is finite (nlohmann would write NaN and ∞ as null)

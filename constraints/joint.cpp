@@ -1,5 +1,8 @@
 #include "appell/joint.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace appell {
 
 Joint::Joint(std::string name, const JointType& type, int parent, int child,
@@ -24,6 +27,16 @@ Joint::Joint(std::string name, std::shared_ptr<const JointType> type, int parent
              const Vec3& axis, const Vec3& axis2)
     : Joint(std::move(name), *type, parent, child, parent0, child0, anchor, axis, axis2) {
   owned_ = std::move(type);
+}
+
+void Joint::set_initial_coordinates(std::vector<double> q, std::vector<double> u) {
+  if (static_cast<int>(q.size()) != type_->nq() || static_cast<int>(u.size()) != type_->nu())
+    throw std::invalid_argument("Joint::set_initial_coordinates(): joint '" + name() + "' (" +
+                                type_->name() + ") has nq = " + std::to_string(type_->nq()) +
+                                " and nu = " + std::to_string(type_->nu()) + ", got " +
+                                std::to_string(q.size()) + " and " + std::to_string(u.size()));
+  initial_q_ = std::move(q);
+  initial_u_ = std::move(u);
 }
 
 void Joint::evaluate(const StateView& in, const RowSpan& out) const {

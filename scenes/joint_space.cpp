@@ -178,7 +178,17 @@ JointPlacement reference_placement(const Pending& j, const std::vector<SceneBody
   return pl;
 }
 
-// the child's state at t = 0: its parent's initial state moved through the joint by q, qd
+// the joint's "q" and "qd" into pl (neutral and zero when absent)
+void initial_coordinates(const Pending& j, JointPlacement& pl) {
+  pl.q.assign(j.type->nq(), 0.0);
+  pl.u.assign(j.type->nu(), 0.0);
+  j.type->neutral(pl.q.data());
+  if (j.joint.has("q")) pl.q = joint_values(j.joint["q"], *j.type, false);
+  if (j.joint.has("qd")) pl.u = joint_values(j.joint["qd"], *j.type, true);
+}
+
+// the child's state at t = 0: its parent's initial state moved through the joint by pl.q,
+// pl.u (J1, J2); an output of the joint's coordinates, for the scene's other parts
 void initial_state(const Pending& j, const JointPlacement& pl, SceneBody& child,
                    const BodyState& parent) {
   const Joint joint("placement", *j.type, j.parent, j.child, pl.parent0, pl.child0, pl.anchor,
@@ -188,14 +198,10 @@ void initial_state(const Pending& j, const JointPlacement& pl, SceneBody& child,
   t.nq = j.type->nq();
   t.nu = j.type->nu();
   t.frames = joint.frames();
-  std::vector<double> q(t.nq), u(t.nu, 0.0);
-  j.type->neutral(q.data());
-  if (j.joint.has("q")) q = joint_values(j.joint["q"], *j.type, false);
-  if (j.joint.has("qd")) u = joint_values(j.joint["qd"], *j.type, true);
   BodyState C;
   JointMotion jm;
   Vec6 V_J;
-  joint_kinematics(t, parent, q.data(), u.data(), C, jm, V_J);  // (J1, J2)
+  joint_kinematics(t, parent, pl.q.data(), pl.u.data(), C, jm, V_J);  // (J1, J2)
   Body& b = child.body;
   b.position = C.x;
   b.velocity = C.v;
@@ -270,7 +276,8 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       const int c = *it;
       const Pending& j = pending[placer[c]];
-      const JointPlacement pl = reference_placement(j, bodies, ref);
+      JointPlacement pl = reference_placement(j, bodies, ref);
+      initial_coordinates(j, pl);
       ref[c] = pl.child0;
       const BodyState parent = j.parent == kWorld ? BodyState{} : state_of(bodies[j.parent].body);
       initial_state(j, pl, bodies[c], parent);
@@ -331,6 +338,7 @@ std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string&
     }
   auto joint = std::make_shared<Joint>(name, configured_type(n, type), pl.parent, pl.child,
                                        pl.parent0, pl.child0, pl.anchor, pl.axis, pl.axis2);
+  joint->set_initial_coordinates(pl.q, pl.u);  // the State starts from them (compile())
   if (ctx.joint_properties && ctx.joint_properties->count(placement_key(n)))
     joint->set_properties(ctx.joint_properties->at(placement_key(n)));
   parse_joint_limit(n, *joint);

@@ -41,6 +41,7 @@ struct JointPlacement {
   BodyState parent0, child0;  // reference poses (centre-of-mass frames)
   Vec3 anchor = Vec3::Zero();
   Vec3 axis = Vec3::UnitZ(), axis2 = Vec3::UnitY();  // world directions at the reference
+  std::vector<double> q, u;  // the joint's "q" and "qd" (neutral, zero when absent)
 };
 
 // The placements of a scene, by the joint's file and JSON Pointer (placement_key).

@@ -59,6 +59,11 @@ void JointForce::generalized_force(const StateView& s, double* out) const {
   tau(s, q, u, out);
 }
 
+void JointForce::generalized_force(const StateView& s, const double* q, const double* u,
+                                   double* out) const {
+  tau(s, q, u, out);
+}
+
 double JointForce::power(const StateView& s) const {
   double q[kMaxNq], u[6], t[6];
   joint_coordinates(*joint_, s, q, u);
@@ -146,6 +151,10 @@ void JointSpring::tau(const StateView&, const double* q, const double* u, double
 double JointSpring::potential(const StateView& s) const {
   double q[kMaxNq];
   joint_coordinates(*joint_, s, q, nullptr);
+  return joint_potential(s, q);
+}
+
+double JointSpring::joint_potential(const StateView&, const double* q) const {
   double V = 0.0;
   for (int k = 0; k < nu(); ++k) V += 0.5 * k_ * error(q, k) * error(q, k);
   return V;

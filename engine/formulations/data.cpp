@@ -91,14 +91,11 @@ SpatialMotion body_acceleration(const Model& m, const Data& d, int b) {
 
 void set_state(const Model& m, Data& d, const State& s) {
   check(m, d, "set_state()");
-  if (s.q.size() != m.tree().nq || s.u.size() != m.tree().nu)
-    throw std::invalid_argument("set_state(): state.q has " + std::to_string(s.q.size()) +
-                                " entries and state.u " + std::to_string(s.u.size()) +
-                                ", expected the tree's nq = " + std::to_string(m.tree().nq) +
-                                " and nu = " + std::to_string(m.tree().nu));
+  check_state_sizes(m.tree(), s, "set_state()");
   d.t = s.t;
   tree_kinematics(m, s.q, s.u, d);
   maximal_from_bodies(m, d);
+  remember_state(d, s);
 }
 
 }  // namespace appell

@@ -118,14 +118,18 @@ SolveStatus forward(const Model& m, Data& d, const SolverOptions& o) {
                             "; use the recursive formulation";
     return d.diagnostics.status;
   }
-  kinematics(m, d);
   if (f == Formulation::Recursive) {
-    // the recursion runs on joint coordinates: read them off this maximal state, O(n)
-    // (simulations call forward_tree on their joint state and skip this)
+    // the recursion runs on joint coordinates: those of the State d.q, d.u were set from,
+    // while they are unchanged (d.state)
+    if (d.q == d.q_of_state && d.u == d.u_of_state)
+      return forward_tree(m, d, d.state.q, d.state.u, o.stabilization);
+    // else read off the body states of this maximal state, O(n)
+    kinematics(m, d);
     RecursiveWorkspace& ws = recursive_workspace(m, d);
     tree_from_bodies(m.tree(), d.body, ws.q, ws.u);
     return forward_tree(m, d, ws.q, ws.u, o.stabilization);
   }
+  kinematics(m, d);
   applied_forces(m, d);
   constraint_rows(m, d, o.stabilization);
   fold_rows(m, d, true);  // onto the composites that carry the maximal coordinates
@@ -140,6 +144,7 @@ SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions
     d.t = s.t;
     const SolveStatus status = forward_tree(m, d, s.q, s.u, o.stabilization);
     maximal_from_bodies(m, d);
+    remember_state(d, s);
     return status;
   }
   set_state(m, d, s);  // throws on a State of the wrong size
@@ -175,20 +180,18 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
   return d.diagnostics.status;
 }
 
-SolveStatus initial_conditions(const Model& m, Data& d, const State& s, const SolverOptions& o,
-                               InitialConditions* start) {
-  set_state(m, d, s);  // throws on a State of the wrong size
-  InitialConditions ic;
+SolveStatus project_initial_state(const Model& m, Data& d, const State& s, InitialConditions& ic) {
+  check(m, d, "initial_conditions()");
+  check_state_sizes(m.tree(), s, "initial_conditions()");
+  ic = InitialConditions{};
   ic.state = s;
+  d.t = s.t;
   d.diagnostics = Diagnostics{};
-  // the tree's rows hold at every joint state: only the extra rows can be violated
+  // the tree's rows hold at every joint state: only the extra rows can be violated; body
+  // states from the joint coordinates
   recursive_kinematics(m, d, ic.state.q, ic.state.u);
   constraint_rows(m, d, m.tree().extra);
   ic.position_violation = max_extra_position_violation(m, d, &ic.violated_constraint);
-  const auto done = [&](SolveStatus status) {
-    if (start) *start = ic;
-    return status;
-  };
   if (!(ic.position_violation <= 1e-6)) {  // NaN included
     std::ostringstream os;
     os << "initial positions violate constraint '"
@@ -197,19 +200,28 @@ SolveStatus initial_conditions(const Model& m, Data& d, const State& s, const So
        << "' by " << ic.position_violation << " (tolerance 1e-6)";
     d.diagnostics.status = SolveStatus::Inconsistent;
     d.diagnostics.message = os.str();
-    return done(d.diagnostics.status);
+    return d.diagnostics.status;
   }
   ProjectionReport rep;
   const SolveStatus status = project_joint_velocities(m, d, ic.state.q, ic.state.u, &rep);
   ic.velocity_correction = rep.correction;
   ic.velocity_residual = rep.residual;
-  if (status != SolveStatus::Ok) return done(status);
+  if (status != SolveStatus::Ok) return status;
   if (!std::isfinite(rep.correction)) {
     not_finite(d, "the initial velocity correction is not finite");
-    return done(d.diagnostics.status);
+    return d.diagnostics.status;
   }
   ic.projected = true;
-  return done(forward(m, d, ic.state, o));
+  return status;
+}
+
+SolveStatus initial_conditions(const Model& m, Data& d, const State& s, const SolverOptions& o,
+                               InitialConditions* start) {
+  InitialConditions ic;
+  SolveStatus status = project_initial_state(m, d, s, ic);
+  if (ic.projected) status = forward(m, d, ic.state, o);
+  if (start) *start = ic;
+  return status;
 }
 
 }  // namespace appell

@@ -47,6 +47,7 @@
 #pragma once
 
 #include "appell/data.hpp"
+#include "appell/forward.hpp"
 
 namespace appell {
 
@@ -77,6 +78,13 @@ SolveStatus project_joint_velocities(const Model& m, Data& d,
                                      const Eigen::Ref<const Eigen::VectorXd>& q,
                                      Eigen::Ref<Eigen::VectorXd> u,
                                      ProjectionReport* report = nullptr);
+// The start of a run up to its evaluation: initial_conditions() (appell/forward.hpp)
+// without the final forward().  Positions checked on the extra rows, velocities projected
+// (J-P2), body states computed from the joint coordinates only; d.q, d.u are not written
+// and d.body, d.J, the extra rows' fields describe ic.state afterwards.  For a run, which
+// evaluates the state it starts from itself.  Throws std::invalid_argument when s does
+// not have the model's sizes.
+SolveStatus project_initial_state(const Model& m, Data& d, const State& s, InitialConditions& ic);
 // The tree's u at q (d.t) whose body velocities are nearest to bodies' v̄, ω in the mass
 // metric, u = H⁻¹ Jᵀ M V (M at q): after (J-P1) moved q, the velocities the bodies had,
 // as the maximal projection keeps them (P1–P3), so that (J-P2) then gives what P3 gives.

@@ -329,10 +329,9 @@ Model compile(const ModelBuilder& b) {
   }
   for (const ForcePtr& f : m.forces_)
     m.scratch_size_ = std::max(m.scratch_size_, f->scratch_size());
-  // the described state in the tree's coordinates
-  std::vector<BodyState> states(m.nbody());
-  for (int i = 0; i < m.nbody(); ++i) states[i] = state_of(m.bodies_, i);
-  m.initial_ = state_from_bodies(m, states);
+  // the described state in the tree's coordinates: the joints' stated values, else the
+  // bodies' described poses
+  m.initial_ = initial_tree_state(m);
   return m;
 }
 

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "appell/data.hpp"
 #include "appell/joint.hpp"
@@ -85,6 +86,15 @@ void number_tree(const Model& m, const std::vector<char>& used, TreeModel& tree)
       tree.extra.push_back(c);
       tree.nrows_extra += m.constraints()[c]->rows();
     }
+  // the joint-space forces on joints the tree runs in their own direction
+  std::unordered_map<const Constraint*, int> own;  // joint → its tree index
+  for (int i = 0; i < nb; ++i)
+    if (tree.joints[i].constraint >= 0 && !tree.joints[i].reversed)
+      own.emplace(m.constraints()[tree.joints[i].constraint].get(), i);
+  tree.force_joint.assign(m.forces().size(), -1);
+  for (size_t k = 0; k < m.forces().size(); ++k)
+    if (const Joint* j = m.forces()[k]->joint_space())
+      if (const auto it = own.find(j); it != own.end()) tree.force_joint[k] = it->second;
 }
 
 }  // namespace
@@ -214,27 +224,65 @@ void maximal_from_bodies(const Model& m, Data& d) {
   }
 }
 
+void joint_from_bodies(const TreeJoint& t, const BodyState& P, const BodyState& C, double* q,
+                       double* u) {
+  const double zero[6] = {0, 0, 0, 0, 0, 0};
+  const JointFrames& f = t.frames;
+  // the inverse of J1: R = (Q_P E_P)ᵀ Q_C E_C,  d = E_Pᵀ (Q_Pᵀ (x_A − x̄_P) − X_P)
+  const Mat3 QE = P.Q * f.E_P;
+  const Vec3 x_A = C.x + C.Q * f.X_C;
+  const Mat3 R = QE.transpose() * C.Q * f.E_C;
+  const Vec3 dq = f.E_P.transpose() * (P.Q.transpose() * (x_A - P.x) - f.X_P);
+  t.type->coordinates(R, dq, q);
+  // the inverse of J2: (ḋ; ω_rel) in the joint frame, u = Sᵀ (ḋ; ω_rel) (S orthonormal)
+  Vec6 V_J;
+  V_J.tail<3>() = QE.transpose() * (C.w - P.w);
+  V_J.head<3>() = QE.transpose() * ((C.v + C.w.cross(x_A - C.x)) - (P.v + P.w.cross(x_A - P.x)));
+  JointMotion jm;
+  t.type->motion(q, zero, jm);
+  for (int k = 0; k < t.nu; ++k) u[k] = jm.S.col(k).dot(V_J);
+}
+
+void remember_state(Data& d, const State& s) {
+  d.state = s;
+  d.q_of_state = d.q;
+  d.u_of_state = d.u;
+}
+
 void tree_from_bodies(const TreeModel& tree, const std::vector<BodyState>& body,
                       Eigen::Ref<Eigen::VectorXd> q, Eigen::Ref<Eigen::VectorXd> u) {
-  const double zero[6] = {0, 0, 0, 0, 0, 0};
-  JointMotion jm;
+  for (const TreeJoint& t : tree.joints)
+    joint_from_bodies(t, t.parent_body == kWorld ? kRest : body[t.parent_body], body[t.body],
+                      q.data() + t.q_offset, u.data() + t.u_offset);
+}
+
+State initial_tree_state(const Model& m) {
+  const TreeModel& tree = m.tree();
+  State s;
+  s.q.resize(tree.nq);
+  s.u.resize(tree.nu);
   for (const TreeJoint& t : tree.joints) {
-    const BodyState& C = body[t.body];
-    const BodyState& P = t.parent_body == kWorld ? kRest : body[t.parent_body];
-    const JointFrames& f = t.frames;
-    // the inverse of J1: R = (Q_P E_P)ᵀ Q_C E_C,  d = E_Pᵀ (Q_Pᵀ (x_A − x̄_P) − X_P)
-    const Mat3 QE = P.Q * f.E_P;
-    const Vec3 x_A = C.x + C.Q * f.X_C;
-    const Mat3 R = QE.transpose() * C.Q * f.E_C;
-    const Vec3 dq = f.E_P.transpose() * (P.Q.transpose() * (x_A - P.x) - f.X_P);
-    t.type->coordinates(R, dq, q.data() + t.q_offset);
-    // the inverse of J2: (ḋ; ω_rel) in the joint frame, u = Sᵀ (ḋ; ω_rel) (S orthonormal)
-    Vec6 V_J;
-    V_J.tail<3>() = QE.transpose() * (C.w - P.w);
-    V_J.head<3>() = QE.transpose() * ((C.v + C.w.cross(x_A - C.x)) - (P.v + P.w.cross(x_A - P.x)));
-    t.type->motion(q.data() + t.q_offset, zero, jm);
-    for (int k = 0; k < t.nu; ++k) u(t.u_offset + k) = jm.S.col(k).dot(V_J);
+    const auto* j = t.constraint >= 0 && !t.reversed
+                        ? dynamic_cast<const Joint*>(m.constraints()[t.constraint].get())
+                        : nullptr;
+    if (j && !j->initial_q().empty()) {  // stated: kept as given
+      for (int k = 0; k < t.nq; ++k) s.q(t.q_offset + k) = j->initial_q()[k];
+      for (int k = 0; k < t.nu; ++k) s.u(t.u_offset + k) = j->initial_u()[k];
+      continue;
+    }
+    // defined by the described poses: read off them
+    joint_from_bodies(t, m.initial_body_state(t.parent_body), m.initial_body_state(t.body),
+                      s.q.data() + t.q_offset, s.u.data() + t.u_offset);
   }
+  return s;
+}
+
+void check_state_sizes(const TreeModel& tree, const State& s, const char* caller) {
+  if (s.q.size() != tree.nq || s.u.size() != tree.nu)
+    throw std::invalid_argument(std::string(caller) + ": state.q has " +
+                                std::to_string(s.q.size()) + " entries and state.u " +
+                                std::to_string(s.u.size()) + ", expected the tree's nq = " +
+                                std::to_string(tree.nq) + " and nu = " + std::to_string(tree.nu));
 }
 
 void tree_qdot(const TreeModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,

@@ -141,6 +141,11 @@ void JointColumns::coordinates(const Entry& e, const StateView& view, const Stat
   }
 }
 
+void JointColumns::coordinates(int c, const StateView& view, const State* s, double* q,
+                               double* u) const {
+  coordinates(entry(c), view, s, q, u);
+}
+
 const JointColumns::Entry& JointColumns::entry(int c) const {
   if (c < 0 || c >= static_cast<int>(entry_.size()) || entry_[c] < 0)
     throw std::invalid_argument("JointColumns: constraint " + std::to_string(c) +
@@ -169,13 +174,13 @@ double JointColumns::actuator(int c, const Data& d, const State* s, double* tau)
   const StateView view = d.view();
   const int nu = e.joint->joint_type().nu();
   double one[6], u[6], q[8];
+  coordinates(e, view, s, q, u);  // the State's, where the joint owns coordinates there
   for (int k = 0; k < nu; ++k) tau[k] = 0.0;
   for (const JointForce* f : e.forces) {
-    f->generalized_force(view, one);
+    f->generalized_force(view, q, u, one);
     for (int k = 0; k < nu; ++k) tau[k] += one[k];
   }
   for (const auto& [row, k] : e.prescribed) tau[k] += d.lambda(row);  // prescribed.hpp
-  coordinates(e, view, s, q, u);
   if (e.rotate) {  // (F1): the power is the same in either frame
     joint_vector_to_child(e.joint->joint_type(), q, tau);
     joint_vector_to_child(e.joint->joint_type(), q, u);

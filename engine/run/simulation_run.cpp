@@ -119,7 +119,9 @@ bool Simulation::Impl::on_branch(double t) {
 // states, energy, violations, constraint forces) is finite, or the run stops here with
 // NotFinite and the observer never sees the sample.  So outputs hold finite rows only.
 bool Simulation::Impl::emit(double t) {
-  const double T = kinetic_energy(m, d), V = potential_energy(m, d);
+  // a joint-space run's rotors and joint springs from its State
+  const double T = joint_space ? kinetic_energy(m, d, sample_state) : kinetic_energy(m, d);
+  const double V = joint_space ? potential_energy(m, d, sample_state) : potential_energy(m, d);
   const double vv = m.nrows() ? d.velocity_residual.cwiseAbs().maxCoeff() : 0.0;
   const double vp = max_position_violation(m, d);
   const char* bad = nullptr;
@@ -171,10 +173,10 @@ bool Simulation::Impl::start(const State& initial) {
   r = SimulationResult{};
   running = false;
   sample_pending = false;  // a last run's unread sample: d is evaluated anew below
-  // positions checked, velocities projected, in joint coordinates; d evaluated there
+  // positions checked, velocities projected, in joint coordinates; d is evaluated there
+  // once, by the first step's ẋ below
   InitialConditions ic;
-  const SolveStatus s =
-      initial_conditions(m, d, initial, SolverOptions{ss->formulation(), o.stabilization}, &ic);
+  const SolveStatus s = project_initial_state(m, d, initial, ic);
   r.initial_velocity_correction =
       std::isfinite(ic.velocity_correction) ? ic.velocity_correction : 0.0;
   // a failure of the evaluation itself is the first step's to report (below)

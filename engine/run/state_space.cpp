@@ -32,6 +32,14 @@ void MaximalStateSpace::to_maximal(const Eigen::VectorXd& x, double t, Data& d) 
   kinematics(m_, d);
 }
 
+State MaximalStateSpace::to_state(const Eigen::VectorXd& x, double t, Data& d) {
+  // the maximal coordinates carry no joint coordinates: read off the body states
+  to_maximal(x, t, d);
+  State s = state_from_bodies(m_, d.body);
+  s.t = t;
+  return s;
+}
+
 SolveStatus MaximalStateSpace::derivative(const Eigen::VectorXd& x, double t, Data& d,
                                           Eigen::VectorXd& xdot) {
   d.t = t;

@@ -15,11 +15,7 @@ TreeStateSpace::TreeStateSpace(const Model& m, const Stabilization& st)
 
 void TreeStateSpace::from_state(const State& s, Eigen::VectorXd& x, Data& d) const {
   check(m_, d, "from_state()");
-  if (s.q.size() != tree_.nq || s.u.size() != tree_.nu)
-    throw std::invalid_argument("from_state(): state.q has " + std::to_string(s.q.size()) +
-                                " entries and state.u " + std::to_string(s.u.size()) +
-                                ", expected the tree's nq = " + std::to_string(tree_.nq) +
-                                " and nu = " + std::to_string(tree_.nu));
+  check_state_sizes(tree_, s, "from_state()");
   x.resize(size());
   x << s.q, s.u;
 }
@@ -36,6 +32,14 @@ void TreeStateSpace::to_maximal(const Eigen::VectorXd& x, double t, Data& d) {
   d.t = t;
   tree_kinematics(m_, x.head(tree_.nq), x.tail(tree_.nu), d);
   maximal_from_bodies(m_, d);
+}
+
+State TreeStateSpace::to_state(const Eigen::VectorXd& x, double t, Data&) {
+  State s;
+  s.t = t;
+  s.q = x.head(tree_.nq);
+  s.u = x.tail(tree_.nu);
+  return s;
 }
 
 SolveStatus TreeStateSpace::derivative(const Eigen::VectorXd& x, double t, Data& d,

@@ -20,6 +20,8 @@ class TreeStateSpace : public StateSpace {
   // a copy of d, then reads the joint coordinates off the body states.  O(n), allocates.
   void from_maximal(const Data& d, Eigen::VectorXd& x) const override;
   void to_maximal(const Eigen::VectorXd& x, double t, Data& d) override;
+  // (t, x's q, x's u) themselves: no body state is computed
+  State to_state(const Eigen::VectorXd& x, double t, Data& d) override;
   // ẋ = (N(q) u, u̇) with u̇ from the recursion; d describes (t, x) afterwards
   SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
                          Eigen::VectorXd& xdot) override;

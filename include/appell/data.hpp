@@ -63,6 +63,12 @@ struct Data {
   double t = 0.0;     // time                                        (set by caller)
   Eigen::VectorXd q;  // maximal configuration of the composites      (nq)
   Eigen::VectorXd u;  // maximal quasi-velocities of the composites   (nu)
+  // The joint-space State q, u were set from, and q, u as it set them; by set_state() and
+  // forward(m, d, s).  While q, u still equal them, forward(m, d, f) with `recursive`
+  // evaluates `state` itself; once a caller changes q or u, it reads the joint coordinates
+  // off them.                                                 (tree nq, nu; nq, nu)
+  State state;
+  Eigen::VectorXd q_of_state, u_of_state;
 
   std::vector<BodyState> body;  // world-frame state; by kinematics()           (nbody)
   std::vector<Mat3> J;          // world inertia Q J0 Qᵀ; by kinematics()        (nbody)
@@ -118,8 +124,9 @@ inline void body_acceleration(const Model& m, const Data& d, int b, Vec3& linear
   angular = a.angular;
 }
 
-// d.t, d.body, d.J and the maximal d.q, d.u of the joint-space State s (tree kinematics).
-// Throws std::invalid_argument when s does not have the model's sizes.  O(n).
+// d.t, d.body, d.J and the maximal d.q, d.u of the joint-space State s (tree kinematics),
+// and d.state = s.  Throws std::invalid_argument when s does not have the model's sizes.
+// O(n).
 void set_state(const Model& m, Data& d, const State& s);
 
 }  // namespace appell

@@ -41,6 +41,12 @@ class Force {
                                      double* /*tau*/) const {}
   // Potential energy, or 0 when the force has none.
   virtual double potential(const StateView&) const { return 0.0; }
+  // The same for the joint's coordinates q (nq), called only when joint_space() is not
+  // null, with q from a State that owns them (appell/forward.hpp potential_energy); the
+  // default reads the body states of s.
+  virtual double joint_potential(const StateView& s, const double* /*q*/) const {
+    return potential(s);
+  }
   // doubles of StateView::scratch that apply()/potential() use (0: none)
   virtual size_t scratch_size() const { return 0; }
 };

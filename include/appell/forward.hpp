@@ -20,12 +20,14 @@ namespace appell {
 // The full pipeline with formulation f (Auto: the model's choice, resolved by
 // resolve_formulation).  Reads d.t, d.q, d.u.  Writes every output field of d.
 // Returns d.diagnostics.status.
-// On a maximal state; for `recursive`, the joint coordinates are read off it first (O(n)).
+// On a maximal state.  `recursive` evaluates the joint-space State d.q, d.u were set from
+// (d.state, by set_state() or Data(m)) while they are unchanged, and reads the joint
+// coordinates off them (O(n)) once the caller has changed them.
 // Throws std::invalid_argument when d was not built for m (check()).
 SolveStatus forward(const Model& m, Data& d, Formulation f = Formulation::Auto);
 SolveStatus forward(const Model& m, Data& d, const SolverOptions& o);
 // On a joint-space State (set_state, then the formulation; `recursive` reads s.q, s.u
-// and computes the body states once).
+// and computes the body states once).  Leaves d.state = s.
 SolveStatus forward(const Model& m, Data& d, const State& s, const SolverOptions& o = {});
 // What initial_conditions() found and made of the state it was given.
 struct InitialConditions {
@@ -71,9 +73,16 @@ SolveStatus forward_tree(const Model& m, Data& d, const Eigen::Ref<const Eigen::
 constexpr int kAutoSparseExtraRows = 24;
 Formulation resolve_formulation(const Model& m, Formulation f);
 
-// Energy: kinetic + gravitational (V = −Σ m g·x̄) + forces' potentials.  Reads d.body.
+// Energy: kinetic + gravitational (V = −Σ m g·x̄) + forces' potentials.  Reads d.body; a
+// joint's armature (rotor inertia) reads the joint's u off the body states (allocates).
 double kinetic_energy(const Model& m, const Data& d);
 double potential_energy(const Model& m, const Data& d);
+// The same at the joint-space State s of d's body states (a run's sample): the rotors'
+// ½ a u² from s.u, and a joint force's potential (a joint spring's ½ k |q − q0|²) from s.q
+// where the tree runs its joint in its own direction (TreeModel::force_joint), with no
+// joint coordinates read back.  O(n), no allocation.
+double kinetic_energy(const Model& m, const Data& d, const State& s);
+double potential_energy(const Model& m, const Data& d, const State& s);
 
 // The Gaussian G(ü) = ½ (ü − a)ᵀ M (ü − a), a = M⁻¹F  [UK96 eq. 9].  Reads d.J, d.F.
 double gaussian(const Model& m, const Data& d, const Eigen::VectorXd& udot);

@@ -8,6 +8,8 @@
 // its motion subspace.
 #pragma once
 
+#include <vector>
+
 #include "appell/joint_type.hpp"
 
 namespace appell {
@@ -62,6 +64,15 @@ class Joint final : public Constraint {
   const Vec3& anchor() const { return anchor_; }
   const JointProperties& properties() const { return properties_; }
   void set_properties(const JointProperties& p) { properties_ = p; }
+  // The joint's coordinates q (nq) and quasi-velocities u (nu) at t = 0 when the
+  // description states them (a scene joint with an origin: its "q" and "qd", as MuJoCo's
+  // qpos0 and qvel): compile() starts the model's State from them exactly, whole turns
+  // of an angle included.  Empty when the bodies' poses at t = 0 define the joint: its
+  // q, u are then read off those poses.  Throws std::invalid_argument unless q has nq
+  // entries and u nu.
+  void set_initial_coordinates(std::vector<double> q, std::vector<double> u);
+  const std::vector<double>& initial_q() const { return initial_q_; }
+  const std::vector<double>& initial_u() const { return initial_u_; }
 
  private:
   const JointType* type_;
@@ -70,6 +81,7 @@ class Joint final : public Constraint {
   Vec3 anchor_;
   JointFrames frames_;
   JointProperties properties_;
+  std::vector<double> initial_q_, initial_u_;  // stated coordinates at t = 0, or empty
 };
 
 }  // namespace appell

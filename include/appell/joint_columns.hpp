@@ -70,8 +70,12 @@ class JointColumns {
   // whole turns: q + 2π round((q_last − q)/2π), and its entries are updated.
   void state(int c, const Data& d, const State* s, std::vector<double>& last, bool first, double* q,
              double* u) const;
+  // joint c's q (nq) and u (nu) in its parent joint frame, as state() reads them (from s
+  // where it owns them), with neither the frame of the columns nor the continuity of angles
+  void coordinates(int c, const StateView& view, const State* s, double* q, double* u) const;
   // joint c's actuator force τ (nu; zero when nothing actuates it) at d (after forward: it
-  // reads the multipliers); returns its power τ·u
+  // reads the multipliers), its joint forces evaluated at the q, u state() reads; returns
+  // its power τ·u
   double actuator(int c, const Data& d, const State* s, double* tau) const;
   // the entries of `last` above: the sum of the joints' nq
   int coordinates() const { return nq_; }

@@ -38,8 +38,11 @@ class JointForce : public Force {
   explicit JointForce(std::shared_ptr<const Joint> joint);
   const Joint& joint() const { return *joint_; }
   int nu() const { return joint_->joint_type().nu(); }
-  // τ at state s (nu entries)
+  // τ at state s (nu entries), the joint's q, u read off its body states
   void generalized_force(const StateView& s, double* tau) const;
+  // τ at the joint's own q (nq) and u (nu), a State's (the time and any body an
+  // expression reads from s)
+  void generalized_force(const StateView& s, const double* q, const double* u, double* tau) const;
   // τ·u, the rate at which this force does work on the system (G1)
   double power(const StateView& s) const;
   void apply(const StateView& s, Wrench* out) const final;
@@ -104,6 +107,7 @@ class JointSpring final : public JointForce {
               double damping);
   std::string type() const override { return "joint_spring"; }
   double potential(const StateView& s) const override;
+  double joint_potential(const StateView& s, const double* q) const override;
   bool tau_derivatives(const StateView& s, const double* q, const double* u, double* dq,
                        double* du) const override;
 

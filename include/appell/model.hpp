@@ -164,7 +164,10 @@ class Model {
   // the number of joint coordinates and quasi-velocities of a State
   int state_nq() const;
   int state_nu() const;
-  // the state the description gave (bodies' initial poses and velocities, t = 0)
+  // the state the description gave (t = 0): the joints' stated coordinates
+  // (Joint::initial_q, initial_u: a scene's "q", "qd") as given, and the bodies' initial
+  // poses and velocities read as joint coordinates where they define a joint
+  // (engine/model/tree.hpp initial_tree_state)
   const State& initial_state() const { return initial_; }
   // the state of body b in the description (the resting world for kWorld)
   BodyState initial_body_state(int b) const;

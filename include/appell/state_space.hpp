@@ -29,6 +29,10 @@ class StateSpace {
   virtual void from_maximal(const Data& d, Eigen::VectorXd& x) const = 0;
   // d.t, d.q, d.u and d.body of x
   virtual void to_maximal(const Eigen::VectorXd& x, double t, Data& d) = 0;
+  // the joint-space State of x at t: x's own q, u in the tree's space (d untouched); in the
+  // maximal one the joint coordinates of its body states (to_maximal into d, then
+  // state_from_bodies).  O(n).
+  virtual State to_state(const Eigen::VectorXd& x, double t, Data& d) = 0;
   // ẋ at (t, x).  Runs the formulation's forward pass, so every output field of d
   // (body states, udot, lambda, reaction, residuals) describes (t, x) afterwards.
   virtual SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
@@ -66,6 +70,7 @@ class MaximalStateSpace : public StateSpace {
   void from_state(const State& s, Eigen::VectorXd& x, Data& d) const override;
   void from_maximal(const Data& d, Eigen::VectorXd& x) const override;
   void to_maximal(const Eigen::VectorXd& x, double t, Data& d) override;
+  State to_state(const Eigen::VectorXd& x, double t, Data& d) override;
   SolveStatus derivative(const Eigen::VectorXd& x, double t, Data& d,
                          Eigen::VectorXd& xdot) override;
   void normalize(Eigen::VectorXd& x) const override;

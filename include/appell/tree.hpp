@@ -47,8 +47,12 @@ struct TreeModel {
   std::vector<int> extra;                  // model constraints solved as extra rows
   std::vector<std::vector<int>> children;  // tree index → child tree indices
   int nq = 0, nu = 0;                      // joint coordinates and quasi-velocities
-  int nrows_extra = 0;                     // Σ rows of the extra constraints
-  int ntree_rows = 0;                      // Σ rows of the tree joints
+  // model force → the tree index of its joint (Force::joint_space) when the tree runs that
+  // joint in its own direction, so that the force reads the joint's q, u in a State; −1
+  // for every other force
+  std::vector<int> force_joint;
+  int nrows_extra = 0;  // Σ rows of the extra constraints
+  int ntree_rows = 0;   // Σ rows of the tree joints
 };
 
 // The world-frame state of tree body C from its parent's state P and its joint's q, u

@@ -188,10 +188,7 @@ class Simulator {
   State state() {
     const auto held = lock_.hold("Simulator.state");
     start();
-    space_->to_maximal(sim_.state(), sim_.time(), data_);
-    State s = state_from_bodies(*inputs_.model, data_.body);
-    s.t = sim_.time();
-    return s;
+    return space_->to_state(sim_.state(), sim_.time(), data_);
   }
 
   py::dict info() {
