@@ -7,6 +7,7 @@
 #include "appell/data.hpp"
 #include "appell/joint.hpp"
 #include "engine/model/composites.hpp"
+#include "engine/model/kinematics.hpp"
 
 namespace appell {
 
@@ -181,19 +182,9 @@ void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, c
 
 void joint_kinematics(const TreeJoint& j, const BodyState& P, const double* q, const double* u,
                       BodyState& C, JointMotion& jm, Vec6& V_J, Mat3& QE) {
-  const JointFrames& f = j.frames;
   j.type->motion(q, u, jm);
-  // pose (J1)
-  QE.noalias() = P.Q * f.E_P;
-  C.Q.noalias() = QE * jm.R * f.E_C.transpose();
-  const Vec3 x_A = P.x + P.Q * f.X_P + QE * jm.d;
-  C.x = x_A - C.Q * f.X_C;
-  // twist (J2): the anchor slides with ḋ, the child turns with ω_rel about the anchor
-  V_J.setZero();
-  for (int k = 0; k < j.nu; ++k) V_J += jm.S.col(k) * u[k];
-  const Vec3 w_rel = QE * V_J.tail<3>();
-  C.w = P.w + w_rel;
-  C.v = P.v + P.w.cross(C.x - P.x) + w_rel.cross(C.x - x_A) + QE * V_J.head<3>();
+  Vec3 x_A;
+  joint_step(j.frames, j.nu, P, jm, u, C, QE, x_A, V_J);  // (J1, J2)
 }
 
 void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,

@@ -1,8 +1,8 @@
 // Exact derivatives of the tree's dynamics (appell/derivatives.hpp).  Trees of turns, slides
 // and welds take the analytical derivatives of rnea_derivatives.cpp; any other tree takes
-// forward-mode automatic differentiation through a templated copy of the recursive
-// Newton–Euler passes of engine/assembly/inverse_dynamics.cpp (N1–N5), eight tangent
-// directions per pass (derivatives_ad.cpp).  Both add the joint-space forces and the
+// forward-mode automatic differentiation through the recursive Newton–Euler kernel that
+// inverse dynamics runs in double (engine/assembly/rnea.hpp, N1–N5), here in dual numbers,
+// eight tangent directions per pass (derivatives_ad.cpp).  Both add the joint-space forces and the
 // armature here.
 #include "appell/derivatives.hpp"
 

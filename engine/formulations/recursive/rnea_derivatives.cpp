@@ -30,6 +30,10 @@
 //   ∂τ_j/∂q_i = S_j·(S_i ×* F_i + Ic_i c_i + Bc_i w_i),   ∂τ_j/∂u_i = S_j·(2 Ic_i w_i + Bc_i S_i),
 // with M_ij = S_j·(Ic_i S_i) (the composite-rigid-body algorithm).  Each pair of a joint and
 // one of its ancestors costs three 12-vector dot products: O(n · depth) in all.
+//
+// The poses, accelerations, subtree wrenches F_i and τ come from the Newton–Euler kernel
+// (engine/assembly/rnea.hpp: centres of mass, classical accelerations), moved to the world
+// origin here: v = (v̄ + x̄ × ω; ω), a = (ā − g + v̄ × ω + x̄ × α; α), F = (f; n_O).
 #include "engine/formulations/recursive/rnea_derivatives.hpp"
 
 #include "appell/tree.hpp"
@@ -89,12 +93,11 @@ bool rnea_derivatives_cover(const Model& m) {
   return true;
 }
 
-RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m) {
+RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(m) {
   const TreeModel& tree = m.tree();
   n_ = static_cast<int>(tree.joints.size());
   parent_.resize(n_);
   col_.resize(n_);
-  u_.resize(n_);
   armature_.resize(n_);
   S_.resize(n_);
   v_.resize(n_);
@@ -109,45 +112,39 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m) {
   c_.resize(n_);
   F_.resize(n_);
   g_.resize(n_);
-  std::vector<BodyState> body(n_);
   std::vector<Vec6> h(n_);  // I v
-  const BodyState rest;
-  JointMotion jm;
-  Vec6 V_J;
-  Mat3 QE;
-  // base to tip: poses (the engine's own J1), columns, velocities  [CM18, forward pass]
+  // base to tip: the kernel's poses and twists (J1, J2), then the columns about O  [CM18,
+  // forward pass]
+  body_kinematics_BaseToTip(tree, s.q.data(), s.u.data(), rnea_);
   for (int i = 0; i < n_; ++i) {
     const TreeJoint& t = tree.joints[i];
+    const JointPlacementT<double>& J = rnea_.joint[i];
+    const BodyState& C = rnea_.body[t.body];
     parent_[i] = t.parent;
     col_[i] = t.nu == 1 ? t.u_offset : -1;
-    const BodyState& P = t.parent < 0 ? rest : body[t.parent];
-    BodyState& C = body[i];
-    joint_kinematics(t, P, s.q.data() + t.q_offset, s.u.data() + t.u_offset, C, jm, V_J, QE);
     const Vec6 vp = t.parent < 0 ? Vec6::Zero() : v_[t.parent];
     S_[i].setZero();
     if (t.nu == 1) {
       // S's column (in F) is the velocity of the child's point at the anchor and its rate
       // of turn; here seen at the world origin
-      const Vec3 x_A = P.x + P.Q * t.frames.X_P + QE * jm.d;
-      const Vec3 ang = QE * jm.S.col(0).tail<3>();
-      S_[i].head<3>() = QE * jm.S.col(0).head<3>() + x_A.cross(ang);
+      const Vec3 ang = J.QE * J.motion.S.col(0).tail<3>();
+      S_[i].head<3>() = J.QE * J.motion.S.col(0).head<3>() + J.x_A.cross(ang);
       S_[i].tail<3>() = ang;
     }
-    u_[i] = t.nu == 1 ? s.u(t.u_offset) : 0.0;
     armature_[i] = t.armature;
-    v_[i] = vp + S_[i] * u_[i];
+    v_[i] << C.v + C.x.cross(C.w), C.w;  // (v̄ + x̄ × ω; ω): the twist about O
     w_[i] = cross_m(vp, S_[i]);
     const Body& b = m.bodies()[t.body];
     const Mat3 cx = hat(C.x);
-    const Mat3 J = b.rigid() ? Mat3(C.Q * b.inertia * C.Q.transpose()) : Mat3(Mat3::Zero());
+    const Mat3 Jc = b.rigid() ? Mat3(C.Q * b.inertia * C.Q.transpose()) : Mat3(Mat3::Zero());
     Mat6& I = I_[i];
     I.block<3, 3>(0, 0) = b.mass * Mat3::Identity();
     I.block<3, 3>(0, 3) = -b.mass * cx;
     I.block<3, 3>(3, 0) = b.mass * cx;
-    I.block<3, 3>(3, 3) = J - b.mass * cx * cx;
+    I.block<3, 3>(3, 3) = Jc - b.mass * cx * cx;
     h[i] = I * v_[i];
     Ic_[i] = I;
-    Bc_[i] = inertia_rate(v_[i], b.mass, C.x, J);
+    Bc_[i] = inertia_rate(v_[i], b.mass, C.x, Jc);
   }
   // tip to base: the subtrees' Ic, Σ İ and momenta; then Bc = Σ İ + (· ×* Σ h)
   for (int i = n_ - 1; i >= 0; --i) {
@@ -165,24 +162,26 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m) {
 }
 
 void RneaDerivatives::accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd& tau) {
+  const TreeModel& tree = m_.tree();
+  // the kernel's accelerations, wrenches with gravity and subtree sums (N1–N5): F_i, τ
+  rnea_accelerations_BaseToTip(tree, udot.data(), rnea_);
+  rnea_wrenches<double>(m_, nullptr, rnea_);
+  tau.setZero(tree.nu);
+  rnea_forces_TipToBase(tree, rnea_.joint, rnea_.F, tau.data());
   Vec6 a0 = Vec6::Zero();
   a0.head<3>() = -m_.gravity();
   const Vec6 zero = Vec6::Zero();
   for (int i = 0; i < n_; ++i) {
+    const int b = tree.joints[i].body;
+    const BodyState& C = rnea_.body[b];
+    const SpatialMotion& A = rnea_.a[b];
+    // the spatial acceleration about O, d/dt (v̄ + x̄ × ω) = ā + v̄ × ω + x̄ × α, less g
+    a_[i] << A.linear - m_.gravity() + C.v.cross(C.w) + C.x.cross(A.angular), A.angular;
+    F_[i] << rnea_.F[b].force, rnea_.F[b].moment;
     const int p = parent_[i];
-    const Vec6& ap = p < 0 ? a0 : a_[p];
-    const Vec6& vp = p < 0 ? zero : v_[p];
-    a_[i] = ap + w_[i] * u_[i];
-    if (col_[i] >= 0) a_[i] += S_[i] * udot(col_[i]);
-    c_[i] = cross_m(ap, S_[i]) + cross_m(vp, w_[i]);
-    F_[i] = I_[i] * a_[i] + cross_f(v_[i], I_[i] * v_[i]);
+    c_[i] = cross_m(p < 0 ? a0 : a_[p], S_[i]) + cross_m(p < 0 ? zero : v_[p], w_[i]);
   }
-  tau.resize(m_.tree().nu);
-  for (int i = n_ - 1; i >= 0; --i) {
-    if (parent_[i] >= 0) F_[parent_[i]] += F_[i];
-    g_[i] = cross_f(S_[i], F_[i]) + Ic_[i] * c_[i] + Bc_[i] * w_[i];
-    if (col_[i] >= 0) tau(col_[i]) = S_[i].dot(F_[i]);
-  }
+  for (int i = n_ - 1; i >= 0; --i) g_[i] = cross_f(S_[i], F_[i]) + Ic_[i] * c_[i] + Bc_[i] * w_[i];
 }
 
 void RneaDerivatives::tau(const Eigen::VectorXd& udot, Eigen::VectorXd& tau) {

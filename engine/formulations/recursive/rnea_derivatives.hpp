@@ -9,6 +9,7 @@
 #include "appell/data.hpp"
 #include "appell/model.hpp"
 #include "appell/spatial.hpp"
+#include "engine/assembly/rnea.hpp"
 
 namespace appell {
 namespace detail {
@@ -42,10 +43,10 @@ class RneaDerivatives {
   void accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd& tau);
 
   const Model& m_;
+  RneaWork rnea_;  // the kernel's bodies, joints, accelerations and subtree wrenches
   int n_ = 0;
   std::vector<int> parent_;  // tree index of the parent, −1 for the world
   std::vector<int> col_;     // u index of tree joint i, −1 for a fixed joint
-  std::vector<double> u_;    // its quasi-velocity (0 for a fixed joint)
   std::vector<double> armature_;
   // per tree joint, world frame, about the world origin, (linear; angular):
   std::vector<Vec6> S_;   // the motion column (zero for a fixed joint)
@@ -58,7 +59,7 @@ class RneaDerivatives {
   std::vector<Vec6> r2_;  // Bcᵀ S
   std::vector<Vec6> e_;   // 2 Ic w + Bc S: the subtree's ∂F/∂u_i
   // at one u̇:
-  std::vector<Vec6> a_;  // the body's acceleration (gravity as the world's −g)
+  std::vector<Vec6> a_;  // the body's spatial acceleration (gravity as the world's −g)
   std::vector<Vec6> c_;  // a_parent × S + v_parent × w: ∂a/∂q_i
   std::vector<Vec6> F_;  // the subtree's wrench
   std::vector<Vec6> g_;  // S ×* F + Ic c + Bc w: the subtree's ∂F/∂q_i
