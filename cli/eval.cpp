@@ -77,7 +77,7 @@ int run_eval(const EvalOptions& o) {
     ojson per = ojson::object();
     for (size_t j = 0; j < con.bodies().size(); ++j) {
       const int b = con.bodies()[j];
-      const Wrench& w = d.reaction[m.slot_offset(c) + j];
+      const SpatialForce& w = d.reaction[m.slot_offset(c) + j];
       ojson fw;
       fw["force"] = vec(w.force);
       if (m.bodies()[b].rigid()) fw["moment"] = vec(w.moment);

@@ -35,7 +35,7 @@ ojson joints_json(const Model& m, const Data& d, const State* state, JointFrame 
     double q[8], u[6], udot[6], tau[6];
     columns.coordinates(c, s, state, q, u);
     // u̇_k from the bodies' accelerations (joint_state.hpp G2)
-    auto acc = [&](int b, const RowTerm& r) {
+    auto acc = [&](int b, const SpatialForce& r) {
       if (b == kWorld) return 0.0;
       const SpatialMotion a = body_acceleration(m, d, b);
       return r.force.dot(a.linear) + (m.bodies()[b].rigid() ? r.moment.dot(a.angular) : 0.0);
@@ -47,7 +47,8 @@ ojson joints_json(const Model& m, const Data& d, const State* state, JointFrame 
     // the joint's reaction on the child, moved to the anchor, in F
     const JointFrameState fs = joint_frame_state(*j, s);
     const bool child = j->child() != kWorld;
-    const Wrench& w = d.reaction[m.slot_offset(c) + j->slot(child ? j->child() : j->parent())];
+    const SpatialForce& w =
+        d.reaction[m.slot_offset(c) + j->slot(child ? j->child() : j->parent())];
     const double sign = child ? 1.0 : -1.0;  // the world as child: the parent's opposite
     const Vec3 r = child ? fs.r_C : fs.r_P;
     Vec3 f = sign * (fs.F.transpose() * w.force);

@@ -23,7 +23,7 @@ SampleWriter::SampleWriter(const Model& m, Csv& traj, Csv& forces, bool threaded
     proto.lambda = data_.lambda;
   }
   const std::size_t bytes = sizeof(Snapshot) + proto.body.size() * sizeof(BodyState) +
-                            proto.reaction.size() * sizeof(Wrench) +
+                            proto.reaction.size() * sizeof(SpatialForce) +
                             static_cast<std::size_t>(proto.lambda.size()) * sizeof(double);
   capacity_ = std::clamp<std::size_t>(kBatchBytes / bytes, 1, 256);
   batches_.resize(kBatches);

@@ -60,7 +60,7 @@ class SampleWriter {
     double t = 0, kinetic = 0, potential = 0, energy = 0, position = 0, velocity = 0;
     int index = 0;
     std::vector<BodyState> body;
-    std::vector<Wrench> reaction;         // forces.csv only
+    std::vector<SpatialForce> reaction;   // forces.csv only
     Eigen::VectorXd lambda;               // forces.csv only
     std::vector<ContactSample> contacts;  // forces.csv only: Sample::contacts' copy
     bool has_contacts = false;

@@ -48,7 +48,7 @@ void joint_coordinates(const Joint& j, const StateView& s, double* q, double* u)
   for (int k = 0; k < t.nu(); ++k) u[k] = jm.S.col(k).dot(fs.V_J);  // u = Sᵀ V_J
 }
 
-void apply_joint_force(const Joint& j, const StateView& s, const double* tau, Wrench* out) {
+void apply_joint_force(const Joint& j, const StateView& s, const double* tau, SpatialForce* out) {
   const JointType& t = j.joint_type();
   const JointFrameState fs = joint_frame_state(j, s);
   double q[8];

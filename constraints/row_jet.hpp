@@ -96,7 +96,7 @@ struct JetMotion {
   Eigen::Matrix<Jet, 6, 1> c = Eigen::Matrix<Jet, 6, 1>::Zero();
 };
 
-// RowTerm and RowSpan in jets: the same spatial vocabulary over Jet
+// SpatialForce and RowSpan in jets: the same spatial vocabulary over Jet
 using JetRowTerm = SpatialForceT<Jet>;
 using JetRowSpan = RowSpanT<Jet>;
 

@@ -81,14 +81,14 @@ Moving random_moving(Draw& d) {
 // lin, ang (per row and body slot), b and π of c's rows, stacked
 Eigen::VectorXd rows_of(const Constraint& c, const std::vector<BodyState>& bodies) {
   const int nr = c.rows(), ns = static_cast<int>(c.bodies().size());
-  std::vector<RowTerm> terms(nr * ns);
+  std::vector<SpatialForce> terms(nr * ns);
   std::vector<double> b(nr), v(nr), p(nr);
   StateView in;
   in.bodies = bodies.data();
   c.evaluate(in, RowSpan{terms.data(), b.data(), v.data(), p.data(), ns});
   Eigen::VectorXd out(nr * ns * 6 + 2 * nr);
   int k = 0;
-  for (const RowTerm& t : terms)
+  for (const SpatialForce& t : terms)
     out.segment<3>(k) = t.force, out.segment<3>(k + 3) = t.moment, k += 6;
   for (int i = 0; i < nr; ++i) out(k++) = b[i];
   for (int i = 0; i < nr; ++i) out(k++) = v[i];
@@ -100,7 +100,7 @@ bool tangent_of(const Constraint& c, const std::vector<BodyState>& bodies,
                 const std::vector<BodyState>& tangents, Eigen::VectorXd& value,
                 Eigen::VectorXd& slope) {
   const int nr = c.rows(), ns = static_cast<int>(c.bodies().size());
-  std::vector<RowTerm> terms(nr * ns), dterms(nr * ns);
+  std::vector<SpatialForce> terms(nr * ns), dterms(nr * ns);
   std::vector<double> b(nr), v(nr), p(nr), db(nr), dv(nr), dp(nr);
   StateView in, dir;
   in.bodies = bodies.data();

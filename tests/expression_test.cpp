@@ -98,7 +98,7 @@ TEST(Expression, PositionLevelRowsAreExact) {
                                  appell::ExpressionConstraint::Level::Position);
   appell::BodyState s = m_b.initial_state(0);
   const double t = 0.8, x = s.x.x(), y = s.x.y(), vx = s.v.x(), vy = s.v.y();
-  appell::RowTerm term;
+  appell::SpatialForce term;
   double bb, vel, pos;
   c.evaluate(appell::StateView{&s, t}, appell::RowSpan{&term, &bb, &vel, &pos, 1});
   const double gx = 2 * x * y + t * std::cos(x * t), gy = x * x, gt = x * std::cos(x * t);
@@ -159,7 +159,7 @@ TEST(Expression, VelocityLevelRowsAreExact) {
   s[1].x = Vec3(1.5, 0, 0);
   s[1].v = Vec3(0.4, -0.6, 0.2);
   s[1].w = Vec3(0.3, 0.1, -0.9);
-  appell::RowTerm term;
+  appell::SpatialForce term;
   double bb, vel, pos;
   c.evaluate(appell::StateView{s, 2.0}, appell::RowSpan{&term, &bb, &vel, &pos, 1});
   ASSERT_EQ(c.bodies().size(), 1u);
@@ -268,10 +268,10 @@ TEST(Expression, EvaluationDoesNotAllocate) {
   appell::Data d(m);
   appell::forward(m, d, appell::Formulation::Pinv);  // warms the thread's workspace
   const appell::Constraint& c = *m.constraints()[0];
-  appell::RowTerm term;
+  appell::SpatialForce term;
   double bb, vel, pos;
   const appell::RowSpan span{&term, &bb, &vel, &pos, 1};
-  appell::Wrench w[1];
+  appell::SpatialForce w[1];
   const long before = g_allocations.load();
   for (int i = 0; i < 100; ++i) {
     d.t = 0.01 * i;

@@ -35,7 +35,7 @@ TEST(Forces, SpringIsMinusTheGradientOfItsPotential) {
   std::vector<BodyState> s = two_bodies();
   s[0].x += Vec3(0.05, -0.1, 0.02);
   s[1].Q = quat_from_rotation_vector(Vec3(0.2, -0.3, 0.1)).toRotationMatrix() * s[1].Q;
-  std::vector<Wrench> w(2);
+  std::vector<SpatialForce> w(2);
   spring.apply(StateView{s.data(), 0.0}, w.data());
   const double h = 1e-6;
   for (int b = 0; b < 2; ++b) {
@@ -66,7 +66,7 @@ TEST(Forces, SpringDamperOpposesTheRateOfLength) {
   const Vec3 Xa(0.1, 0.2, 0), Xb(0, -0.1, 0.3);  // body frames (built at the same pose)
   const double l0 = (s[1].point(Xb) - s[0].point(Xa)).norm();
   const SpringForce damper(0, 1, s[0], s[1], s[0].point(Xa), s[1].point(Xb), 0.0, l0, 3.0);
-  std::vector<Wrench> w(2);
+  std::vector<SpatialForce> w(2);
   damper.apply(StateView{s.data(), 0.0}, w.data());
   auto length = [&](double t) {
     std::vector<BodyState> m = s;
@@ -88,7 +88,7 @@ TEST(Forces, PointForceTorqueDampingAndCallable) {
   const std::vector<BodyState> s = two_bodies();
   const StateView view{s.data(), 0.0};
   const Vec3 p = s[1].x + Vec3(0.3, -0.2, 0.1), f(1, 2, -3);
-  std::vector<Wrench> w(2);
+  std::vector<SpatialForce> w(2);
   PointForce(1, s[1], p, f).apply(view, w.data());
   EXPECT_TRUE(w[1].force.isApprox(f));
   EXPECT_TRUE(w[1].moment.isApprox((p - s[1].x).cross(f)));  // [HO21 eq. 11]
@@ -97,9 +97,10 @@ TEST(Forces, PointForceTorqueDampingAndCallable) {
   DampingForce(0, 2.0, 0.5).apply(view, w.data());
   EXPECT_TRUE(w[0].force.isApprox(-2.0 * s[0].v));
   EXPECT_TRUE(w[0].moment.isApprox(Vec3(0.5, 0, 0) - 0.5 * s[0].w));
-  const CallableForce call([](const StateView& v, Wrench* out) { out[0].force += v.body(0).x; },
-                           [](const StateView& v) { return v.body(1).x.z(); });
-  std::vector<Wrench> c(2);
+  const CallableForce call(
+      [](const StateView& v, SpatialForce* out) { out[0].force += v.body(0).x; },
+      [](const StateView& v) { return v.body(1).x.z(); });
+  std::vector<SpatialForce> c(2);
   call.apply(view, c.data());
   EXPECT_EQ(c[0].force, s[0].x);
   EXPECT_EQ(call.potential(view), s[1].x.z());

@@ -140,7 +140,7 @@ TEST(Formulations, PinvAndGibbsAppellAgreeOnRandomScenes) {
       // per constraint and body when the multipliers are unique; with redundant rows sparse
       // reports the basic multipliers (sparse.hpp), so then the total force on each body
       const bool unique = p.d.diagnostics.rank == m.nrows();
-      std::vector<Wrench> total_p(m.nbody()), total_s(m.nbody());
+      std::vector<SpatialForce> total_p(m.nbody()), total_s(m.nbody());
       double drs = 0.0;
       for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
         for (size_t j = 0; j < m.constraints()[c]->bodies().size(); ++j) {
@@ -363,8 +363,8 @@ TEST(Formulations, ResultsDoNotDependOnUnits) {
         // where rows are dependent, the minimum-norm multipliers mix N and N·m across rows
         if (a.d.diagnostics.rank < m.nrows()) continue;
         for (size_t s = 0; s < a.d.reaction.size(); ++s) {
-          const Wrench& wa = a.d.reaction[s];
-          const Wrench& wb = b.d.reaction[s];
+          const SpatialForce& wa = a.d.reaction[s];
+          const SpatialForce& wb = b.d.reaction[s];
           const double scale = 1.0 + wa.force.norm() + wa.moment.norm();
           EXPECT_LE((wb.force / (K * L) - wa.force).norm(), 1e-8 * scale);
           EXPECT_LE((wb.moment / (K * L * L) - wa.moment).norm(), 1e-8 * scale);

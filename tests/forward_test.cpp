@@ -152,7 +152,7 @@ TEST(Forward, ConstraintWrenchesBetweenTwoBodiesAreInEquilibrium) {
         Vec3 F = Vec3::Zero(), M = Vec3::Zero();
         double scale = 1e-12;
         for (int j = 0; j < 2; ++j) {
-          const Wrench& w = d.reaction[m.slot_offset(c) + j];
+          const SpatialForce& w = d.reaction[m.slot_offset(c) + j];
           const Vec3 x = d.body[con.bodies()[j]].x;
           F += w.force;
           M += w.moment + x.cross(w.force);

@@ -29,7 +29,7 @@ Eigen::VectorXd forward_joint_accelerations(const Model& m, Data& d, const State
 // a force applying the generalized forces *tau (tree nu, the joints' own u) at every joint
 ForcePtr torques_on(const std::vector<std::shared_ptr<const Joint>>& joints,
                     const Eigen::VectorXd* tau, const Model* m) {
-  return std::make_shared<CallableForce>([=](const StateView& s, Wrench* out) {
+  return std::make_shared<CallableForce>([=](const StateView& s, SpatialForce* out) {
     for (const auto& j : joints) {
       const TreeJoint& t = m->tree().joints[m->tree().tree_index[j->child()]];
       apply_joint_force(*j, s, tau->data() + t.u_offset, out);

@@ -21,7 +21,7 @@ class BodySpaceOnly final : public Force {
  public:
   explicit BodySpaceOnly(ForcePtr f) : f_(std::move(f)) {}
   std::string type() const override { return f_->type(); }
-  void apply(const StateView& s, Wrench* out) const override { f_->apply(s, out); }
+  void apply(const StateView& s, SpatialForce* out) const override { f_->apply(s, out); }
   double potential(const StateView& s) const override { return f_->potential(s); }
   size_t scratch_size() const override { return f_->scratch_size(); }
 

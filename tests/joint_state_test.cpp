@@ -50,7 +50,7 @@ TEST(JointState, CoordinatesRatesAndAccelerationsMatchTheTree) {
           << j->joint_type().name() << " seed " << seed;
       for (int k = 0; k < t.nu; ++k) {
         const JointRateRow row = joint_rate_row(*j, d.view(), k);
-        auto acc = [&](int b, const RowTerm& r) {
+        auto acc = [&](int b, const SpatialForce& r) {
           return b == kWorld ? 0.0
                              : r.force.dot(d.udot.segment<3>(m.u_offset(b))) +
                                    r.moment.dot(d.udot.segment<3>(m.u_offset(b) + 3));

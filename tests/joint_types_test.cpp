@@ -128,7 +128,7 @@ TEST_P(EveryJointType, RowsHoldOnTheMotion) {
     joint_kinematics(t, P, q.data(), u.data(), C, jm, V_J);
     const BodyState states[2] = {P, C};
     const StateView view{states, 0.0, nullptr, 0};
-    std::vector<RowTerm> terms(type.rows() * 2);
+    std::vector<SpatialForce> terms(type.rows() * 2);
     std::vector<double> b(type.rows()), vel(type.rows()), pos(type.rows());
     joint.evaluate(view, RowSpan{terms.data(), b.data(), vel.data(), pos.data(), 2});
     for (int k = 0; k < type.rows(); ++k) {

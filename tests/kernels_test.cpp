@@ -176,7 +176,7 @@ std::vector<Case> all_cases() {
 
 // One evaluation of a constraint's rows on a state.
 struct Rows {
-  std::vector<RowTerm> terms;
+  std::vector<SpatialForce> terms;
   std::vector<double> b, velocity, position;
   int nb = 0;
   Rows(const Constraint& c, const std::vector<BodyState>& state, double t = 0.0)

@@ -146,7 +146,7 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
     }
     ASSERT_EQ(d.diagnostics.status, SolveStatus::Ok) << d.diagnostics.message;
     const Eigen::VectorXd udot_pinv = d.udot;
-    const std::vector<Wrench> reaction_pinv = d.reaction;
+    const std::vector<SpatialForce> reaction_pinv = d.reaction;
     const int rank_pinv = d.diagnostics.rank;
     ASSERT_EQ(forward(m, d, Formulation::Recursive), SolveStatus::Ok) << d.diagnostics.message;
     EXPECT_EQ(d.diagnostics.rank, rank_pinv) << "trial " << trial;
@@ -155,7 +155,7 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
     // per constraint per body when the multipliers are unique up to exact duplicates,
     // else the total constraint force on each body (always unique)
     double scale = 1.0;
-    for (const Wrench& w : reaction_pinv)
+    for (const SpatialForce& w : reaction_pinv)
       scale = std::max({scale, w.force.norm(), w.moment.norm()});
     if (rank_pinv == m.nrows() - s.duplicated_rows) {
       for (size_t k = 0; k < d.reaction.size(); ++k) {
@@ -166,7 +166,7 @@ TEST(Recursive, EqualsPinvOnRandomTrees) {
       }
     } else {
       ++redundant_cases;
-      std::vector<Wrench> total(m.nbody()), total_pinv(m.nbody());
+      std::vector<SpatialForce> total(m.nbody()), total_pinv(m.nbody());
       for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
         for (size_t j = 0; j < m.constraints()[c]->bodies().size(); ++j) {
           const int b = m.constraints()[c]->bodies()[j], k = m.slot_offset(c) + static_cast<int>(j);

@@ -130,7 +130,7 @@ TEST(Rolling, DiskNormalRowIsTheRateOfItsHeight) {
   m_b.add_body(b);
   appell::RollingConstraint rc("c", 0, m_b.initial_state(0), r,
                                appell::RollingConstraint::Shape::Disk, n);
-  appell::RowTerm terms[3];
+  appell::SpatialForce terms[3];
   double bb[3], vel[3], pos[3];
   appell::RowSpan span{terms, bb, vel, pos, 1};
   rc.evaluate(appell::StateView{&s, 0.0}, span);

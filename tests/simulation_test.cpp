@@ -380,8 +380,8 @@ TEST(Simulation, SingularForceStopsAdaptiveStepper) {
   b.name = "p";
   b.type = appell::BodyType::Particle;
   m.add_body(b);
-  m.add_force(
-      std::make_shared<appell::CallableForce>([](const appell::StateView& s, appell::Wrench* out) {
+  m.add_force(std::make_shared<appell::CallableForce>(
+      [](const appell::StateView& s, appell::SpatialForce* out) {
         out[0].force.x() += 1.0 / std::pow(0.5 - s.t, 3);
       }));
   for (const char* method : {"dopri5", "rkf78"}) {

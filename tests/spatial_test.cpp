@@ -11,8 +11,8 @@ namespace appell {
 namespace {
 
 // the applied forces, the rows and the constraint forces are one type
-static_assert(std::is_same_v<Wrench, SpatialForce>);
-static_assert(std::is_same_v<RowTerm, SpatialForce>);
+static_assert(std::is_same_v<SpatialForce, SpatialForce>);
+static_assert(std::is_same_v<SpatialForce, SpatialForce>);
 static_assert(std::is_same_v<RowSpan, RowSpanT<double>>);
 
 struct Rng {

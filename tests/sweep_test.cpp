@@ -97,7 +97,7 @@ TEST(Sweep, AnExceptionInARunStopsTheSweepAndIsRethrown) {
   bob.type = BodyType::Particle;
   b.add_body(bob);
   std::atomic<int> calls{0};
-  b.add_force(std::make_shared<CallableForce>([&](const StateView&, Wrench*) {
+  b.add_force(std::make_shared<CallableForce>([&](const StateView&, SpatialForce*) {
     if (++calls > 50) throw std::runtime_error("force failed");
   }));
   const auto m = std::make_shared<const Model>(compile(b));

@@ -10,7 +10,7 @@ Vec3 ExpressionForce::vector(const StateView& s) const {
   return Vec3(f_[0].value(s), f_[1].value(s), f_[2].value(s));
 }
 
-void ExpressionForce::apply(const StateView& s, Wrench* out) const {
+void ExpressionForce::apply(const StateView& s, SpatialForce* out) const {
   out[body_].add_at(s.body(body_).offset(X_), vector(s));  // [HO21 eq. 11]
 }
 

@@ -12,7 +12,7 @@ SpringForce::SpringForce(int a, int b, const BodyState& a0, const BodyState& b0,
       l0_(rest_length),
       c_(damping) {}
 
-void SpringForce::apply(const StateView& s, Wrench* out) const {
+void SpringForce::apply(const StateView& s, SpatialForce* out) const {
   const BodyState& sa = s.body(a_);
   const BodyState& sb = s.body(b_);
   const Vec3 ra = sa.offset(Xa_), rb = sb.offset(Xb_);
@@ -35,11 +35,11 @@ double SpringForce::potential(const StateView& s) const {
 PointForce::PointForce(int body, const BodyState& body0, const Vec3& point, const Vec3& vector)
     : body_(body), X_(body0.Q.transpose() * (point - body0.x)), f_(vector) {}
 
-void PointForce::apply(const StateView& s, Wrench* out) const {
+void PointForce::apply(const StateView& s, SpatialForce* out) const {
   out[body_].add_at(s.body(body_).offset(X_), f_);
 }
 
-void DampingForce::apply(const StateView& s, Wrench* out) const {
+void DampingForce::apply(const StateView& s, SpatialForce* out) const {
   const BodyState& b = s.body(body_);
   out[body_].force -= linear_ * b.v;
   out[body_].moment -= angular_ * b.w;

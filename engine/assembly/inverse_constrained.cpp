@@ -21,14 +21,14 @@ void extra_rows_in_tree(const Model& m, Data& d, const State& s,
   constraint_rows(m, d);  // no stabilization: the exact A u̇ = b
   A.setZero(tree.nrows_extra, tree.nu);
   b.setZero(tree.nrows_extra);
-  std::vector<Wrench> w(m.nbody());
+  std::vector<SpatialForce> w(m.nbody());
   Eigen::VectorXd col;
   int k = 0;
   for (int c : tree.extra)
     for (int i = 0; i < m.constraints()[c]->rows(); ++i, ++k) {
-      for (Wrench& x : w) x = Wrench{};
+      for (SpatialForce& x : w) x = SpatialForce{};
       double bias = 0.0;  // the row's A J̇ u
-      for_row_terms(m, d, c, i, [&](int body, const RowTerm& t, bool rigid) {
+      for_row_terms(m, d, c, i, [&](int body, const SpatialForce& t, bool rigid) {
         w[body].force += t.force;  // [HO21 eq. 15] with λ = 1
         bias += t.force.dot(a0[body].linear);
         if (rigid) {

@@ -36,7 +36,7 @@ void tree_body_accelerations(const Model& m, const Data& d, const State& s,
 }
 
 void tree_generalized_forces(const Model& m, const Data& d, const Eigen::VectorXd& q,
-                             const std::vector<Wrench>& w, Eigen::VectorXd& tau) {
+                             const std::vector<SpatialForce>& w, Eigen::VectorXd& tau) {
   const TreeModel& tree = m.tree();
   tau.setZero(tree.nu);
   // the joints' placements from the bodies' states, S(q) (S does not depend on u)

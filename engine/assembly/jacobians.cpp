@@ -24,13 +24,13 @@ void check_body(const Model& m, int body, const char* caller) {
 
 // the rows of J_p by virtual power (jacobians.hpp); d.body must hold the state at s.q
 void jacobian_rows(const Model& m, const Data& d, const Eigen::VectorXd& q, int body, const Vec3& p,
-                   std::vector<Wrench>& w, Eigen::VectorXd& tau, Eigen::MatrixXd& J) {
+                   std::vector<SpatialForce>& w, Eigen::VectorXd& tau, Eigen::MatrixXd& J) {
   J.setZero(6, m.tree().nu);
   const Vec3 r = p - d.body[body].x;
   for (int k = 0; k < 6; ++k) {
     if (k >= 3 && !m.bodies()[body].rigid()) break;  // a particle has no rotation
-    Wrench& wb = w[body];
-    wb = Wrench{};
+    SpatialForce& wb = w[body];
+    wb = SpatialForce{};
     if (k < 3)
       wb.add_at(r, Vec3::Unit(k));
     else
@@ -38,7 +38,7 @@ void jacobian_rows(const Model& m, const Data& d, const Eigen::VectorXd& q, int 
     tree_generalized_forces(m, d, q, w, tau);
     J.row(k) = tau.transpose();
   }
-  w[body] = Wrench{};
+  w[body] = SpatialForce{};
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ void body_jacobian(const Model& m, Data& d, const State& s, int body, const Vec3
                    Eigen::MatrixXd& J) {
   check_body(m, body, "body_jacobian()");
   set_state(m, d, s);
-  std::vector<Wrench> w(m.nbody());
+  std::vector<SpatialForce> w(m.nbody());
   Eigen::VectorXd tau;
   jacobian_rows(m, d, s.q, body, p, w, tau, J);
 }
@@ -56,7 +56,7 @@ void mass_matrix(const Model& m, Data& d, const State& s, Eigen::MatrixXd& M) {
   set_state(m, d, s);
   const int nu = m.tree().nu;
   M.setZero(nu, nu);
-  std::vector<Wrench> w(m.nbody());
+  std::vector<SpatialForce> w(m.nbody());
   Eigen::VectorXd tau;
   Eigen::MatrixXd J;
   for (int b = 0; b < m.nbody(); ++b) {

@@ -73,7 +73,7 @@ double JointForce::power(const StateView& s) const {
   return p;
 }
 
-void JointForce::apply(const StateView& s, Wrench* out) const {
+void JointForce::apply(const StateView& s, SpatialForce* out) const {
   double t[6];
   generalized_force(s, t);
   apply_joint_force(*joint_, s, t, out);

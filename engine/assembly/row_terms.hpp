@@ -11,7 +11,7 @@ template <typename Fn>
 inline void for_row_terms(const Model& m, const Data& d, int c, int i, Fn&& fn) {
   const Constraint& con = *m.constraints()[c];
   const int nb = static_cast<int>(con.bodies().size());
-  const RowTerm* terms = d.terms.data() + m.term_offset(c) + i * nb;
+  const SpatialForce* terms = d.terms.data() + m.term_offset(c) + i * nb;
   for (int j = 0; j < nb; ++j) {
     const int b = con.bodies()[j];
     fn(b, terms[j], m.bodies()[b].rigid());

@@ -40,7 +40,7 @@ namespace {
 // gravity and the forces not skipped as wrenches, then d.F
 void applied_forces(const Model& m, Data& d, const std::vector<char>* skip) {
   for (int i = 0; i < m.nbody(); ++i)
-    d.applied[i] = Wrench{m.bodies()[i].mass * m.gravity(), Vec3::Zero()};
+    d.applied[i] = SpatialForce{m.bodies()[i].mass * m.gravity(), Vec3::Zero()};
   const StateView view = d.view();
   const int nf = static_cast<int>(m.forces().size());
   for (int k = 0; k < nf; ++k)
@@ -82,7 +82,7 @@ void fold_rows_of(const Model& m, Data& d, bool right_side, int c) {
   const int nb = static_cast<int>(con.bodies().size()), r0 = m.row_offset(c);
   const int t0 = m.term_offset(c), nt = con.rows() * nb;
   if (m.internal(c)) {
-    std::fill(d.cterms.begin() + t0, d.cterms.begin() + t0 + nt, RowTerm{});
+    std::fill(d.cterms.begin() + t0, d.cterms.begin() + t0 + nt, SpatialForce{});
     if (right_side) d.b.segment(r0, con.rows()).setZero();
     return;
   }
@@ -93,8 +93,8 @@ void fold_rows_of(const Model& m, Data& d, bool right_side, int c) {
     const Vec3 r = d.body[b].x - K.x;
     const Vec3 wwr = K.w.cross(K.w.cross(r));
     for (int i = 0; i < con.rows(); ++i) {
-      const RowTerm& t = d.terms[t0 + i * nb + j];
-      RowTerm& f = d.cterms[t0 + i * nb + j];
+      const SpatialForce& t = d.terms[t0 + i * nb + j];
+      SpatialForce& f = d.cterms[t0 + i * nb + j];
       if (w.identity) {
         f = t;
         continue;
@@ -124,8 +124,8 @@ namespace {
 void rows_of(const Model& m, Data& d, const StateView& view, int c) {
   const Constraint& con = *m.constraints()[c];
   const int r0 = m.row_offset(c), nb = static_cast<int>(con.bodies().size());
-  RowTerm* terms = d.terms.data() + m.term_offset(c);
-  std::fill(terms, terms + con.rows() * nb, RowTerm{});
+  SpatialForce* terms = d.terms.data() + m.term_offset(c);
+  std::fill(terms, terms + con.rows() * nb, SpatialForce{});
   RowSpan span{terms, d.b.data() + r0, d.velocity_residual.data() + r0,
                d.position_residual.data() + r0, nb};
   con.evaluate(view, span);
@@ -169,7 +169,7 @@ void dense_rows(const Model& m, Data& d) {
       // the terms onto the composite (W1), from d.terms: valid whether or not fold_rows ran
       const Vec3 r = merged ? Vec3(d.body[body].x - d.composite[k].x) : Vec3::Zero();
       for (int i = 0; i < con.rows(); ++i) {
-        const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
+        const SpatialForce& t = d.terms[m.term_offset(c) + i * nb + j];
         block.add(d.A.row(m.row_offset(c) + i), t.shifted(r));
       }
     }
@@ -183,9 +183,9 @@ void reactions_of(const Model& m, Data& d, int c) {
   const Constraint& con = *m.constraints()[c];
   const int nb = static_cast<int>(con.bodies().size());
   for (int j = 0; j < nb; ++j) {
-    Wrench w;
+    SpatialForce w;
     for (int i = 0; i < con.rows(); ++i) {
-      const RowTerm& t = d.terms[m.term_offset(c) + i * nb + j];
+      const SpatialForce& t = d.terms[m.term_offset(c) + i * nb + j];
       const double lam = d.lambda(m.row_offset(c) + i);
       w.force += lam * t.force;
       if (m.bodies()[con.bodies()[j]].rigid()) w.moment += lam * t.moment;
@@ -212,7 +212,7 @@ void weld_reactions(const Model& m, Data& d) {
     const Body& body = m.bodies()[b];
     const BodyState& s = d.body[b];
     const SpatialMotion a = body_acceleration(m, d, b);
-    Wrench& w = d.subtree[b];
+    SpatialForce& w = d.subtree[b];
     w.force = body.mass * a.linear - d.applied[b].force;
     w.moment = body.rigid()
                    ? Vec3(d.J[b] * a.angular + s.w.cross(d.J[b] * s.w) - d.applied[b].moment)
@@ -222,8 +222,8 @@ void weld_reactions(const Model& m, Data& d) {
     if (m.internal(c)) continue;
     const Constraint& con = *m.constraints()[c];
     for (int j = 0; j < static_cast<int>(con.bodies().size()); ++j) {
-      const Wrench& r = d.reaction[m.slot_offset(c) + j];
-      Wrench& w = d.subtree[con.bodies()[j]];
+      const SpatialForce& r = d.reaction[m.slot_offset(c) + j];
+      SpatialForce& w = d.subtree[con.bodies()[j]];
       w.force -= r.force;
       w.moment -= r.moment;
     }
@@ -235,7 +235,7 @@ void weld_reactions(const Model& m, Data& d) {
     const TreeJoint& t = tree.joints[i];
     if (t.constraint < 0 || !m.internal(t.constraint)) continue;
     // the joint carries all that the tree child's welded subtree needs (R15)
-    const Wrench S = d.subtree[t.body];
+    const SpatialForce S = d.subtree[t.body];
     d.subtree[t.parent_body].force += S.force;
     d.subtree[t.parent_body].moment += S.moment;
     const Joint& joint = static_cast<const Joint&>(*m.constraints()[t.constraint]);
@@ -249,9 +249,9 @@ void weld_reactions(const Model& m, Data& d) {
     if (t.reversed) f = -f, mo = -mo;   // from P onto C
     const int r0 = m.row_offset(t.constraint);
     t.type->multipliers(P, C, joint.frames(), f, mo, d.lambda.data() + r0);
-    Wrench* r = d.reaction.data() + m.slot_offset(t.constraint);
-    r[joint.child_slot()] = Wrench{f, mo + (x_B - C.x).cross(f)};
-    r[joint.parent_slot()] = Wrench{-f, -mo - (x_B - P.x).cross(f)};
+    SpatialForce* r = d.reaction.data() + m.slot_offset(t.constraint);
+    r[joint.child_slot()] = SpatialForce{f, mo + (x_B - C.x).cross(f)};
+    r[joint.parent_slot()] = SpatialForce{-f, -mo - (x_B - P.x).cross(f)};
   }
 }
 

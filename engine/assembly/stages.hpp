@@ -16,7 +16,7 @@ namespace appell {
 
 // the row terms in composite coordinates: d.cterms when welded (after fold_rows), else
 // d.terms
-inline const RowTerm* composite_terms(const Model& m, const Data& d) {
+inline const SpatialForce* composite_terms(const Model& m, const Data& d) {
   return m.merged() ? d.cterms.data() : d.terms.data();
 }
 // Reads d.terms, d.body, d.composite.  Writes d.cterms (W1; zero on internal rows) of the

@@ -25,7 +25,7 @@ namespace appell {
 
 struct TwistRow {
   int body[2] = {kWorld, kWorld};  // kWorld: no term
-  RowTerm term[2];
+  SpatialForce term[2];
 };
 
 // The row of direction `dir` at the world point p between bodies a and b (kWorld for

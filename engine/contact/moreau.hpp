@@ -308,7 +308,7 @@ class MoreauStepper {
   double end_closing_ = 0.0;              // the closing speed there
   double margin_ = 0.0;                   // the last step's margin
   // the applied forces of the free velocity's evaluation at (q_m, u), for the midpoint passes
-  std::vector<Wrench> kept_applied_;
+  std::vector<SpatialForce> kept_applied_;
   Eigen::VectorXd kept_F_, kept_tau_;
   std::vector<char> steady_spin_;  // per body: its inertial terms vanish (constructor)
   bool spinning_ = false;          // this step's velocity is the implicit midpoint

@@ -36,7 +36,7 @@ bool not_finite(Data& d, const char* what) {
   return true;
 }
 
-bool terms_finite(const RowTerm* t, size_t n) {
+bool terms_finite(const SpatialForce* t, size_t n) {
   bool ok = true;
   for (size_t k = 0; k < n; ++k) ok = ok && t[k].force.allFinite() && t[k].moment.allFinite();
   return ok;

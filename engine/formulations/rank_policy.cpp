@@ -27,7 +27,7 @@ template <typename Fn>
 void for_terms_of(const Model& m, const Data& d, int c, Fn&& fn) {
   const Constraint& con = *m.constraints()[c];
   const int nb = static_cast<int>(con.bodies().size());
-  const RowTerm* terms = composite_terms(m, d);
+  const SpatialForce* terms = composite_terms(m, d);
   for (int i = 0; i < con.rows(); ++i)
     for (int j = 0; j < nb; ++j)
       fn(m.row_offset(c) + i, m.composite(con.bodies()[j]), terms[m.term_offset(c) + i * nb + j]);
@@ -41,7 +41,7 @@ void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho,
   for_constraints(m, only, [&](int c) {
     const int r0 = m.row_offset(c), nr = m.constraints()[c]->rows();
     rho.segment(r0, nr).setZero();
-    for_terms_of(m, d, c, [&](int row, int body, const RowTerm& t) {
+    for_terms_of(m, d, c, [&](int row, int body, const SpatialForce& t) {
       rho(row) += t.force.squaredNorm() / m.composites()[body].mass;  // (P1)
       if (m.composites()[body].rigid())
         rho(row) += t.moment.dot(composite_inertia(m, d, body).ldlt().solve(t.moment));
@@ -175,7 +175,7 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
   const double s = mass_norms(m, d) + bmax;
   const double tol = kConsistencyFactor * tau;
   double r2 = 0.0;  // |A u̇ − b|²
-  const RowTerm* terms = composite_terms(m, d);
+  const SpatialForce* terms = composite_terms(m, d);
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     const int r0 = m.row_offset(c), nb = static_cast<int>(m.constraints()[c]->bodies().size());
     bool failed = false;
@@ -184,7 +184,7 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
       double r = -d.b(r0 + i), size = 0.0;
       for (int j = 0; j < nb; ++j) {
         const int body = m.composite(m.constraints()[c]->bodies()[j]), iu = m.u_offset(body);
-        const RowTerm& t = terms[m.term_offset(c) + i * nb + j];
+        const SpatialForce& t = terms[m.term_offset(c) + i * nb + j];
         r += t.force.dot(d.udot.segment<3>(iu));
         size += t.force.cwiseProduct(d.udot.segment<3>(iu)).cwiseAbs().sum();
         if (m.composites()[body].rigid()) {

@@ -21,11 +21,11 @@ void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
   }
   ws.rho.setZero();
   ws.e = d.b;
-  const RowTerm* terms = composite_terms(m, d);
+  const SpatialForce* terms = composite_terms(m, d);
   for (int t = 0; t < m.nterms(); ++t) {
     const int b = ws.term_body[t], row = ws.term_row[t];
-    const RowTerm& term = terms[t];
-    RowTerm& w = ws.w[t];  // M⁻¹ of the term (a particle's moment stays zero)
+    const SpatialForce& term = terms[t];
+    SpatialForce& w = ws.w[t];  // M⁻¹ of the term (a particle's moment stays zero)
     w.force = term.force / m.composites()[b].mass;
     if (m.composites()[b].rigid()) w.moment = ws.Jinv[b] * term.moment;
     ws.rho(row) += term.force.dot(w.force) + term.moment.dot(w.moment);
@@ -40,14 +40,14 @@ void assemble_gram(const Model& m, SparseWorkspace& ws, const Data& d) {
   std::vector<double>& Gx = ws.ldlt.values();
   std::fill(Gx.begin(), Gx.end(), 0.0);
   const int* slot = ws.pair_slot.data();
-  const RowTerm* terms = composite_terms(m, d);
+  const SpatialForce* terms = composite_terms(m, d);
   for (int b = 0; b < m.ncomposite(); ++b) {
     const bool rigid = m.composites()[b].rigid();
     const int p0 = ws.body_terms_p[b], p1 = ws.body_terms_p[b + 1];
     for (int p = p0; p < p1; ++p) {
-      const RowTerm& tx = terms[ws.body_terms[p]];
+      const SpatialForce& tx = terms[ws.body_terms[p]];
       for (int q = p; q < p1; ++q, ++slot) {
-        const RowTerm& wy = ws.w[ws.body_terms[q]];
+        const SpatialForce& wy = ws.w[ws.body_terms[q]];
         double g = tx.force.dot(wy.force);
         if (rigid) g += tx.moment.dot(wy.moment);
         if (*slot >= 0) {

@@ -73,7 +73,7 @@ SparseWorkspace::SparseWorkspace(const Model& m) {
     });
 
   Jinv.assign(m.ncomposite(), Mat3::Zero());
-  w.assign(m.nterms(), RowTerm{});
+  w.assign(m.nterms(), SpatialForce{});
   rho.setZero(m.nrows());
   D.setZero(m.nrows());
   e.setZero(m.nrows());

@@ -39,11 +39,11 @@ struct SparseWorkspace {
   ZeroPivotLDLT ldlt;
 
   // numeric workspace, sized here
-  std::vector<Mat3> Jinv;     // J⁻¹ per composite                             (ncomposite)
-  std::vector<RowTerm> w;     // M_b⁻¹ t per term                                    (nterms)
-  Eigen::VectorXd rho, D, e;  // ρ (P1), 1/ρ, ê = D (b − A a)                         (nrows)
-  Eigen::VectorXd mu;         // μ = Ĝ⁻ ê                                            (nrows)
-  Eigen::VectorXd a;          // M⁻¹ F                                               (nu)
+  std::vector<Mat3> Jinv;       // J⁻¹ per composite                             (ncomposite)
+  std::vector<SpatialForce> w;  // M_b⁻¹ t per term                                    (nterms)
+  Eigen::VectorXd rho, D, e;    // ρ (P1), 1/ρ, ê = D (b − A a)                         (nrows)
+  Eigen::VectorXd mu;           // μ = Ĝ⁻ ê                                            (nrows)
+  Eigen::VectorXd a;            // M⁻¹ F                                               (nu)
 };
 
 // d's workspace, analysed for m on first use (or when d was last used with another model).

@@ -88,7 +88,7 @@ void quasi_velocity_row(const RigidNuSystem& s, const State& x, int i, RigidNuDa
   const Expression& e = s.quasi_velocities[i].expression;
   const StateView view{d.data.body.data(), x.t, d.scratch.data(), d.scratch.size()};
   const Expression::Jet jet = e.evaluate(view, d.grad.data(), false);
-  for (Wrench& w : d.w) w = Wrench{};
+  for (SpatialForce& w : d.w) w = SpatialForce{};
   double bias = 0.0;
   const auto& vars = e.variables();
   for (size_t k = 0; k < vars.size(); ++k) {

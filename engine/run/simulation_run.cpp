@@ -131,7 +131,7 @@ bool Simulation::Impl::emit(double t) {
   if (!bad && !std::isfinite(T + V)) bad = "the energy is not finite";
   if (!bad && !(std::isfinite(vv) && std::isfinite(vp)))
     bad = "the constraint violation is not finite";
-  for (const Wrench& w : d.reaction)
+  for (const SpatialForce& w : d.reaction)
     if (!bad && !(w.force.allFinite() && w.moment.allFinite()))
       bad = "the constraint forces are not finite";
   if (bad) {

@@ -110,7 +110,7 @@ void SampleRows::forces(const Sample& s, std::vector<double>& out) {
         break;
       case Quantity::ConstraintForce:
       case Quantity::ConstraintMoment: {
-        const Wrench& w = s.data.reaction[m.slot_offset(g.subject) + g.slot];
+        const SpatialForce& w = s.data.reaction[m.slot_offset(g.subject) + g.slot];
         const Vec3& v = g.quantity == Quantity::ConstraintForce ? w.force : w.moment;
         out.insert(out.end(), v.data(), v.data() + 3);
         break;

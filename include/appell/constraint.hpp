@@ -10,7 +10,7 @@
 //
 //     lin = ∂π/∂v̄ = f,      ang = ∂π/∂ω = r_A × f + h.                            (C2)
 //
-// (lin, ang) is held as a SpatialForce (RowTerm below): lin in its `force`, ang in its
+// (lin, ang) is held as a SpatialForce: lin in its `force`, ang in its
 // `moment`.
 //
 // Differentiating once more (twice for a holonomic g(x̄, Q, t) = 0, whose time derivative
@@ -35,11 +35,6 @@
 #include "appell/body.hpp"
 
 namespace appell {
-
-// ∂π/∂v̄ and ∂π/∂ω of one row for one body (world frame), (C2): `force` = lin, `moment` =
-// ang.  It is the spatial force type (appell/spatial.hpp) because that is what it is: the
-// force at the centre of mass and the moment about it that the row applies per unit λ.
-using RowTerm = SpatialForce;
 
 // Where a constraint writes its rows: a window into the model-wide row arrays.
 // Row i's term for the constraint's j-th body is term(i, j); terms arrive zeroed.

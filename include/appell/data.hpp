@@ -74,30 +74,30 @@ struct Data {
   std::vector<Mat3> J;          // world inertia Q J0 Qᵀ; by kinematics()        (nbody)
   // the composites' states and world inertias (appell/model.hpp "Composites"); by
   // kinematics(); empty when nothing is welded (then they are body and J)
-  std::vector<BodyState> composite;  //                                  (ncomposite)
-  std::vector<Mat3> Jc;              //                                  (ncomposite)
-  std::vector<Wrench> applied;       // applied wrenches; by applied_forces()         (nbody)
+  std::vector<BodyState> composite;   //                                  (ncomposite)
+  std::vector<Mat3> Jc;               //                                  (ncomposite)
+  std::vector<SpatialForce> applied;  // applied wrenches; by applied_forces()         (nbody)
   Eigen::VectorXd F;  // (f, τ − ω×Jω) per composite; by applied_forces()       (nu)
 
   // The rows A u̇ = b.  The recursive formulation forms only the rows beyond its tree: a
   // tree joint holds by construction in joint coordinates, so its residuals are 0 and its
   // b is left 0 and its terms unwritten (its λ and reactions are still given).
-  std::vector<RowTerm> terms;         // ∂π/∂u per row and body; by constraint_rows()  (nterms)
+  std::vector<SpatialForce> terms;    // ∂π/∂u per row and body; by constraint_rows()  (nterms)
   Eigen::VectorXd b;                  // acceleration right side; by constraint_rows() (nrows)
   Eigen::VectorXd velocity_residual;  // π; by constraint_rows()                   (nrows)
   Eigen::VectorXd position_residual;  // g (0 for nonholonomic rows)               (nrows)
   // the terms folded onto the composites (W1 in engine/assembly/stages.hpp), zero on internal rows;
   // by fold_rows(); empty when nothing is welded (then they are `terms`)
-  std::vector<RowTerm> cterms;  //                                                 (nterms)
-  Eigen::MatrixXd A;            // dense A; by dense_rows(), sized by its first call (nrows × nu)
+  std::vector<SpatialForce> cterms;  //                                                 (nterms)
+  Eigen::MatrixXd A;  // dense A; by dense_rows(), sized by its first call (nrows × nu)
 
-  Eigen::VectorXd udot;          // accelerations; by forward()                   (nu)
-  Eigen::VectorXd lambda;        // minimum-norm multipliers; by forward()        (nrows)
-  std::vector<Wrench> reaction;  // per constraint, per named body; by forward()  (nslots)
-  std::vector<Wrench> subtree;   // workspace of weld_reactions(); empty unwelded  (nbody)
-  Diagnostics diagnostics;       // by forward()
-  RecursiveCache recursive;      // the recursion's workspace; by forward(Recursive)
-  SparseCache sparse;            // sparse's analysis and workspace; by forward(Sparse)
+  Eigen::VectorXd udot;                // accelerations; by forward()                   (nu)
+  Eigen::VectorXd lambda;              // minimum-norm multipliers; by forward()        (nrows)
+  std::vector<SpatialForce> reaction;  // per constraint, per named body; by forward()  (nslots)
+  std::vector<SpatialForce> subtree;   // workspace of weld_reactions(); empty unwelded  (nbody)
+  Diagnostics diagnostics;             // by forward()
+  RecursiveCache recursive;            // the recursion's workspace; by forward(Recursive)
+  SparseCache sparse;                  // sparse's analysis and workspace; by forward(Sparse)
 
   // workspace of constraints and forces (expressions); by whoever evaluates them
   mutable std::vector<double> scratch;  //                                 (scratch_size)

@@ -18,7 +18,7 @@ class ExpressionForce final : public Force {
   ExpressionForce(int body, const BodyState& body0, const Vec3& point,
                   std::array<Expression, 3> vector);
   std::string type() const override { return "expression"; }
-  void apply(const StateView& s, Wrench* out) const override;
+  void apply(const StateView& s, SpatialForce* out) const override;
   // the force vector (world frame) on state s
   Vec3 vector(const StateView& s) const;
   size_t scratch_size() const override {

@@ -14,10 +14,6 @@
 
 namespace appell {
 
-// Resultant force and moment about the centre of mass, world frame: the one spatial force
-// type (appell/spatial.hpp), with `add_at(r, f)` for a force at a material point.
-using Wrench = SpatialForce;
-
 class Joint;
 
 class Force {
@@ -25,7 +21,7 @@ class Force {
   virtual ~Force() = default;
   virtual std::string type() const = 0;
   // Adds this force's wrench on each body to out[body] (out has one entry per body).
-  virtual void apply(const StateView& s, Wrench* out) const = 0;
+  virtual void apply(const StateView& s, SpatialForce* out) const = 0;
   // The joint-space capability (appell/joint_forces.hpp).  A force that acts only along
   // one joint's motion subspace names that joint here and gives its generalized force
   // from the joint's own coordinates in add_generalized_force().  Where the joint is an
@@ -60,7 +56,7 @@ class SpringForce final : public Force {
   SpringForce(int a, int b, const BodyState& a0, const BodyState& b0, const Vec3& pa,
               const Vec3& pb, double stiffness, double rest_length, double damping);
   std::string type() const override { return "spring"; }
-  void apply(const StateView& s, Wrench* out) const override;
+  void apply(const StateView& s, SpatialForce* out) const override;
   double potential(const StateView& s) const override;
 
   // the two ends: body k (kWorld for the ground) and its point, body frame
@@ -78,7 +74,7 @@ class PointForce final : public Force {
  public:
   PointForce(int body, const BodyState& body0, const Vec3& point, const Vec3& vector);
   std::string type() const override { return "force"; }
-  void apply(const StateView& s, Wrench* out) const override;
+  void apply(const StateView& s, SpatialForce* out) const override;
 
  private:
   int body_;
@@ -90,7 +86,7 @@ class TorqueForce final : public Force {
  public:
   TorqueForce(int body, const Vec3& vector) : body_(body), m_(vector) {}
   std::string type() const override { return "torque"; }
-  void apply(const StateView&, Wrench* out) const override { out[body_].moment += m_; }
+  void apply(const StateView&, SpatialForce* out) const override { out[body_].moment += m_; }
 
  private:
   int body_;
@@ -103,7 +99,7 @@ class DampingForce final : public Force {
   DampingForce(int body, double linear, double angular)
       : body_(body), linear_(linear), angular_(angular) {}
   std::string type() const override { return "damping"; }
-  void apply(const StateView& s, Wrench* out) const override;
+  void apply(const StateView& s, SpatialForce* out) const override;
 
  private:
   int body_;
@@ -113,12 +109,12 @@ class DampingForce final : public Force {
 // A user callable: adds wrenches for any state (embedding API).
 class CallableForce final : public Force {
  public:
-  using Fn = std::function<void(const StateView&, Wrench*)>;
+  using Fn = std::function<void(const StateView&, SpatialForce*)>;
   using PotentialFn = std::function<double(const StateView&)>;
   explicit CallableForce(Fn fn, PotentialFn potential = nullptr)
       : fn_(std::move(fn)), potential_(std::move(potential)) {}
   std::string type() const override { return "callable"; }
-  void apply(const StateView& s, Wrench* out) const override { fn_(s, out); }
+  void apply(const StateView& s, SpatialForce* out) const override { fn_(s, out); }
   double potential(const StateView& s) const override { return potential_ ? potential_(s) : 0.0; }
 
  private:

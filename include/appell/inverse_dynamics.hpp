@@ -72,6 +72,6 @@ ConstrainedInverse inverse_dynamics_constrained(const Model& m, Data& d, const S
 // the centre of mass, moment about it, world frame) on the tree at joint coordinates q
 // (tree nq) and the bodies' states d.body there (pass 2 of RNEA alone).  O(n).
 void tree_generalized_forces(const Model& m, const Data& d, const Eigen::VectorXd& q,
-                             const std::vector<Wrench>& w, Eigen::VectorXd& tau);
+                             const std::vector<SpatialForce>& w, Eigen::VectorXd& tau);
 
 }  // namespace appell

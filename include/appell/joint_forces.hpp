@@ -45,7 +45,7 @@ class JointForce : public Force {
   void generalized_force(const StateView& s, const double* q, const double* u, double* tau) const;
   // τ·u, the rate at which this force does work on the system (G1)
   double power(const StateView& s) const;
-  void apply(const StateView& s, Wrench* out) const final;
+  void apply(const StateView& s, SpatialForce* out) const final;
   const Joint* joint_space() const final { return joint_.get(); }
   void add_generalized_force(const StateView& s, const double* q, const double* u,
                              double* tau) const final;

@@ -46,11 +46,11 @@ JointFrameState joint_frame_state(const Joint& j, const StateView& s);
 void joint_coordinates(const Joint& j, const StateView& s, double* q, double* u);
 
 // Adds the wrenches of the generalized force tau (nu entries) to out[P] and out[C] (G1).
-void apply_joint_force(const Joint& j, const StateView& s, const double* tau, Wrench* out);
+void apply_joint_force(const Joint& j, const StateView& s, const double* tau, SpatialForce* out);
 
 // Row k of (G2): u̇_k = Σ over P and C of (lin·v̄̇ + ang·ω̇) + bias.
 struct JointRateRow {
-  RowTerm parent, child;
+  SpatialForce parent, child;
   double bias = 0.0;
 };
 JointRateRow joint_rate_row(const Joint& j, const StateView& s, int k);

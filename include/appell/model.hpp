@@ -20,7 +20,7 @@
 // without mass or with a degenerate inertia, which would make the mass matrix singular.
 // Without welds composite k is body k.
 // of the constraint rows: constraint c owns rows [row_offset(c), +rows) and, for each row,
-// one RowTerm per body it names, starting at term_offset(c); and of the joint coordinates
+// one SpatialForce per body it names, starting at term_offset(c); and of the joint coordinates
 // of its spanning tree (engine/model/tree.hpp): a State's q (tree().nq) and u (tree().nu).
 //
 // Run settings (formulation, stabilization, integrator, output) are not part of the

@@ -69,7 +69,7 @@ struct RigidNuData {
   double energy = 0.0;  // kinetic + potential, by rigid_nu_terms()
   // work of rigid_nu_terms()
   std::vector<SpatialMotion> a0;
-  std::vector<Wrench> w;
+  std::vector<SpatialForce> w;
   std::vector<double> grad, scratch;
   Eigen::MatrixXd A_all;
   Eigen::VectorXd b_all, tau, col, zero;

@@ -7,8 +7,8 @@
 //
 // A SpatialForce is also what a constraint row holds for each body: its coefficients
 // (∂π/∂v̄, ∂π/∂ω) are, by Lagrange's prescription [HO21 eq. 15], the force and moment the row
-// applies per unit multiplier (appell/constraint.hpp, C2).  So the applied forces (`Wrench`),
-// the rows (`RowTerm`), the constraint forces and the recursion's forces are one type.
+// applies per unit multiplier (appell/constraint.hpp, C2).  So the applied forces, the rows'
+// coefficients, the constraint forces and the recursion's forces are one type, by one name.
 //
 // Shifting by r = x̄_C − x̄_P (C's centre seen from P's):
 //   X a  : a motion of P seen at C:   (a_v + a_ω × r; a_ω)                        (X1)

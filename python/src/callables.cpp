@@ -47,7 +47,7 @@ py::dict body_arrays(const BodyState* bodies, int n, double t) {
 
 namespace {
 
-void python_force(const py::function& fn, int n, const StateView& s, Wrench* out) {
+void python_force(const py::function& fn, int n, const StateView& s, SpatialForce* out) {
   py::gil_scoped_acquire gil;
   const py::object r = fn(body_arrays(s.bodies, n, s.t));
   if (r.is_none()) return;
@@ -126,7 +126,7 @@ void bind_callables(py::module_& m) {
         if (potential)
           V = [pot = *potential, n](const StateView& s) { return python_potential(pot, n, s); };
         b.add_force(std::make_shared<CallableForce>(
-            [fn, n](const StateView& s, Wrench* out) { python_force(fn, n, s, out); },
+            [fn, n](const StateView& s, SpatialForce* out) { python_force(fn, n, s, out); },
             std::move(V)));
       },
       py::arg("fn"), py::arg("potential") = py::none(),

@@ -64,7 +64,7 @@ py::dict result_of(const Model& m, const Data& d, SolveStatus status, Formulatio
     py::dict per;
     for (size_t j = 0; j < con.bodies().size(); ++j) {
       const int b = con.bodies()[j];
-      const Wrench& w = d.reaction[m.slot_offset(c) + j];
+      const SpatialForce& w = d.reaction[m.slot_offset(c) + j];
       py::dict fw;
       fw["force"] = w.force;
       if (m.bodies()[b].rigid()) fw["moment"] = w.moment;

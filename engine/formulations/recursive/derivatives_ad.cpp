@@ -82,7 +82,7 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, RneaDual& w,
   for (int c : tree.extra) {
     const Constraint& con = *m.constraints()[c];
     const int nr = con.rows(), ns = static_cast<int>(con.bodies().size());
-    std::vector<RowTerm> terms(nr * ns), dterms(nr * ns);
+    std::vector<SpatialForce> terms(nr * ns), dterms(nr * ns);
     std::vector<double> b(nr), vel(nr), pos(nr), db(nr), dvel(nr), dpos(nr);
     const RowSpan out{terms.data(), b.data(), vel.data(), pos.data(), ns};
     const RowSpan dout{dterms.data(), db.data(), dvel.data(), dpos.data(), ns};
@@ -90,8 +90,8 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, RneaDual& w,
     std::vector<Dual> bd(nr), vd(nr);
     for (int k = 0; k < nd; ++k) {
       dir.bodies = tangent[k].data();
-      std::fill(terms.begin(), terms.end(), RowTerm{});
-      std::fill(dterms.begin(), dterms.end(), RowTerm{});
+      std::fill(terms.begin(), terms.end(), SpatialForce{});
+      std::fill(dterms.begin(), dterms.end(), SpatialForce{});
       if (!con.evaluate_tangent(in, dir, out, dout))
         throw std::invalid_argument("derivatives: constraint '" + con.name() + "' (" + con.type() +
                                     ") gives no derivatives of its rows "

@@ -15,9 +15,9 @@ namespace {
 
 const BodyState kRest{};
 
-Wrench at_centre(const Vec3& f, const Vec3& m, const Vec3& x_anchor, const BodyState& s,
-                 bool rigid) {
-  return Wrench{f, rigid ? Vec3(m + (x_anchor - s.x).cross(f)) : Vec3::Zero()};
+SpatialForce at_centre(const Vec3& f, const Vec3& m, const Vec3& x_anchor, const BodyState& s,
+                       bool rigid) {
+  return SpatialForce{f, rigid ? Vec3(m + (x_anchor - s.x).cross(f)) : Vec3::Zero()};
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, Recursive
     for (int k = r0; k < r0 + t.rows; ++k)
       d.velocity_residual(k) = d.position_residual(k) = d.b(k) = 0.0;
     // the reactions [HO21 eq. 15], one slot per body (none for the world)
-    Wrench* r = d.reaction.data() + m.slot_offset(t.constraint);
+    SpatialForce* r = d.reaction.data() + m.slot_offset(t.constraint);
     const int sp = joint.parent_slot(), sc = joint.child_slot();
     if (sc >= 0) r[sc] = at_centre(f, mo, x_B, C, m.bodies()[joint.child()].rigid());
     if (sp >= 0) r[sp] = at_centre(-f, -mo, x_B, P, m.bodies()[joint.parent()].rigid());
