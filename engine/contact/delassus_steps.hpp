@@ -1,12 +1,14 @@
 // The Delassus operator's steps (engine/contact/delassus.hpp), private to its files:
 //   delassus.cpp             the rows (point_row, joint_row), a response applied
 //                            (add_response) and the rows' velocities (row_velocities)
-//   delassus_tree.cpp        tree_delassus: the recursion's unit-force passes per row, its
-//                            islands and their dense, sparse or factored blocks
+//   delassus_tree.cpp        tree_delassus: the recursion's unit-force passes, row by row
+//   delassus_islands.cpp     the rows' islands and subtrees, and how each island's block
+//                            of G is kept (dense, sparse, factored, closed) and completed
 //   delassus_free_bodies.cpp the closed forms of rows on free bodies alone: one-body
 //                            islands, a closed island's block, a low-rank island's factor
 #pragma once
 
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -67,5 +69,78 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
                       const std::vector<TwistRow>& rows, const std::vector<int>& first,
                       ResponseSupport& support, std::vector<IslandMatrix>& islands,
                       Eigen::VectorXd* tree_diagonal, DelassusScratch& w);
+
+// a row's joints [begin, end) that its unit force moves, one range per subtree
+using SubtreeRanges = std::array<std::array<int, 2>, 2>;
+
+// One call of tree_delassus: its arguments and what its steps share, the vectors kept in
+// DelassusScratch (nothing allocated once they hold a step's rows)
+struct DelassusByRecursion {
+  const Model& m;
+  Data& d;
+  const std::vector<TwistRow>& rows;
+  Eigen::MatrixXd& G;
+  Eigen::MatrixXd& response;
+  const std::vector<int>* first;
+  ResponseSupport* support;
+  std::vector<IslandMatrix>* islands;
+  Eigen::VectorXd* tree_diagonal;
+  DelassusScratch& w;
+  RecursiveWorkspace& ws;
+  const TreeModel& tree = m.tree();
+  const int n = static_cast<int>(rows.size()), nb = tree.nrows_extra;
+  const int nj = static_cast<int>(tree.joints.size());
+  const bool blocked = first && islands;
+  bool local = false;   // the passes run over the rows' subtrees alone
+  bool sparse = false;  // and each row's response is kept packed, on its subtrees
+  std::vector<int>& island = w.island;
+  std::vector<int>& island_start = w.island_start;
+  std::vector<int>& top = w.top;
+  std::vector<int>& end = w.end;
+  std::vector<std::array<int, 2>>& row_tops = w.row_tops;
+  std::vector<int>&top_start = w.top_start, &top_rows = w.top_rows, &seen = w.seen;
+  std::vector<int>& free_body = w.free_body;
+  std::vector<char>& closed = w.closed;
+  std::vector<SpatialMotion>& a = w.a;
+  std::vector<Vec6>& yk = w.y6;  // a closed island's row and side: y = Sᵀ f of its wrench
+  std::vector<Vec6>& rk = w.r6;  // and its response D⁻¹ y
+
+  // the top of row k's body s, −1 for the world or for a second body in the first's subtree
+  int distinct_top(int k, int s) const {
+    const int t = row_tops[k][s];
+    return s == 1 && t == row_tops[k][0] ? -1 : t;
+  }
+  // rows sharing a subtree with row k, with repeats
+  int partners(int k) const {
+    int count = 0;
+    for (int s = 0; s < 2; ++s)
+      if (const int t = distinct_top(k, s); t >= 0) count += top_start[t + 1] - top_start[t];
+    return count;
+  }
+  // the first velocity of tree joint i (nu past the last joint)
+  int u_begin(int i) const { return i < nj ? tree.joints[i].u_offset : tree.nu; }
+  // the number of rows of island i
+  int island_length(size_t i) const {
+    return (i + 1 < island_start.size() ? island_start[i + 1] : n) - island_start[i];
+  }
+
+  // the islands and how each block is kept (delassus_islands.cpp)
+  void find_islands();
+  void find_subtrees();
+  void find_rows_of_tops();
+  void find_free_bodies();
+  void choose_blocks();
+  void finish_islands();
+  void symmetrize_G();
+  // the recursion's passes, row by row (delassus_tree.cpp)
+  void run();
+  void prepare_passes();
+  void closed_row(int k);
+  SubtreeRanges row_subtrees(int k) const;
+  void unit_force_passes(int k, const SubtreeRanges& ranges);
+  void store_response(int k, const SubtreeRanges& ranges);
+  void store_column(int k);
+  void respond_to_rows();
+};
 
 }  // namespace appell::delassus_detail
