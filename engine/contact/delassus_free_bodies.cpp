@@ -1,0 +1,192 @@
+// The closed forms of rows on free bodies alone (engine/contact/delassus.hpp): a body free
+// on its own (a root joint of six velocities, nothing hanging from it or welded to it) moves
+// under a row's wrench f by D⁻¹ Sᵀ f on its own velocities, the recursion's passes for a
+// one-body tree, (R7)–(R9), in closed form.  Islands of one such body each, a closed island's
+// block of G body by body, and a low-rank island's factor B (LowRankDelassus) from the
+// bodies' masses.
+#include <algorithm>
+#include <cmath>
+
+#include "engine/contact/delassus_steps.hpp"
+
+namespace appell::delassus_detail {
+
+// The columns of B for rows [k0, k0 + len): 6 per body the rows touch, in `column` (per
+// body, −1 elsewhere); their number, or len when a row touches a body that is not free.
+int low_rank_columns(const std::vector<TwistRow>& rows, int k0, int len,
+                     const std::vector<int>& free_body, std::vector<int>& column) {
+  column.assign(free_body.size(), -1);
+  int count = 0;
+  for (int k = k0; k < k0 + len; ++k)
+    for (int s = 0; s < 2; ++s) {
+      const int b = rows[k].body[s];
+      if (b == kWorld) continue;
+      if (!free_body[b]) return len;
+      if (column[b] < 0) {
+        column[b] = count;
+        count += 6;
+      }
+    }
+  return count;
+}
+
+// every row of [k0, k0 + len) on free bodies alone (or the world)
+bool all_free(const std::vector<TwistRow>& rows, int k0, int len,
+              const std::vector<int>& free_body) {
+  for (int k = k0; k < k0 + len; ++k)
+    for (int s = 0; s < 2; ++s)
+      if (rows[k].body[s] != kWorld && !free_body[rows[k].body[s]]) return false;
+  return true;
+}
+
+// B = J L⁻ᵀ of rows [k0, k0 + len) (LowRankDelassus): a body's part of a row's B is
+// (f/√m, L⁻¹ τ) for its (force, moment) terms, M_b = diag(m I, L Lᵀ), L the Cholesky factor
+// of the world inertia at the centre of mass.  Row by row in place, with its diagonal.
+void low_rank_factor(const Model& m, const Data& d, const std::vector<TwistRow>& rows, int k0,
+                     int len, const std::vector<int>& column, LowRankDelassus& L) {
+  int ncol = 0;
+  for (int c : column) ncol = std::max(ncol, c + 6);
+  Eigen::SparseMatrix<double, Eigen::RowMajor>& B = L.B;
+  L.factor.resize(m.nbody());
+  L.factor_of.resize(m.nbody(), 0);
+  ++L.stamp;
+  B.resize(len, ncol);
+  B.resizeNonZeros(12 * len);
+  L.diagonal.resize(len);
+  int* outer = B.outerIndexPtr();
+  int* inner = B.innerIndexPtr();
+  double* value = B.valuePtr();
+  outer[0] = 0;
+  for (int k = 0; k < len; ++k) {
+    const TwistRow& r = rows[k0 + k];
+    int p = outer[k];
+    // the row's bodies in the order of their columns
+    int order[2] = {0, 1};
+    if (r.body[0] != kWorld && r.body[1] != kWorld && column[r.body[1]] < column[r.body[0]])
+      std::swap(order[0], order[1]);
+    for (int s : order) {
+      const int b = r.body[s];
+      if (b == kWorld) continue;
+      const double root_mass = std::sqrt(m.bodies()[b].mass);
+      const Vec3 f = r.term[s].force / root_mass;
+      if (L.factor_of[b] != L.stamp) {  // the body's L, once per call
+        L.factor[b] = d.J[b].llt().matrixL();
+        L.factor_of[b] = L.stamp;
+      }
+      const Vec3 tau = L.factor[b].triangularView<Eigen::Lower>().solve(Vec3(r.term[s].moment));
+      for (int j = 0; j < 3; ++j) {
+        inner[p] = column[b] + j;
+        value[p++] = f(j);
+      }
+      for (int j = 0; j < 3; ++j) {
+        inner[p] = column[b] + 3 + j;
+        value[p++] = tau(j);
+      }
+    }
+    outer[k + 1] = p;
+    L.diagonal(k) = Eigen::Map<const Eigen::VectorXd>(value + outer[k], p - outer[k]).squaredNorm();
+  }
+  B.resizeNonZeros(outer[len]);
+}
+
+// G's block of an island of rows on free bodies alone, G_jk = Σ_b y_jᵀ D_b⁻¹ y_k over the
+// bodies b that rows j and k share (y: a row's wrench on b as the body's joint forces, Sᵀ f;
+// r = D_b⁻¹ y, its response): body by body, the lower triangle of each body's rows with
+// every other, mirrored.  Per body O(rows on it²), where row by row it was O(island²).
+void closed_form_block(const std::vector<TwistRow>& rows, int k0, int len,
+                       const std::vector<Vec6>& y, const std::vector<Vec6>& r,
+                       std::vector<std::pair<int, int>>& by_body, Eigen::MatrixXd& B) {
+  by_body.clear();  // (body, 2 × row + side), by body
+  for (int k = k0; k < k0 + len; ++k)
+    for (int s = 0; s < 2; ++s)
+      if (rows[k].body[s] != kWorld) by_body.emplace_back(rows[k].body[s], 2 * k + s);
+  std::sort(by_body.begin(), by_body.end());
+  B.setZero();
+  for (size_t a = 0; a < by_body.size();) {
+    size_t e = a + 1;
+    while (e < by_body.size() && by_body[e].first == by_body[a].first) ++e;
+    for (size_t i = a; i < e; ++i) {
+      const int ri = by_body[i].second, ki = ri / 2 - k0;
+      for (size_t j = a; j <= i; ++j) {
+        const int rj = by_body[j].second, kj = rj / 2 - k0;
+        const double g = y[ri].dot(r[rj]);
+        B(ki, kj) += g;
+        if (ki != kj) B(kj, ki) += g;
+      }
+    }
+    a = e;
+  }
+}
+
+// Every island on one free body (a box or a ball on the ground, boxes apart): per row,
+// y = Sᵀ f of its wrench on the body and its response r = D⁻¹ y, and the island's block
+// G_ij = y_iᵀ r_j: the closed form above (closed_form_block) without the general path's
+// bookkeeping, entry for entry the same numbers.  False, with nothing written, when some
+// island is not that (then the general path applies).
+bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& ws,
+                      const std::vector<TwistRow>& rows, const std::vector<int>& first,
+                      ResponseSupport& support, std::vector<IslandMatrix>& islands,
+                      Eigen::VectorXd* tree_diagonal, DelassusScratch& w) {
+  const TreeModel& tree = m.tree();
+  const int n = static_cast<int>(rows.size());
+  if (tree.nrows_extra > 0 || !d.composite.empty()) return false;
+  // the row's one body, when it is free on its own; −1 else
+  const auto body_of = [&](const TwistRow& r) {
+    if ((r.body[0] == kWorld) == (r.body[1] == kWorld)) return -1;
+    const int b = r.body[0] == kWorld ? r.body[1] : r.body[0];
+    const int i = tree.tree_index[b];
+    return tree.joints[i].body == b && free_on_its_own(m, i) ? b : -1;
+  };
+  int count = 0;
+  for (int k = 0, k0 = 0, body = -1; k < n; ++k) {
+    if (first[k] == k) {
+      k0 = k;
+      body = body_of(rows[k]);
+      ++count;
+    }
+    if (body < 0 || body_of(rows[k]) != body || k - k0 + 1 >= kSparseIsland) return false;
+  }
+  islands.resize(count);
+  support.dense = false;
+  support.joint_space = false;
+  support.dofs.resize(n);
+  support.offset.resize(n);
+  support.values.resize(6 * static_cast<size_t>(n));
+  if (tree_diagonal) tree_diagonal->resize(n);
+  std::vector<Vec6>&y = w.y6, &r = w.r6;
+  y.resize(n);
+  r.resize(n);
+  bool identity = false;  // the island's body's S = 1 (a free joint's own): y = (f, τ)
+  for (int k = 0; k < n; ++k) {
+    const int s = rows[k].body[0] == kWorld ? 1 : 0;
+    const int b = rows[k].body[s];
+    const int i = tree.tree_index[b];
+    const int o = tree.joints[i].u_offset;
+    if (first[k] == k)
+      identity = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.S[o].data()).isIdentity(0.0);
+    if (identity)
+      y[k] << rows[k].term[s].force, rows[k].term[s].moment;
+    else
+      y[k] = joint_force(ws, tree.joints[i], rows[k], s);
+    r[k] = dinv_of(ws, i) * y[k];
+    support.dofs[k] = {o, o + 6, 0, 0};
+    support.offset[k] = 6 * k;
+    std::copy(r[k].data(), r[k].data() + 6, support.values.data() + 6 * k);
+    if (tree_diagonal) (*tree_diagonal)(k) = y[k].dot(r[k]);
+  }
+  for (int k0 = 0, island = 0; k0 < n; ++island) {
+    int k1 = k0 + 1;
+    while (k1 < n && first[k1] == k0) ++k1;
+    IslandMatrix& B = islands[island];
+    B.sparse = false;
+    B.factored = false;
+    B.dense.resize(k1 - k0, k1 - k0);
+    for (int i = k0; i < k1; ++i)
+      for (int j = k0; j <= i; ++j)
+        B.dense(i - k0, j - k0) = B.dense(j - k0, i - k0) = y[i].dot(r[j]);
+    k0 = k1;
+  }
+  return true;
+}
+
+}  // namespace appell::delassus_detail
