@@ -60,7 +60,7 @@ struct LowRankDelassus {
   Eigen::VectorXd diagonal;                        // G's, ‖B_k‖²
   mutable Eigen::VectorXd t;                       // Bᵀ x in products
   // the bodies' Cholesky factors of their world inertias, by the call (stamp) that formed
-  // them (delassus.cpp, low_rank_factor)
+  // them (delassus_free_bodies.cpp, low_rank_factor)
   std::vector<Eigen::Matrix3d> factor;
   std::vector<long> factor_of;
   long stamp = 0;

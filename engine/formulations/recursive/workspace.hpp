@@ -97,7 +97,7 @@ void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveW
 void extra_row_responses(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws,
                          Eigen::MatrixXd& R);
 void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
-// For responses on top of a solve (engine/contact/delassus.cpp), after solve_extra_rows:
+// For responses on top of a solve (engine/contact/delassus_tree.cpp), after solve_extra_rows:
 // A a of the extra rows at the bodies' w.a
 void extra_rows_times_a(const Model& m, const TreeModel& tree, const Data& d,
                         const RecursiveWorkspace& ws, Eigen::Ref<Eigen::VectorXd> out);
