@@ -28,7 +28,7 @@ namespace {
 // visit(lo, hi) for each run [lo, hi) of velocity k's ancestors, the nearest first: its own
 // run below it, then each run that ends at the parent of the last one's first velocity
 template <class Visit>
-void for_ancestors(const JointSpaceResponse& f, int k, const Visit& visit) {
+void for_ancestor_runs(const JointSpaceResponse& f, int k, const Visit& visit) {
   int lo = f.run[k], hi = k;
   for (;;) {
     if (lo < hi) visit(lo, hi);
@@ -42,7 +42,7 @@ void for_ancestors(const JointSpaceResponse& f, int k, const Visit& visit) {
 // g += Σ_k y_k y_kᵀ on the columns and rows [c0, c1) of the len × len g, y_k the K rows
 // of Y from y on, `stride` apart
 template <int K>
-void rank_update(double* g, int len, const double* y, int stride, int c0, int c1) {
+void add_rank_update(double* g, int len, const double* y, int stride, int c0, int c1) {
   for (int j = c0; j < c1; ++j) {
     double yj[K];
     for (int k = 0; k < K; ++k) yj[k] = y[k * stride + j];
@@ -56,8 +56,8 @@ void rank_update(double* g, int len, const double* y, int stride, int c0, int c1
 }
 
 // the joint columns about O
-void columns_about_origin(const Model& m, const Data& d, const RecursiveWorkspace& ws,
-                          JointSpaceScratch& w) {
+void joint_columns_about_origin(const Model& m, const Data& d, const RecursiveWorkspace& ws,
+                                JointSpaceScratch& w) {
   const TreeModel& tree = m.tree();
   w.S.resize(tree.nu);
   for (const TreeJoint& t : tree.joints) {
@@ -72,7 +72,8 @@ void columns_about_origin(const Model& m, const Data& d, const RecursiveWorkspac
 
 // M's lower triangle by composite rigid bodies (the rest of it, joints on different
 // branches, is zero and never read)                                      [RBDA §6.2]
-void mass_matrix(const Model& m, const Data& d, JointSpaceScratch& w, JointSpaceResponse& f) {
+void joint_space_mass_matrix(const Model& m, const Data& d, JointSpaceScratch& w,
+                             JointSpaceResponse& f) {
   const TreeModel& tree = m.tree();
   const int nj = static_cast<int>(tree.joints.size());
   // the composite inertias about O, tip to base: a body's mass m, first moment h = m x and
@@ -118,7 +119,7 @@ void mass_matrix(const Model& m, const Data& d, JointSpaceScratch& w, JointSpace
 // M = Lᵀ L in place, L lower triangular with M's own pattern (no fill-in: a velocity
 // couples only its ancestors), by Featherstone's LTL factorization     [RBDA Table 6.3];
 // false when M is not positive definite to it
-bool factor(const TreeModel& tree, JointSpaceResponse& f) {
+bool factor_joint_space(const TreeModel& tree, JointSpaceResponse& f) {
   const int nu = tree.nu;
   // each velocity's parent velocity: the joint's previous one, or its parent joint's last
   std::vector<int>&parent = f.parent, &run = f.run;
@@ -137,15 +138,15 @@ bool factor(const TreeModel& tree, JointSpaceResponse& f) {
     const double lkk = std::sqrt(M(k, k));
     M(k, k) = lkk;
     double* rk = M.data() + k * nu;
-    for_ancestors(f, k, [&](int lo, int hi) {
+    for_ancestor_runs(f, k, [&](int lo, int hi) {
       for (int i = lo; i < hi; ++i) rk[i] /= lkk;
     });
-    for_ancestors(f, k, [&](int lo, int hi) {
+    for_ancestor_runs(f, k, [&](int lo, int hi) {
       for (int i = lo; i < hi; ++i) {
         double* ri = M.data() + i * nu;
         const double a = rk[i];
         ri[i] -= a * rk[i];
-        for_ancestors(f, i, [&](int lo2, int hi2) {
+        for_ancestor_runs(f, i, [&](int lo2, int hi2) {
           for (int j = lo2; j < hi2; ++j) ri[j] -= a * rk[j];
         });
       }
@@ -158,8 +159,8 @@ bool factor(const TreeModel& tree, JointSpaceResponse& f) {
 // row of Y is nonzero only in the columns of the rows on bodies below it (a leg's
 // velocity: its foot's rows), within [first, end): so are its rows of L⁻ᵀ Jᵀ, its
 // ancestors' ranges holding its own (a row marks its bodies' whole paths)
-void transposed_rows(const Model& m, const Data& d, const std::vector<TwistRow>& rows,
-                     const JointSpaceScratch& w, JointSpaceResponse& f) {
+void joint_space_rows(const Model& m, const Data& d, const std::vector<TwistRow>& rows,
+                      const JointSpaceScratch& w, JointSpaceResponse& f) {
   const TreeModel& tree = m.tree();
   const int nu = tree.nu, n = static_cast<int>(rows.size());
   auto& Y = f.Y;
@@ -186,7 +187,7 @@ void transposed_rows(const Model& m, const Data& d, const std::vector<TwistRow>&
 
 // Y = L⁻ᵀ Jᵀ, tip to base, on each velocity's columns: a step of the elimination is one
 // row operation on the rows' columns                                   [RBDA Table 6.4]
-void eliminate(JointSpaceResponse& f) {
+void eliminate_joint_space_rows(JointSpaceResponse& f) {
   auto& Y = f.Y;
   const int nu = static_cast<int>(Y.rows()), n = static_cast<int>(Y.cols());
   for (int k = nu - 1; k >= 0; --k) {
@@ -196,7 +197,7 @@ void eliminate(JointSpaceResponse& f) {
     const double pivot = 1.0 / f.L(k, k);
     for (int c = 0; c < count; ++c) yk[c] *= pivot;
     const double* rk = f.L.data() + k * nu;
-    for_ancestors(f, k, [&](int lo, int hi) {
+    for_ancestor_runs(f, k, [&](int lo, int hi) {
       for (int i = lo; i < hi; ++i) {
         double* yi = Y.data() + i * n + c0;
         const double a = rk[i];
@@ -210,8 +211,8 @@ void eliminate(JointSpaceResponse& f) {
 // its own columns (a leg's velocity: its foot's 3 × 3 block), up to three velocities of
 // the same columns (a joint's) in one update: a column of G is then loaded and stored
 // once for three
-void island_blocks(const JointSpaceResponse& f, const std::vector<int>& island_start,
-                   std::vector<IslandMatrix>& islands, Eigen::VectorXd* tree_diagonal) {
+void joint_space_blocks(const JointSpaceResponse& f, const std::vector<int>& island_start,
+                        std::vector<IslandMatrix>& islands, Eigen::VectorXd* tree_diagonal) {
   const int nu = static_cast<int>(f.Y.rows()), n = static_cast<int>(f.Y.cols());
   if (tree_diagonal) tree_diagonal->resize(n);
   for (size_t i = 0; i < islands.size(); ++i) {
@@ -232,11 +233,11 @@ void island_blocks(const JointSpaceResponse& f, const std::vector<int>& island_s
       const double* y = f.Y.data() + c * n + k0;
       if (span.second > span.first) {
         if (e - c == 3)
-          rank_update<3>(g, len, y, n, span.first, span.second);
+          add_rank_update<3>(g, len, y, n, span.first, span.second);
         else if (e - c == 2)
-          rank_update<2>(g, len, y, n, span.first, span.second);
+          add_rank_update<2>(g, len, y, n, span.first, span.second);
         else
-          rank_update<1>(g, len, y, n, span.first, span.second);
+          add_rank_update<1>(g, len, y, n, span.first, span.second);
       }
       c = e;
     }
@@ -259,15 +260,15 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
                           std::vector<IslandMatrix>& islands, ResponseSupport& support,
                           Eigen::VectorXd* tree_diagonal, JointSpaceScratch& w) {
   JointSpaceResponse& f = support.factors;
-  columns_about_origin(m, d, ws, w);
-  mass_matrix(m, d, w, f);
-  if (!factor(m.tree(), f)) return false;
-  transposed_rows(m, d, rows, w, f);
-  eliminate(f);
+  joint_columns_about_origin(m, d, ws, w);
+  joint_space_mass_matrix(m, d, w, f);
+  if (!factor_joint_space(m.tree(), f)) return false;
+  joint_space_rows(m, d, rows, w, f);
+  eliminate_joint_space_rows(f);
   support.dense = false;
   support.joint_space = true;
   support.values.clear();
-  island_blocks(f, island_start, islands, tree_diagonal);
+  joint_space_blocks(f, island_start, islands, tree_diagonal);
   return true;
 }
 
@@ -283,7 +284,7 @@ void add_joint_space_response(const JointSpaceResponse& f, const Eigen::VectorXd
     const double* y = f.Y.data() + k * n;
     for (int c = f.first[k]; c < f.end[k]; ++c) v += y[c] * lambda(c);
     const double* lk = f.L.data() + k * nu;
-    for_ancestors(f, k, [&](int lo, int hi) {
+    for_ancestor_runs(f, k, [&](int lo, int hi) {
       for (int i = lo; i < hi; ++i) v -= lk[i] * x(i);
     });
     x(k) = v / lk[k];
