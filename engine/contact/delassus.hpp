@@ -38,18 +38,6 @@ TwistRow point_row(const Data& d, int body_a, int body_b, const Vec3& p, const V
 // motion subspace S (w = S/‖S‖², so that Sᵀw = 1).  Needs the kinematics at the state.
 TwistRow joint_row(const Model& m, Data& d, int tree_joint);
 
-// After recursive_rates (or solve_recursive) on d at a state q: G (m × m, symmetric) and
-// the response R Jᵀ (tree.nu × m).  Overwrites the recursion's u̇ and accelerations (copy
-// joint_accelerations before).  Allocates the outputs only when their sizes change.
-//
-// With `first` (one entry per row: the first row of the row's island, the rows of an
-// island contiguous) G is formed only within islands — it is zero between them, rows on
-// bodies that no joint or bilateral row couples — as one block per island in `islands`
-// (G itself untouched).  Then, when `support` is given too and no bilateral
-// row couples the subtrees, the response is not formed as a matrix: each row's column is
-// kept packed, only on the joint velocities the row moves (its bodies' subtrees), in
-// support; apply it with add_response().
-//
 // M⁻¹ Jᵀ as joint_space_delassus() leaves it: M = Lᵀ L, L lower triangular with M's own
 // pattern, and Y = L⁻ᵀ Jᵀ by rows, velocity c's row nonzero only in the columns
 // [first[c], end[c]).  A response L⁻¹ (Y λ) costs about the product with the whole matrix,
@@ -63,6 +51,18 @@ struct JointSpaceResponse {
   std::vector<int> first, end;   // per velocity: the columns of Y it may be nonzero in
   mutable Eigen::VectorXd work;  // add_response()'s L⁻¹ Y λ
 };
+
+// After recursive_rates (or solve_recursive) on d at a state q: G (m × m, symmetric) and
+// the response R Jᵀ (tree.nu × m).  Overwrites the recursion's u̇ and accelerations (copy
+// joint_accelerations before).  Allocates the outputs only when their sizes change.
+//
+// With `first` (one entry per row: the first row of the row's island, the rows of an
+// island contiguous) G is formed only within islands — it is zero between them, rows on
+// bodies that no joint or bilateral row couples — as one block per island in `islands`
+// (G itself untouched).  Then, when `support` is given too and no bilateral
+// row couples the subtrees, the response is not formed as a matrix: each row's column is
+// kept packed, only on the joint velocities the row moves (its bodies' subtrees), in
+// support; apply it with add_response().
 struct ResponseSupport {
   bool dense = true;                     // the response matrix holds every column
   bool joint_space = false;              // the response is kept as `factors` instead
@@ -104,13 +104,15 @@ struct IslandMatrix {
   }
 };
 
-// joint_space_delassus()'s workspace (M, its factor and Jᵀ are formed in the response's
-// JointSpaceResponse)
+// A body's or a composite's inertia about the world origin: the 6 × 6 map
+// [m 1, −h×; h×, J] from a twist about the origin to the momentum about it
 struct InertiaAboutOrigin {
   double mass = 0.0;
   Vec3 h = Vec3::Zero();  // the first moment, mass × centre
   Mat3 J = Mat3::Zero();  // the rotational inertia about the origin
 };
+// joint_space_delassus()'s workspace (M, its factor and Jᵀ are formed in the response's
+// JointSpaceResponse)
 struct JointSpaceScratch {
   std::vector<Vec6> S;                // the joint columns about the world origin
   std::vector<InertiaAboutOrigin> I;  // the composite inertias about it
