@@ -43,6 +43,13 @@ double Expression::variable_value(const ExprVariable& v, const StateView& s) con
 
 int Expression::sweep(const StateView& s, bool grad, bool taylor, bool find_bad, double* out_grad,
                       Jet* out) const {
+  // a constant (its operations folded at parsing) is its value, with no workspace (a
+  // servo's fixed target, at every evaluation of every step)
+  if (!find_bad && root_ >= 0 && ops_[root_].op == Op::Const) {
+    if (out) *out = Jet{ops_[root_].c, 0.0, 0.0};
+    if (grad && out_grad) std::fill(out_grad, out_grad + vars_.size(), 0.0);
+    return -1;
+  }
   // one instantiation per mode, so the inner loops carry no mode tests
   if (grad && taylor) return sweep_as<true, true>(s, find_bad, out_grad, out);
   if (grad) return sweep_as<true, false>(s, find_bad, out_grad, out);

@@ -150,19 +150,16 @@ class BulletDetector final : public ContactDetector {
     for (size_t i = 0; i < entries_.size(); ++i) {
       DetectorEntry& e = entries_[i];
       const Shape& s = shapes[i];
-      if (e.body == kWorld) {
-        e.R = e.R0;
-        e.x = s.position;
-      } else {
-        const BodyState& b = d.body[e.body];
-        e.R = b.Q * e.R0;
-        e.x = b.x + b.Q * s.position;
-      }
+      // the origin now; the orientation where a pair needs it (pose(): a shape the
+      // planes' bounding-sphere test leaves out never needs it)
+      e.state = e.body == kWorld ? nullptr : &d.body[e.body];
+      e.x = e.state ? Vec3(e.state->x + e.state->Q * s.position) : s.position;
+      e.posed = false;
       // a body state that is not finite (a failed step) gives no contact, and keeps NaN
       // out of the tree
-      e.finite = e.x.allFinite() && e.R.allFinite();
-      e.tr = bt(e.finite ? e.R : Mat3::Identity(), e.finite ? e.x : Vec3::Zero());
+      e.finite = e.x.allFinite();
       if (!e.proxy) continue;
+      pose(e);
       btVector3& lo = e.lo;
       btVector3& hi = e.hi;
       if (e.finite) {
@@ -218,14 +215,26 @@ class BulletDetector final : public ContactDetector {
     return true;
   }
 
+  // e's orientation and Bullet transform at this query, once; false when not finite
+  static bool pose(DetectorEntry& e) {
+    if (e.posed) return e.finite;
+    e.posed = true;
+    e.R = e.state ? Mat3(e.state->Q * e.R0) : e.R0;
+    e.finite = e.finite && e.R.allFinite();
+    e.tr = bt(e.finite ? e.R : Mat3::Identity(), e.finite ? e.x : Vec3::Zero());
+    return e.finite;
+  }
+
   // plane p and convex shape i
   void plane_pair(const Model& m, int p, int i, double margin, std::vector<ContactPoint>& out) {
-    const DetectorEntry& ep = entries_[p];
-    const DetectorEntry& es = entries_[i];
+    DetectorEntry& ep = entries_[p];
+    DetectorEntry& es = entries_[i];
+    if (!pose(ep)) return;
     const Vec3 np = ep.R.col(2);  // the plane's outward normal
     const double c = np.dot(ep.x);
     // its bounding sphere, or its box, a margin above the plane: nothing to find
     if (np.dot(es.x) - es.radius - c >= margin) return;
+    if (!pose(es)) return;
     if (es.proxy) {
       const btVector3 mid = 0.5 * (es.lo + es.hi), half = 0.5 * (es.hi - es.lo);
       const double lowest = np.dot(eig(mid)) - std::abs(np.x()) * half.x() -

@@ -51,9 +51,12 @@ struct DetectorEntry {
   const btConvexPolyhedron* polyhedron = nullptr;  // boxes and meshes: faces for clipping
   const ShapeKind* kind = nullptr;                 // its type
   btBroadphaseProxy* proxy = nullptr;
-  Mat3 R = Mat3::Identity();  // world pose at this query
+  // world pose at this query: x always, R and tr once a pair needs them (posed)
+  const BodyState* state = nullptr;  // the body's state at this query; null: the world
+  Mat3 R = Mat3::Identity();
   Vec3 x = Vec3::Zero();
   btTransform tr;
+  bool posed = false;
   btVector3 lo, hi;     // its box at this query, grown by half the margin (with a proxy)
   double radius = 0.0;  // of a sphere about x holding the shape
   bool finite = true;

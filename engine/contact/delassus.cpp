@@ -68,8 +68,8 @@ void row_velocities(const Model& m, Data& d, const std::vector<TwistRow>& rows,
                     DelassusScratch* scratch) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
-  DelassusScratch own;
-  std::vector<SpatialMotion>& V = (scratch ? *scratch : own).V;
+  std::vector<SpatialMotion> own;  // only when the caller keeps no scratch
+  std::vector<SpatialMotion>& V = scratch ? scratch->V : own;
   V.resize(ws.w.size());
   for (size_t i = 0; i < ws.w.size(); ++i) {
     const TreeJoint& t = tree.joints[i];

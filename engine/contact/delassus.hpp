@@ -128,6 +128,7 @@ struct DelassusScratch {
   std::vector<Vec6> r6;                // and its response on the body, D⁻¹ Sᵀ f
   std::vector<std::pair<int, int>> by_body;  // a closed island's (body, 2 × row + side)
   std::vector<std::array<int, 2>> row_tops;
+  std::vector<int> row_joint, row_side;  // one-body islands: each row's tree joint and side
   Eigen::VectorXd e, y;
   std::vector<SpatialMotion> a, V;
   JointSpaceScratch joint_space;

@@ -130,21 +130,25 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(rows.size());
   if (tree.nrows_extra > 0 || !d.composite.empty()) return false;
-  // the row's one body, when it is free on its own; −1 else
-  const auto body_of = [&](const TwistRow& r) {
-    if ((r.body[0] == kWorld) == (r.body[1] == kWorld)) return -1;
-    const int b = r.body[0] == kWorld ? r.body[1] : r.body[0];
-    const int i = tree.tree_index[b];
-    return tree.joints[i].body == b && free_on_its_own(m, i) ? b : -1;
-  };
+  // each row's tree joint, the island's (a body free on its own), and its side: 0 when the
+  // body is the row's first, 1 when the world is
+  w.row_joint.resize(n);
+  w.row_side.resize(n);
   int count = 0;
-  for (int k = 0, k0 = 0, body = -1; k < n; ++k) {
+  for (int k = 0, k0 = 0, joint = -1; k < n; ++k) {
+    const TwistRow& r = rows[k];
+    if ((r.body[0] == kWorld) == (r.body[1] == kWorld)) return false;
+    const int s = r.body[0] == kWorld ? 1 : 0;
+    const int i = tree.tree_index[r.body[s]];
     if (first[k] == k) {
+      if (tree.joints[i].body != r.body[s] || !free_on_its_own(m, i)) return false;
       k0 = k;
-      body = body_of(rows[k]);
+      joint = i;
       ++count;
     }
-    if (body < 0 || body_of(rows[k]) != body || k - k0 + 1 >= kSparseIsland) return false;
+    if (i != joint || k - k0 + 1 >= kSparseIsland) return false;
+    w.row_joint[k] = i;
+    w.row_side[k] = s;
   }
   islands.resize(count);
   support.dense = false;
@@ -153,37 +157,37 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
   support.offset.resize(n);
   support.values.resize(6 * static_cast<size_t>(n));
   if (tree_diagonal) tree_diagonal->resize(n);
-  std::vector<Vec6>&y = w.y6, &r = w.r6;
+  std::vector<Vec6>& y = w.y6;
   y.resize(n);
-  r.resize(n);
-  bool identity = false;  // the island's body's S = 1 (a free joint's own): y = (f, τ)
-  for (int k = 0; k < n; ++k) {
-    const int s = rows[k].body[0] == kWorld ? 1 : 0;
-    const int b = rows[k].body[s];
-    const int i = tree.tree_index[b];
-    const int o = tree.joints[i].u_offset;
-    if (first[k] == k)
-      identity = Eigen::Map<const Eigen::Matrix<double, 6, 6>>(ws.S[o].data()).isIdentity(0.0);
-    if (identity)
-      y[k] << rows[k].term[s].force, rows[k].term[s].moment;
-    else
-      y[k] = joint_force(ws, tree.joints[i], rows[k], s);
-    r[k] = dinv_of(ws, i) * y[k];
-    support.dofs[k] = {o, o + 6, 0, 0};
-    support.offset[k] = 6 * k;
-    std::copy(r[k].data(), r[k].data() + 6, support.values.data() + 6 * k);
-    if (tree_diagonal) (*tree_diagonal)(k) = y[k].dot(r[k]);
-  }
+  // the responses r_k = D⁻¹ y_k, packed in the support's values, row by row
+  const auto response = [&](int k) { return Eigen::Map<Vec6>(support.values.data() + 6 * k); };
   for (int k0 = 0, island = 0; k0 < n; ++island) {
     int k1 = k0 + 1;
     while (k1 < n && first[k1] == k0) ++k1;
+    const int i = w.row_joint[k0];
+    const TreeJoint& t = tree.joints[i];
+    const bool identity = identity_motion(t);  // S = 1: y = (f, τ)
+    const Eigen::Matrix<double, 6, 6> Dinv = dinv_of(ws, i);
+    for (int k = k0; k < k1; ++k) {
+      const int s = w.row_side[k];
+      if (identity)
+        y[k] << rows[k].term[s].force, rows[k].term[s].moment;
+      else
+        y[k] = joint_force(ws, t, rows[k], s);
+      response(k).noalias() = Dinv * y[k];
+      support.dofs[k] = {t.u_offset, t.u_offset + 6, 0, 0};
+      support.offset[k] = 6 * k;
+    }
     IslandMatrix& B = islands[island];
     B.sparse = false;
     B.factored = false;
     B.dense.resize(k1 - k0, k1 - k0);
-    for (int i = k0; i < k1; ++i)
-      for (int j = k0; j <= i; ++j)
-        B.dense(i - k0, j - k0) = B.dense(j - k0, i - k0) = y[i].dot(r[j]);
+    for (int a = k0; a < k1; ++a) {
+      for (int b = k0; b < a; ++b)
+        B.dense(a - k0, b - k0) = B.dense(b - k0, a - k0) = y[a].dot(response(b));
+      B.dense(a - k0, a - k0) = y[a].dot(response(a));
+      if (tree_diagonal) (*tree_diagonal)(a) = B.dense(a - k0, a - k0);
+    }
     k0 = k1;
   }
   return true;

@@ -4,6 +4,7 @@
 // closed form (delassus_free_bodies.cpp), and a small tree's G in its joint space
 // (joint_space_delassus.cpp).
 #include <algorithm>
+#include <optional>
 
 #include "engine/contact/delassus_steps.hpp"
 
@@ -224,8 +225,8 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
   using delassus_detail::DelassusByRecursion;
   using delassus_detail::one_body_islands;
   RecursiveWorkspace& ws = recursive_workspace(m, d);
-  DelassusScratch own;
-  DelassusScratch& w = scratch ? *scratch : own;
+  std::optional<DelassusScratch> own;  // only when the caller keeps none
+  DelassusScratch& w = scratch ? *scratch : own.emplace();
   if (first && support && islands &&
       one_body_islands(m, d, ws, rows, *first, *support, *islands, tree_diagonal, w))
     return;

@@ -15,6 +15,14 @@ struct State;
 // The spanning forest of m's joints.  O(n + constraints).
 TreeModel build_tree(const Model& m);
 
+// Whether tree joint t's motion columns are the identity at every state: a free root whose
+// axes are the world's (E_P = 1) and whose anchor is its body's centre (X_C = 0), so that
+// the kinematics' S = (Q E_P, Q E_P × r; 0, Q E_P) (R2) is 1 exactly.  O(1).
+inline bool identity_motion(const TreeJoint& t) {
+  return t.shape == JointShape::Free && t.parent < 0 && t.frames.X_C.isZero(0.0) &&
+         t.frames.E_P.isIdentity(0.0);
+}
+
 // Joint coordinates → body states d.body and world inertias d.J, base to tip (J1, J2), and
 // the composites' d.composite, d.Jc.  O(n).
 void tree_kinematics(const Model& m, const Eigen::Ref<const Eigen::VectorXd>& q,

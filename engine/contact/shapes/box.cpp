@@ -29,12 +29,18 @@ std::shared_ptr<btConvexShape> box_bullet(const Shape& s, BulletMeshes&) {
 }
 
 void box_plane_points(const Shape&, PlaneContact& c) {
+  // corner k = (∓h_x, ∓h_y, ∓h_z) by its bits, as Bullet numbers them (btBoxShape::getVertex);
+  // its height is the centre's plus ± h_i (n · R e_i): the heights first, the world point
+  // only of a corner within the margin
   const auto& box = static_cast<const btBoxShape&>(c.object);
+  const btVector3 e = box.getHalfExtentsWithMargin();
+  const Vec3 h(e.x(), e.y(), e.z());
+  const Vec3 along = (c.R.transpose() * c.n).cwiseProduct(h);  // h_i (n · R e_i)
+  const double centre = c.height(c.x);
   for (int k = 0; k < 8; ++k) {
-    btVector3 v;
-    box.btBoxShape::getVertex(k, v);  // not through the vtable: inlined
-    const Vec3 w = c.world(Vec3(v.x(), v.y(), v.z()));
-    c.add(w, c.height(w), k);
+    const Vec3 sign((k & 1) ? -1.0 : 1.0, (k & 2) ? -1.0 : 1.0, (k & 4) ? -1.0 : 1.0);
+    const double gap = centre + sign.dot(along);
+    if (gap < c.margin) c.add(c.world(sign.cwiseProduct(h)), gap, k);
   }
 }
 

@@ -69,6 +69,22 @@ void free_step(const TreeJoint& t, const BodyState& P, const double* q, const do
       P.w.cross(C.v - P.v) + c_w.cross(r_CA) + w_rel.cross(C.w.cross(r_CA)) + P.w.cross(t_W);
 }
 
+// a free root of identity motion (identity_motion: its parent the world at rest, E_P = 1,
+// X_C = 0): free_step with its zeros left out, R = Q(q) E_Cᵀ, x = X_P + d, v = (u₀, u₁, u₂),
+// ω = (u₃, u₄, u₅), S = I₆, Ṡu = 0 (a box, a ball, a loose body's every pass)
+void identity_free_step(const TreeJoint& t, const double* q, const double* u, BodyState& C,
+                        TreeBodyWork& w, Vec6* S) {
+  const JointFrames& f = t.frames;
+  const Quat o(q[3], q[4], q[5], q[6]);
+  C.Q.noalias() = o.normalized().toRotationMatrix() * f.E_C.transpose();  //        (J1)
+  C.x = f.X_P + Vec3(q[0], q[1], q[2]);
+  C.v = Vec3(u[0], u[1], u[2]);  //                                                 (J2)
+  C.w = Vec3(u[3], u[4], u[5]);
+  for (int k = 0; k < 6; ++k) S[k] = Vec6::Unit(k);  //                             (R2)
+  w.c.angular.setZero();                              //                             (R3)
+  w.c.linear.setZero();
+}
+
 // a turn θ about the axis z through the anchor: R = rot_z(θ), d = 0, S = (0; e_z), Ṡu = 0
 void turn_step(const TreeJoint& t, const BodyState& P, double theta, double u, BodyState& C,
                TreeBodyWork& w, Vec6& S) {
@@ -155,7 +171,10 @@ void velocities_BaseToTip(const Model& m, const TreeModel& tree,
         slide_velocity(P, *S, *ui, C, w);
         break;
       case JointShape::Free:  // the pose again: cheaper than reading it back
-        free_step(t, P, q.data() + t.q_offset, ui, C, w, S);
+        if (identity_motion(t))
+          identity_free_step(t, q.data() + t.q_offset, ui, C, w, S);
+        else
+          free_step(t, P, q.data() + t.q_offset, ui, C, w, S);
         break;
       case JointShape::General:  // its c needs the joint's own terms: the whole step
         general_step(t, P, q.data() + t.q_offset, ui, C, w, S);
@@ -191,7 +210,10 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
         slide_step(t, P, *qi, *ui, C, w, *S);
         break;
       case JointShape::Free:
-        free_step(t, P, qi, ui, C, w, S);
+        if (identity_motion(t))
+          identity_free_step(t, qi, ui, C, w, S);
+        else
+          free_step(t, P, qi, ui, C, w, S);
         break;
       case JointShape::General:
         general_step(t, P, qi, ui, C, w, S);
