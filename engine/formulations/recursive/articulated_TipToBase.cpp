@@ -69,7 +69,8 @@ inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i
     // a body free on its own: S = 1 and IA = diag(m 1, J) at its centre, so U = IA and D⁻¹
     // = diag(1/(m + a), (J + a 1)⁻¹) block by block (a: the armature), with no 6 × 6 products
     const double mass = w.IA(0, 0), a = tree.joints[i].armature;
-    if (!Ia && identity_motion(tree.joints[i]) && w.IA.template topRightCorner<3, 3>().isZero(0.0) &&
+    if (!Ia && identity_motion(tree.joints[i]) &&
+        w.IA.template topRightCorner<3, 3>().isZero(0.0) &&
         w.IA.template bottomLeftCorner<3, 3>().isZero(0.0) &&
         w.IA.template topLeftCorner<3, 3>().isApprox(mass * Mat3::Identity(), 0.0)) {
       j.U = w.IA;

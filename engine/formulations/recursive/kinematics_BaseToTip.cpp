@@ -81,7 +81,7 @@ void identity_free_step(const TreeJoint& t, const double* q, const double* u, Bo
   C.v = Vec3(u[0], u[1], u[2]);  //                                                 (J2)
   C.w = Vec3(u[3], u[4], u[5]);
   for (int k = 0; k < 6; ++k) S[k] = Vec6::Unit(k);  //                             (R2)
-  w.c.angular.setZero();                              //                             (R3)
+  w.c.angular.setZero();                             //                             (R3)
   w.c.linear.setZero();
 }
 
