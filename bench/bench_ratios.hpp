@@ -164,14 +164,16 @@ inline int run_with_ratios(int argc, char** argv, const std::vector<Ratio>& rati
 
 // One row of a two-engine table (bench/contact_bench.cpp): a scene, our benchmark and the
 // other engine's, each an iteration per time step with the counters "contacts",
-// "max_contacts" and "penetration".
+// "max_contacts" and "penetration" (and ours "iterations" and "residual": its contact
+// solver's largest of a step).
 struct PairRow {
   std::string scene, ours, theirs;
 };
 
 // Runs the benchmarks of argv and prints, per row, µs per iteration of each, the ratio ours /
 // theirs, the contacts and the largest penetration each side (a skipped benchmark: its
-// reason), then `flags` (how each side was compiled); writes the table with the raw times
+// reason), our solver's largest iterations and residual of a step, then `flags` (how each
+// side was compiled); writes the table with the raw times
 // and counters to --ratios_out=FILE when given.  The exit status of a main().
 inline int run_with_pairs(int argc, char** argv, const std::vector<PairRow>& rows,
                           const std::string& flags) {
@@ -182,9 +184,10 @@ inline int run_with_pairs(int argc, char** argv, const std::vector<PairRow>& row
   std::printf(
       "\nCPU time per step (µs), one run (repeated: the fastest repetition); contacts: the most "
       "points kept at one step "
-      "of the window; penetration: the largest (m)\n");
-  std::printf("%-16s %12s %12s %8s %10s %10s %10s %10s\n", "scene", "appell", "MuJoCo", "ratio",
-              "contacts", "(MuJoCo)", "pen. m", "(MuJoCo)");
+      "of the window; penetration: the largest (m); iter., residual: appell's contact solver, "
+      "the largest of a step over the run\n");
+  std::printf("%-16s %12s %12s %8s %10s %10s %10s %10s %6s %9s\n", "scene", "appell", "MuJoCo",
+              "ratio", "contacts", "(MuJoCo)", "pen. m", "(MuJoCo)", "iter.", "residual");
   auto cell = [](double v) {
     return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v);
   };
@@ -198,6 +201,8 @@ inline int run_with_pairs(int argc, char** argv, const std::vector<PairRow>& row
       row[std::string("ours_") + key] = cell(rep.counter(r.ours, key));
       row[std::string("theirs_") + key] = cell(rep.counter(r.theirs, key));
     }
+    for (const char* key : {"iterations", "residual"})
+      row[std::string("ours_") + key] = cell(rep.counter(r.ours, key));
     for (const auto& [side, name] : {std::pair{"ours_error", r.ours}, {"theirs_error", r.theirs}})
       if (const std::string e = rep.error(name); !e.empty()) row[side] = e;
     // a time, "skipped" (with its reason below the table), or "-" when filtered out
@@ -214,12 +219,15 @@ inline int run_with_pairs(int argc, char** argv, const std::vector<PairRow>& row
       if (!std::isnan(v)) std::snprintf(t, sizeof t, f, v);
       return std::string(t);
     };
-    std::printf("%-16s %12s %12s %8s %10s %10s %10s %10s\n", r.scene.c_str(), us(a, r.ours).c_str(),
-                us(b, r.theirs).c_str(), fmt("%.2f", a > 0 && b > 0 ? a / b : std::nan("")).c_str(),
+    std::printf("%-16s %12s %12s %8s %10s %10s %10s %10s %6s %9s\n", r.scene.c_str(),
+                us(a, r.ours).c_str(), us(b, r.theirs).c_str(),
+                fmt("%.2f", a > 0 && b > 0 ? a / b : std::nan("")).c_str(),
                 fmt("%.0f", rep.counter(r.ours, "max_contacts")).c_str(),
                 fmt("%.0f", rep.counter(r.theirs, "max_contacts")).c_str(),
                 fmt("%.1e", rep.counter(r.ours, "penetration")).c_str(),
-                fmt("%.1e", rep.counter(r.theirs, "penetration")).c_str());
+                fmt("%.1e", rep.counter(r.theirs, "penetration")).c_str(),
+                fmt("%.0f", rep.counter(r.ours, "iterations")).c_str(),
+                fmt("%.1e", rep.counter(r.ours, "residual")).c_str());
     table[r.scene] = row;
   }
   for (const PairRow& r : rows)

@@ -48,8 +48,9 @@ struct JointSpaceResponse {
   // each velocity's run: the first of the consecutive velocities, each the next one's
   // parent, that end at it (a joint's own, and its parent's when the joints follow)
   std::vector<int> run;
-  std::vector<int> first, end;   // per velocity: the columns of Y it may be nonzero in
-  mutable Eigen::VectorXd work;  // add_response()'s L⁻¹ Y λ
+  std::vector<int> first, end;       // per velocity: the columns of Y it may be nonzero in
+  Eigen::VectorXd inverse_diagonal;  // 1 / L_kk: the solves multiply (a division stalls them)
+  mutable Eigen::VectorXd work;      // add_response()'s L⁻¹ Y λ
 };
 
 // After recursive_rates (or solve_recursive) on d at a state q: G (m × m, symmetric) and

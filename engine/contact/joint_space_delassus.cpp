@@ -133,13 +133,15 @@ bool factor_joint_space(const TreeModel& tree, JointSpaceResponse& f) {
       run[c] = c > 0 && parent[c] == c - 1 ? run[c - 1] : c;
     }
   auto& M = f.L;
+  f.inverse_diagonal.resize(nu);
   for (int k = nu - 1; k >= 0; --k) {
     if (!(M(k, k) > 0)) return false;
-    const double lkk = std::sqrt(M(k, k));
+    const double lkk = std::sqrt(M(k, k)), inverse = 1.0 / lkk;
     M(k, k) = lkk;
+    f.inverse_diagonal(k) = inverse;
     double* rk = M.data() + k * nu;
     for_ancestor_runs(f, k, [&](int lo, int hi) {
-      for (int i = lo; i < hi; ++i) rk[i] /= lkk;
+      for (int i = lo; i < hi; ++i) rk[i] *= inverse;
     });
     for_ancestor_runs(f, k, [&](int lo, int hi) {
       for (int i = lo; i < hi; ++i) {
@@ -194,7 +196,7 @@ void eliminate_joint_space_rows(JointSpaceResponse& f) {
     const int c0 = f.first[k], count = f.end[k] - f.first[k];
     if (count <= 0) continue;  // no row moves it: its row of Y stays zero
     double* yk = Y.data() + k * n + c0;
-    const double pivot = 1.0 / f.L(k, k);
+    const double pivot = f.inverse_diagonal(k);
     for (int c = 0; c < count; ++c) yk[c] *= pivot;
     const double* rk = f.L.data() + k * nu;
     for_ancestor_runs(f, k, [&](int lo, int hi) {
@@ -287,7 +289,7 @@ void add_joint_space_response(const JointSpaceResponse& f, const Eigen::VectorXd
     for_ancestor_runs(f, k, [&](int lo, int hi) {
       for (int i = lo; i < hi; ++i) v -= lk[i] * x(i);
     });
-    x(k) = v / lk[k];
+    x(k) = v * f.inverse_diagonal(k);
   }
   du += x;
 }

@@ -25,9 +25,9 @@ bool small_cholesky(const Eigen::MatrixXd& A, double rho, Eigen::MatrixXd& L, do
     double* cj = a + j * m;
     const double pivot = cj[j] + rho;
     if (!(pivot > ratio * (A(j, j) + rho))) return false;
-    const double d = std::sqrt(pivot);
-    cj[j] = d;
-    for (Eigen::Index i = j + 1; i < m; ++i) cj[i] /= d;
+    const double inverse = 1.0 / std::sqrt(pivot);
+    cj[j] = inverse;  // kept inverted: the solves multiply, where dividing stalls each step
+    for (Eigen::Index i = j + 1; i < m; ++i) cj[i] *= inverse;
     for (Eigen::Index k = j + 1; k < m; ++k) {  // the trailing lower triangle, by columns
       double* ck = a + k * m;
       const double f = cj[k];
@@ -37,14 +37,14 @@ bool small_cholesky(const Eigen::MatrixXd& A, double rho, Eigen::MatrixXd& L, do
   return true;
 }
 
-// x = (L Lᵀ)⁻¹ x, by columns of L: forward, then backward
+// x = (L Lᵀ)⁻¹ x, by columns of L (its diagonal inverted): forward, then backward
 void small_cholesky_solve(const Eigen::MatrixXd& L, Eigen::VectorXd& x) {
   const Eigen::Index m = L.rows();
   const double* a = L.data();
   double* v = x.data();
   for (Eigen::Index j = 0; j < m; ++j) {
     const double* cj = a + j * m;
-    v[j] /= cj[j];
+    v[j] *= cj[j];
     const double f = v[j];
     for (Eigen::Index i = j + 1; i < m; ++i) v[i] -= cj[i] * f;
   }
@@ -52,7 +52,7 @@ void small_cholesky_solve(const Eigen::MatrixXd& L, Eigen::VectorXd& x) {
     const double* cj = a + j * m;
     double t = v[j];
     for (Eigen::Index i = j + 1; i < m; ++i) t -= cj[i] * v[i];
-    v[j] = t / cj[j];
+    v[j] = t * cj[j];
   }
 }
 

@@ -130,8 +130,9 @@ void keep_chord(const Eigen::MatrixXd& G, const std::vector<ContactBlock>& block
 
 // ---- the factors (ncp_factors.cpp) -------------------------------------------------------
 
-// L Lᵀ = A + ρI into L by the column Cholesky of a small island: false when a pivot is not
-// positive, or (`ratio` > 0) not above `ratio` times its column's diagonal entry
+// L Lᵀ = A + ρI into L by the column Cholesky of a small island, L's diagonal stored as its
+// reciprocals: false when a pivot is not positive, or (`ratio` > 0) not above `ratio` times
+// its column's diagonal entry
 bool small_cholesky(const Eigen::MatrixXd& A, double rho, Eigen::MatrixXd& L, double ratio = 0.0);
 // x = (L Lᵀ)⁻¹ x on small_cholesky's L
 void small_cholesky_solve(const Eigen::MatrixXd& L, Eigen::VectorXd& x);
