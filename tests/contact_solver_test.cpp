@@ -159,9 +159,10 @@ TEST(ContactSolver, TheSameProblemAgainTakesChordSteps) {
 // G = B Bᵀ of ten bodies in a ring of ten contacts (B: a row's entries on the two bodies of
 // its contact, 60 columns,
 // beyond the dense small island): BᵀB's pattern is formed once and its values again at each
-// solve while B's pattern is the same (form_gram against the dense product).  Each problem's g is
-// −G λ* for impulses λ* strictly inside their cones, the unique solution (G definite): a second
-// problem on the same pattern with other values, and a third on another pattern, reach theirs
+// solve while B's pattern is the same (form_gram's lower triangle against the dense product's).
+// Each problem's g is −G λ* for impulses λ* strictly inside their cones, the unique solution (G
+// definite): a second problem on the same pattern with other values, and a third on another
+// pattern, reach theirs
 TEST(ContactSolver, LowRankDelassusKeepsItsPatternAndFormsItsValues) {
   const int bodies = 10, contacts = 10, n = 3 * contacts;
   const auto problem = [&](double phase, bool drop_one) {
@@ -192,7 +193,10 @@ TEST(ContactSolver, LowRankDelassusKeepsItsPatternAndFormsItsValues) {
     const LowRankDelassus G = problem(phase, drop_one);
     const MatrixXd dense = MatrixXd(G.B) * MatrixXd(G.B).transpose();
     form_gram(G.B, gram);  // after the last problem's: the same pattern, or another
-    EXPECT_LT((MatrixXd(gram.K) - MatrixXd(G.B).transpose() * MatrixXd(G.B)).norm(), 1e-12)
+    // the lower triangle, which the factor reads
+    const MatrixXd product = MatrixXd(G.B).transpose() * MatrixXd(G.B);
+    const MatrixXd lower = MatrixXd(gram.K).triangularView<Eigen::Lower>();
+    EXPECT_LT((lower - MatrixXd(product.triangularView<Eigen::Lower>())).norm(), 1e-12)
         << phase << " " << drop_one;
     ASSERT_GT(Eigen::SelfAdjointEigenSolver<MatrixXd>(dense).eigenvalues()(0), 1e-2);
     VectorXd star(n);

@@ -155,8 +155,9 @@ ContactSolverResult solve_contact_problem(const LowRankDelassus& G, const Eigen:
                                           const ContactSolverOptions& options = {},
                                           ContactWorkspace* ws = nullptr);
 
-// w.K = BᵀB, the bodies' side of a low-rank G = B Bᵀ (its penalized factor's matrix); the
-// pattern is formed when B's changes, else only the values
+// w.K = BᵀB, the bodies' side of a low-rank G = B Bᵀ (its penalized factor's matrix), on
+// its lower triangle (the factor reads no other); the pattern is formed when B's changes,
+// else only the lower triangle's values
 void form_gram(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B, ContactWorkspace& w);
 
 // The projection of (n, t1, t2) onto the cone ‖t‖ ≤ μ n (μ ≥ 0).

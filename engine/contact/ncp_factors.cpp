@@ -201,7 +201,9 @@ const Eigen::MatrixXd& LowRankFactor::dense() {
 // BᵀB into w.K (ncp.hpp).  Its pattern (Eigen's sparse product) and where each product of two
 // entries of a row of B adds into its values are kept while B's pattern is (a resting stack's, step
 // after step); then only the values are formed, a row's entries against each other
-// (a stack of ten boxes: 50,000 instructions, where the product took 187,000)
+// (a stack of ten boxes: 50,000 instructions, where the product took 187,000), and of those
+// only the lower triangle's (K(i, j), i ≥ j): the factor of K + ρI reads no other
+// (SimplicialLLT's Lower), and the upper one keeps the first product's values
 void form_gram(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B, ContactWorkspace& w) {
   const Eigen::Index rows = B.rows();
   const int* outer = B.outerIndexPtr();
@@ -222,7 +224,7 @@ void form_gram(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B, ContactWor
     const int* k_inner = w.K.innerIndexPtr();
     for (Eigen::Index r = 0; r < rows; ++r)
       for (int p = outer[r]; p < outer[r + 1]; ++p)
-        for (int q = outer[r]; q < outer[r + 1]; ++q) {  // K(inner[q], inner[p])
+        for (int q = p; q < outer[r + 1]; ++q) {  // K(inner[q], inner[p]), inner[q] ≥ inner[p]
           const int* begin = k_inner + k_outer[inner[p]];
           const int* end = k_inner + k_outer[inner[p] + 1];
           const int* at = std::lower_bound(begin, end, inner[q]);
@@ -235,11 +237,15 @@ void form_gram(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B, ContactWor
     return;  // the product's values
   }
   double* k = w.K.valuePtr();
-  std::fill(k, k + w.K.nonZeros(), 0.0);
+  const int* k_outer = w.K.outerIndexPtr();
+  const int* k_inner = w.K.innerIndexPtr();
+  for (Eigen::Index j = 0; j < w.K.cols(); ++j)  // the lower triangle, diagonal included
+    for (int p = k_outer[j]; p < k_outer[j + 1]; ++p)
+      if (k_inner[p] >= j) k[p] = 0.0;
   const int* position = w.k_position.data();
   for (Eigen::Index r = 0; r < rows; ++r)
     for (int p = outer[r]; p < outer[r + 1]; ++p)
-      for (int q = outer[r]; q < outer[r + 1]; ++q) k[*position++] += value[p] * value[q];
+      for (int q = p; q < outer[r + 1]; ++q) k[*position++] += value[p] * value[q];
 }
 
 }  // namespace appell
