@@ -50,7 +50,10 @@ struct JointSpaceResponse {
   std::vector<int> run;
   std::vector<int> first, end;       // per velocity: the columns of Y it may be nonzero in
   Eigen::VectorXd inverse_diagonal;  // 1 / L_kk: the solves multiply (a division stalls them)
-  mutable Eigen::VectorXd work;      // add_response()'s L⁻¹ Y λ
+  // M and its factor formed at the last kinematics (joint_space_factor), for the next
+  // joint_space_delassus at the same q, which then forms neither (and clears this)
+  bool fresh = false;
+  mutable Eigen::VectorXd work;  // add_response()'s L⁻¹ Y λ
 };
 
 // After recursive_rates (or solve_recursive) on d at a state q: G (m × m, symmetric) and
@@ -165,6 +168,14 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
 // du += L⁻¹ (Y λ): joint_space_delassus()'s response to λ            [RBDA Table 6.4]
 void add_joint_space_response(const JointSpaceResponse& f, const Eigen::VectorXd& lambda,
                               Eigen::VectorXd& du);
+// M and its factor at the last kinematics on d, into f (f.fresh: joint_space_delassus at the
+// same q takes them as they are); false when M is not positive definite to its factor.
+// Needs joint_space_applies.  O(n · depth)
+bool joint_space_factor(const Model& m, const Data& d, const RecursiveWorkspace& ws,
+                        JointSpaceScratch& w, JointSpaceResponse& f);
+// x ← M⁻¹ x by the factor M = Lᵀ L: Lᵀ y = x tip to base, then L x = y base to tip
+// [RBDA Table 6.4].  O(n · depth)
+void solve_joint_space(const JointSpaceResponse& f, Eigen::VectorXd& x);
 
 // J u: the rows' velocities at the joint quasi-velocities u, with the motion subspaces of
 // the last kinematics on d (its q).  O(n + rows).

@@ -118,23 +118,16 @@ void closed_form_block(const std::vector<TwistRow>& rows, int k0, int len,
   }
 }
 
-// Every island on one free body (a box or a ball on the ground, boxes apart): per row,
-// y = Sᵀ f of its wrench on the body and its response r = D⁻¹ y, and the island's block
-// G_ij = y_iᵀ r_j: the closed form above (closed_form_block) without the general path's
-// bookkeeping, entry for entry the same numbers.  False, with nothing written, when some
-// island is not that (then the general path applies).
-bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& ws,
-                      const std::vector<TwistRow>& rows, const std::vector<int>& first,
-                      ResponseSupport& support, std::vector<IslandMatrix>& islands,
-                      Eigen::VectorXd* tree_diagonal, DelassusScratch& w) {
+// Whether every island is on one free body (a box or a ball on the ground, boxes apart):
+// then each row's tree joint and side go into w.row_joint, w.row_side (0 when the body is
+// the row's first, 1 when the world is)
+bool one_body_rows(const Model& m, const Data& d, const std::vector<TwistRow>& rows,
+                   const std::vector<int>& first, DelassusScratch& w) {
   const TreeModel& tree = m.tree();
   const int n = static_cast<int>(rows.size());
   if (tree.nrows_extra > 0 || !d.composite.empty()) return false;
-  // each row's tree joint, the island's (a body free on its own), and its side: 0 when the
-  // body is the row's first, 1 when the world is
   w.row_joint.resize(n);
   w.row_side.resize(n);
-  int count = 0;
   for (int k = 0, k0 = 0, joint = -1; k < n; ++k) {
     const TwistRow& r = rows[k];
     if ((r.body[0] == kWorld) == (r.body[1] == kWorld)) return false;
@@ -144,12 +137,26 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
       if (tree.joints[i].body != r.body[s] || !free_on_its_own(m, i)) return false;
       k0 = k;
       joint = i;
-      ++count;
     }
     if (i != joint || k - k0 + 1 >= kSparseIsland) return false;
     w.row_joint[k] = i;
     w.row_side[k] = s;
   }
+  return true;
+}
+
+// The islands one_body_rows found: per row, y = Sᵀ f of its wrench on the body and its
+// response r = D⁻¹ y, and the island's block G_ij = y_iᵀ r_j: the closed form above
+// (closed_form_block) without the general path's bookkeeping, entry for entry the same
+// numbers
+void one_body_islands(const Model& m, const RecursiveWorkspace& ws,
+                      const std::vector<TwistRow>& rows, const std::vector<int>& first,
+                      ResponseSupport& support, std::vector<IslandMatrix>& islands,
+                      Eigen::VectorXd* tree_diagonal, DelassusScratch& w) {
+  const TreeModel& tree = m.tree();
+  const int n = static_cast<int>(rows.size());
+  int count = 0;
+  for (int k = 0; k < n; ++k) count += first[k] == k;
   islands.resize(count);
   support.dense = false;
   support.joint_space = false;
@@ -190,7 +197,6 @@ bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& w
     }
     k0 = k1;
   }
-  return true;
 }
 
 }  // namespace appell::delassus_detail

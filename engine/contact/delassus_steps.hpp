@@ -65,7 +65,9 @@ void low_rank_factor(const Model& m, const Data& d, const std::vector<TwistRow>&
 void closed_form_block(const std::vector<TwistRow>& rows, int k0, int len,
                        const std::vector<Vec6>& y, const std::vector<Vec6>& r,
                        std::vector<std::pair<int, int>>& by_body, Eigen::MatrixXd& B);
-bool one_body_islands(const Model& m, const Data& d, const RecursiveWorkspace& ws,
+bool one_body_rows(const Model& m, const Data& d, const std::vector<TwistRow>& rows,
+                   const std::vector<int>& first, DelassusScratch& w);
+void one_body_islands(const Model& m, const RecursiveWorkspace& ws,
                       const std::vector<TwistRow>& rows, const std::vector<int>& first,
                       ResponseSupport& support, std::vector<IslandMatrix>& islands,
                       Eigen::VectorXd* tree_diagonal, DelassusScratch& w);

@@ -42,6 +42,9 @@ void DelassusByRecursion::run() {
       joint_space_delassus(m, d, ws, rows, island_start, *islands, *support, tree_diagonal,
                            w.joint_space))
     return;
+  // the unit-force passes need the articulated inertias, which the stepper's joint-space
+  // route leaves out (recursive.hpp)
+  if (!ws.articulated) recursive_passes(m, d);
   prepare_passes();
   respond_to_rows();
   if (blocked)
@@ -224,12 +227,15 @@ void tree_delassus(const Model& m, Data& d, const std::vector<TwistRow>& rows, E
                    Eigen::VectorXd* tree_diagonal, DelassusScratch* scratch) {
   using delassus_detail::DelassusByRecursion;
   using delassus_detail::one_body_islands;
+  using delassus_detail::one_body_rows;
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   std::optional<DelassusScratch> own;  // only when the caller keeps none
   DelassusScratch& w = scratch ? *scratch : own.emplace();
-  if (first && support && islands &&
-      one_body_islands(m, d, ws, rows, *first, *support, *islands, tree_diagonal, w))
+  if (first && support && islands && one_body_rows(m, d, rows, *first, w)) {
+    if (!ws.articulated) recursive_passes(m, d);  // D⁻¹ of the bodies' joints
+    one_body_islands(m, ws, rows, *first, *support, *islands, tree_diagonal, w);
     return;
+  }
   DelassusByRecursion call{m, d, rows, G, response, first, support, islands, tree_diagonal, w, ws};
   call.run();
 }

@@ -262,9 +262,8 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
                           std::vector<IslandMatrix>& islands, ResponseSupport& support,
                           Eigen::VectorXd* tree_diagonal, JointSpaceScratch& w) {
   JointSpaceResponse& f = support.factors;
-  joint_columns_about_origin(m, d, ws, w);
-  joint_space_mass_matrix(m, d, w, f);
-  if (!factor_joint_space(m.tree(), f)) return false;
+  if (!f.fresh && !joint_space_factor(m, d, ws, w, f)) return false;
+  f.fresh = false;
   joint_space_rows(m, d, rows, w, f);
   eliminate_joint_space_rows(f);
   support.dense = false;
@@ -272,6 +271,33 @@ bool joint_space_delassus(const Model& m, const Data& d, const RecursiveWorkspac
   support.values.clear();
   joint_space_blocks(f, island_start, islands, tree_diagonal);
   return true;
+}
+
+bool joint_space_factor(const Model& m, const Data& d, const RecursiveWorkspace& ws,
+                        JointSpaceScratch& w, JointSpaceResponse& f) {
+  joint_columns_about_origin(m, d, ws, w);
+  joint_space_mass_matrix(m, d, w, f);
+  f.fresh = factor_joint_space(m.tree(), f);
+  return f.fresh;
+}
+
+void solve_joint_space(const JointSpaceResponse& f, Eigen::VectorXd& x) {
+  const int nu = static_cast<int>(f.L.rows());
+  for (int k = nu - 1; k >= 0; --k) {  // Lᵀ y = x: y_k, then out of its ancestors' rows
+    x(k) *= f.inverse_diagonal(k);
+    const double* lk = f.L.data() + k * nu;
+    for_ancestor_runs(f, k, [&](int lo, int hi) {
+      for (int i = lo; i < hi; ++i) x(i) -= lk[i] * x(k);
+    });
+  }
+  for (int k = 0; k < nu; ++k) {  // L x = y, base to tip
+    double v = x(k);
+    const double* lk = f.L.data() + k * nu;
+    for_ancestor_runs(f, k, [&](int lo, int hi) {
+      for (int i = lo; i < hi; ++i) v -= lk[i] * x(i);
+    });
+    x(k) = v * f.inverse_diagonal(k);
+  }
 }
 
 void add_joint_space_response(const JointSpaceResponse& f, const Eigen::VectorXd& lambda,

@@ -248,6 +248,7 @@ SolveStatus MoreauStepper::first_half(double t, const Eigen::VectorXd& q, Eigen:
 
 SolveStatus MoreauStepper::rates(const Eigen::VectorXd& q, const Eigen::VectorXd& u, Data& d,
                                  const Eigen::VectorXd* u_forces) {
+  support_.factors.fresh = false;  // a factor of the free velocity's M is not this q's
   SolveStatus st = u_forces ? recursive_rates(m_, d, q, u, *u_forces, o_.stabilization)
                             : recursive_rates(m_, d, q, u, o_.stabilization);
   if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row
@@ -261,7 +262,27 @@ SolveStatus MoreauStepper::free_velocity(const Eigen::VectorXd& qm, const Eigen:
                                          double h, Data& d) {
   // the explicit value u + h u̇(q_m, u): the start of midpoint()'s passes, and the answer
   // when nothing turns (the velocity products and ω × J ω vanish)
-  const SolveStatus st = rates(qm, u, d);
+  if (joint_space_route_ < 0) {
+    const auto& joints = m_.tree().joints;
+    joint_space_route_ =
+        joint_space_applies(m_, d) && m_.tree().nu > 0 &&
+        std::any_of(joints.begin(), joints.end(), [](const TreeJoint& t) { return t.parent >= 0; });
+  }
+  joint_space_step_ = false;
+  SolveStatus st = SolveStatus::Ok;
+  if (joint_space_route_) {
+    support_.factors.fresh = false;
+    recursive_terms(m_, d, qm, u);
+    joint_space_step_ = joint_space_rates(d);
+    if (!joint_space_step_) st = recursive_passes(m_, d, o_.stabilization);  // M not definite
+    if (joint_space_step_ && !joint_accelerations(m_, d).allFinite()) {
+      d.diagnostics.status = SolveStatus::NotFinite;
+      d.diagnostics.message = "accelerations are not finite";
+    }
+    st = d.diagnostics.status;
+  } else {
+    st = rates(qm, u, d);
+  }
   if (st != SolveStatus::Ok) return st;
   // the applied forces at (q_m, u), which the midpoint passes keep (midpoint())
   kept_applied_ = d.applied;
@@ -275,6 +296,32 @@ SolveStatus MoreauStepper::free_velocity(const Eigen::VectorXd& qm, const Eigen:
   spinning_ = o_.midpoint_passes > 0 && h * spin > o_.midpoint_spin;
   midpoint_scale_ = (ustar_ - u).lpNorm<Eigen::Infinity>() + 1e-15 * u.lpNorm<Eigen::Infinity>();
   return st;
+}
+
+bool MoreauStepper::joint_space_rates(Data& d) {
+  // M u̇ = −b at the kinematics and forces on d: M and its factor kept for tree_delassus
+  RecursiveWorkspace& ws = recursive_workspace(m_, d);
+  if (!joint_space_factor(m_, d, ws, dscratch_.joint_space, support_.factors)) return false;
+  joint_space_bias(m_, d, bias_);
+  bias_ = -bias_;
+  solve_joint_space(support_.factors, bias_);
+  ws.udot = bias_;
+  return true;
+}
+
+SolveStatus MoreauStepper::joint_space_rates_new_velocity(const Eigen::VectorXd& qm,
+                                                          const Eigen::VectorXd& ubar, Data& d) {
+  RecursiveWorkspace& ws = recursive_workspace(m_, d);
+  velocities_BaseToTip(m_, m_.tree(), qm, ubar, d, ws);
+  joint_space_bias(m_, d, bias_);
+  bias_ = -bias_;
+  solve_joint_space(support_.factors, bias_);
+  ws.udot = bias_;
+  if (!bias_.allFinite()) {
+    d.diagnostics.status = SolveStatus::NotFinite;
+    d.diagnostics.message = "accelerations are not finite";
+  }
+  return d.diagnostics.status;
 }
 
 SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h,
@@ -303,7 +350,8 @@ SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::Vect
     d.applied = kept_applied_;
     d.F = kept_F_;
     recursive_workspace(m_, d).tau = kept_tau_;
-    SolveStatus st = velocity_only
+    SolveStatus st = joint_space_step_ ? joint_space_rates_new_velocity(qm, ubar_, d)
+                     : velocity_only
                          ? recursive_rates_new_velocity(m_, d, qm, ubar_)
                          : recursive_rates_kept_forces(m_, d, qm, ubar_, o_.stabilization);
     if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row (rates())

@@ -178,6 +178,12 @@ class MoreauStepper {
   // the explicit free velocity ustar_ (and udot_) of the step of size h from (q_m, u);
   // spinning_ when a body turns
   SolveStatus free_velocity(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h, Data& d);
+  // u̇ at (q_m, u) by the joint-space route (joint_space_route_): M and its factor (which
+  // tree_delassus then takes), the bias b, u̇ = −M⁻¹ b; false when M is not definite
+  bool joint_space_rates(Data& d);
+  // the same at new rates ū (the midpoint's passes), M kept
+  SolveStatus joint_space_rates_new_velocity(const Eigen::VectorXd& qm, const Eigen::VectorXd& ubar,
+                                             Data& d);
   // ustar_ (and lambda_, with rows) at the implicit midpoint; res takes the solves' worst
   SolveStatus midpoint(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h, Data& d,
                        ContactSolverResult& res);
@@ -312,8 +318,15 @@ class MoreauStepper {
   Eigen::VectorXd kept_F_, kept_tau_;
   std::vector<char> steady_spin_;  // per body: its inertial terms vanish (constructor)
   bool spinning_ = false;          // this step's velocity is the implicit midpoint
-  double midpoint_scale_ = 0.0;    // ‖u* − u‖ of the explicit value: the passes' yardstick
-  Eigen::VectorXd diag0_;          // the rows' responses on the tree alone (tree_delassus)
+  // a small tree with joints below its roots (a robot; not loose bodies alone): the free
+  // velocity by the mass matrix's factor, which G needs anyway, not by the articulated
+  // passes (joint_space_applies; decided at the first step); joint_space_step_: this
+  // step's free velocity went that way
+  int joint_space_route_ = -1;
+  bool joint_space_step_ = false;
+  Eigen::VectorXd bias_;         // the joint-space route's b, then u̇
+  double midpoint_scale_ = 0.0;  // ‖u* − u‖ of the explicit value: the passes' yardstick
+  Eigen::VectorXd diag0_;        // the rows' responses on the tree alone (tree_delassus)
   // the stages of solve_rows (per row): free acceleration, end-of-step velocity and gap,
   // the instant of the stage's impulse (−1: the midpoint), the position correction's
   // impulses, the stage's shift and impulses; per block its law and its rank-policy flag;

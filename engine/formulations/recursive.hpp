@@ -106,6 +106,18 @@ SolveStatus recursive_rates_new_velocity(const Model& m, Data& d,
                                          const Eigen::Ref<const Eigen::VectorXd>& q,
                                          const Eigen::Ref<const Eigen::VectorXd>& u);
 
+// The contact stepper's joint-space route, on a tree without extra rows: recursive_terms
+// is pass 1 and the applied forces (body and joint space) with d.diagnostics as
+// recursive_rates leaves them, the articulated passes left out; joint_space_bias then gives
+// the joint forces b the motion alone needs at u̇ = 0 beyond the applied ones, M u̇ = −b, for
+// a factor of the mass matrix M to solve (engine/contact/joint_space_delassus.cpp); and
+// recursive_passes runs what recursive_rates would have run after pass 1 and the forces
+// (passes 2 and 3), where something needs the articulated inertias after all.  O(n) each.
+void recursive_terms(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                     const Eigen::Ref<const Eigen::VectorXd>& u);
+void joint_space_bias(const Model& m, Data& d, Eigen::VectorXd& b);
+SolveStatus recursive_passes(const Model& m, Data& d, const Stabilization& st = {});
+
 // Only the tree accelerations: pass 1, applied forces and the passes; no rows, no
 // multipliers, no reactions; extra rows are ignored.  Writes d.body, d.J, d.F, d.udot and
 // the joint u̇.  O(n).

@@ -146,6 +146,7 @@ void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws) {
     add_shifted_inertia(w.r, Ia, ws.w[p].IA);
     ws.w[p].pA += pa.shifted(w.r);
   }
+  ws.articulated = true;
 }
 
 void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c, int begin,

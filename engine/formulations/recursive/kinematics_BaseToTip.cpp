@@ -225,6 +225,7 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
     w.r = C.x - P.x;
   }
   composites_from_bodies(m, d);  // for the outputs and the rank policy's rows (W0)
+  ws.articulated = false;
 }
 
 // Each body's own force f_i = (f, τ − ω × J ω) from d.applied (R1) [HO21 eqs. 6, 7]; the

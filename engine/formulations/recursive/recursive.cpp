@@ -92,17 +92,23 @@ void recursive_kinematics(const Model& m, Data& d, const Eigen::Ref<const Eigen:
 
 namespace {
 
+// the rank of the tree joints' rows in d.diagnostics
+void tree_rank(const Model& m, Data& d) {
+  const TreeModel& tree = m.tree();
+  d.diagnostics.rank = tree.ntree_rows;
+  if (m.merged())  // a merged fixed joint's rows are no rows of the composites' coordinates
+    for (const TreeJoint& t : tree.joints)
+      if (t.constraint >= 0 && m.internal(t.constraint)) d.diagnostics.rank -= t.rows;
+  d.diagnostics.rank_tolerance = kDependentSine;
+}
+
 // passes 2 and 3 and the extra rows: the joint u̇, and λ of the extra rows
 void passes(const Model& m, Data& d, RecursiveWorkspace& ws) {
   const TreeModel& tree = m.tree();
   body_forces(m, tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);
-  d.diagnostics.rank = tree.ntree_rows;
-  if (m.merged())  // a merged fixed joint's rows are no rows of the composites' coordinates
-    for (const TreeJoint& t : tree.joints)
-      if (t.constraint >= 0 && m.internal(t.constraint)) d.diagnostics.rank -= t.rows;
-  d.diagnostics.rank_tolerance = kDependentSine;
+  tree_rank(m, d);
   if (tree.nrows_extra > 0) solve_extra_rows(m, tree, d, ws);
 }
 
@@ -185,6 +191,19 @@ SolveStatus recursive_rates_kept_forces(const Model& m, Data& d,
   d.diagnostics = Diagnostics{};
   kinematics_BaseToTip(m, m.tree(), q, u, d, ws);  // leaves d.applied, d.F and τ alone
   return rates_after_forces(m, d, ws, st);
+}
+
+void recursive_terms(const Model& m, Data& d, const Eigen::Ref<const Eigen::VectorXd>& q,
+                     const Eigen::Ref<const Eigen::VectorXd>& u) {
+  RecursiveWorkspace& ws = recursive_workspace(m, d);
+  d.diagnostics = Diagnostics{};
+  kinematics_BaseToTip(m, m.tree(), q, u, d, ws);
+  recursive_applied_forces(m, d, q, u);
+  tree_rank(m, d);
+}
+
+SolveStatus recursive_passes(const Model& m, Data& d, const Stabilization& st) {
+  return rates_after_forces(m, d, recursive_workspace(m, d), st);
 }
 
 SolveStatus recursive_rates_new_velocity(const Model& m, Data& d,

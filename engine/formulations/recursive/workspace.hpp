@@ -52,6 +52,10 @@ struct RecursiveWorkspace {
   const Model* tau_model = nullptr;  // the model they were found for
   std::vector<char> in_tau;          // per model force: added into tau, not as wrenches
   std::vector<char> joint_tau;       // per tree joint: some force adds into its tau   (nbody)
+  // the articulated inertias, U and D⁻¹ are those of the last kinematics_BaseToTip's q (set
+  // by inertia_bias_TipToBase, cleared by kinematics_BaseToTip): the contact stepper's
+  // joint-space route leaves them out, and what reads them runs the passes first
+  bool articulated = false;
 };
 
 // the forces that go into tau (ws.tau_forces, in_tau, joint_tau); by the constructor, and
