@@ -1,8 +1,8 @@
-// The analytical derivatives of inverse and forward dynamics (trees of revolute, prismatic
-// and fixed joints, engine/formulations/recursive/rnea_derivatives.cpp) against the
-// automatic differentiation path on the same model, and against Richardson-extrapolated
-// central differences of the recursion; a model with another joint type keeps the
-// automatic path.
+// The analytical derivatives of inverse and forward dynamics (every joint type,
+// engine/formulations/recursive/rnea_derivatives.cpp) against the automatic differentiation
+// path on the same model, and against Richardson-extrapolated central differences of the
+// recursion: trees of turns and slides, one tree per other joint type, and random trees
+// mixing every type (particles as roots).
 #include <gtest/gtest.h>
 
 #include <Eigen/SVD>
@@ -11,6 +11,8 @@
 #include <appell/jacobians.hpp>
 #include <appell/joint_forces.hpp>
 #include <limits>
+#include <set>
+#include <string>
 
 #include "engine/formulations/recursive/derivatives_paths.hpp"
 #include "numeric_derivatives.hpp"
@@ -26,9 +28,15 @@ using test_scenes::Rng;
 using test_derivatives::numeric_derivatives;
 using test_derivatives::rel_gap;
 
+// The joint types a scene can name, each with the tangent directions its q has
+const char* const kTypes[] = {"revolute",    "prismatic", "spherical", "universal", "free",
+                              "cylindrical", "planar",    "helical",   "fixed"};
+
 // A random branched tree: body i hangs from a random earlier body (or the world) on a
-// revolute or prismatic joint (one weld), with springs, dampers, a servo and armature.
-Model random_tree(unsigned seed, int n, const char* odd_type = nullptr) {
+// revolute or prismatic joint (one weld), with springs, dampers, a servo and armature;
+// `odd_type` puts one joint of that type near the tips, `mixed` draws every joint's type
+// from kTypes and adds two particles (roots on particle joints).
+Model random_tree(unsigned seed, int n, const char* odd_type = nullptr, bool mixed = false) {
   Rng rng(seed);
   ModelBuilder b;
   b.gravity = Vec3(0.4, -0.3, -9.81);
@@ -41,6 +49,7 @@ Model random_tree(unsigned seed, int n, const char* odd_type = nullptr) {
     const int pick = i == 0 ? -1 : rng.integer(-1, i - 1);
     const int parent = pick < 0 ? kWorld : pick;
     const char* type = rng.uniform(0, 1) < 0.6 ? "revolute" : "prismatic";
+    if (mixed) type = kTypes[rng.integer(0, 8)];
     if (i == n / 2) type = "fixed";
     if (odd_type && i == n - 2) type = odd_type;
     const Vec3 axis = rng.unit();
@@ -49,14 +58,27 @@ Model random_tree(unsigned seed, int n, const char* odd_type = nullptr) {
     // the last joint is written child first: the tree runs it reversed (no forces on it)
     const bool reversed = i == n - 1 && parent != kWorld;
     const int from = reversed ? i : parent, to = reversed ? parent : i;
-    auto j = std::make_shared<Joint>("j" + std::to_string(i), joint_type(type), from, to,
-                                     b.initial_state(from), b.initial_state(to),
-                                     body.position + rng.vec(0.2), axis, axis2);
+    auto j = std::make_shared<Joint>(
+        "j" + std::to_string(i),
+        std::string(type) == "helical"
+            ? joint_type(type).with_parameter(rng.uniform(-0.2, 0.2))
+            : std::shared_ptr<const JointType>(std::shared_ptr<void>(), &joint_type(type)),
+        from, to, b.initial_state(from), b.initial_state(to), body.position + rng.vec(0.2), axis,
+        axis2);
     JointProperties p;
     p.armature = rng.uniform(0, 0.1);
     j->set_properties(p);
     if (!reversed) joints.push_back(j);
     b.add_constraint(j);
+  }
+  for (int k = 0; mixed && k < 2; ++k) {  // particles: roots on particle joints
+    Body p;
+    p.name = "particle" + std::to_string(k);
+    p.type = BodyType::Particle;
+    p.mass = rng.uniform(0.5, 2.0);
+    p.position = rng.vec(0.5);
+    p.velocity = rng.vec(1.0);
+    b.add_body(p);
   }
   bool servo = false;
   for (const auto& j : joints) {
@@ -169,32 +191,30 @@ TEST(DerivativesAnalytic, LongChainMatchesAutomatic) {
   EXPECT_LT(rel_gap(fa.dudot_du, fad.dudot_du), eps * cond);
 }
 
-TEST(DerivativesAnalytic, OtherJointTypesKeepTheAutomaticPath) {
-  for (const char* odd : {"spherical", "universal"}) {
-    const Model m = random_tree(21, 6, odd);
-    EXPECT_EQ(detail::derivative_path(m), DerivativePath::Automatic) << odd;
-    Rng rng(22);
+TEST(DerivativesAnalytic, EveryJointTypeMatchesAutomaticAndDifferences) {
+  // one joint of each type near the tips of a tree of turns and slides: its own terms
+  // (Ŝ, V̂, Â, Ĉ of rnea_derivatives.cpp) against the dual numbers and the differences
+  unsigned seed = 21;
+  for (const char* odd : kTypes) {
+    const Model m = random_tree(seed, 6, odd);
+    Rng rng(seed + 1);
     const State s = random_state(m, rng);
-    Data d(m);
-    const int nu = m.tree().nu;
-    const Eigen::VectorXd udot = random_vector(nu, 2, rng), tau = random_vector(nu, 3, rng);
-    // the public functions give the automatic path's result, to the bit
-    InverseDerivatives ip, iad;
-    inverse_dynamics_derivatives(m, d, s, udot, ip);
-    detail::inverse_dynamics_derivatives(m, d, s, udot, iad, DerivativePath::Automatic);
-    EXPECT_EQ(ip.dtau_dq, iad.dtau_dq) << odd;
-    EXPECT_EQ(ip.dtau_du, iad.dtau_du) << odd;
-    ForwardDerivatives fp, fad;
-    forward_dynamics_derivatives(m, d, s, tau, fp);
-    detail::forward_dynamics_derivatives(m, d, s, tau, fad, DerivativePath::Automatic);
-    EXPECT_EQ(fp.dudot_dq, fad.dudot_dq) << odd;
-    // and it is right: ∂τ/∂q against differences along the tangent
-    EXPECT_LT(rel_gap(ip.dtau_dq, numeric_derivatives(m, s, udot, tau).id_q), 1e-8) << odd;
-    // the analytical path refuses it
-    EXPECT_THROW(detail::inverse_dynamics_derivatives(m, d, s, udot, ip, DerivativePath::Analytic),
-                 std::invalid_argument)
-        << odd;
+    check_against_ad_and_differences(m, s, rng, odd);
+    seed += 2;
   }
+}
+
+TEST(DerivativesAnalytic, RandomMixedTreesMatchAutomaticAndDifferences) {
+  std::set<std::string> seen;
+  for (unsigned seed = 40; seed < 46; ++seed) {
+    const Model m = random_tree(seed, 9, nullptr, true);
+    for (const TreeJoint& t : m.tree().joints) seen.insert(t.type->name());
+    Rng rng(seed + 300);
+    const State s = random_state(m, rng);
+    check_against_ad_and_differences(m, s, rng, "mixed seed " + std::to_string(seed));
+  }
+  for (const char* type : kTypes) EXPECT_TRUE(seen.count(type)) << type;
+  EXPECT_TRUE(seen.count("particle"));
 }
 
 }  // namespace

@@ -2,9 +2,8 @@
 // biases alone (with_c: of the applied forces, τ included; without: the response to
 // extra-row forces, R12).  docs/recursive.md.
 #include <Eigen/Cholesky>
-#include <Eigen/LU>
-#include <cmath>
 
+#include "engine/formulations/recursive/articulated_step.hpp"
 #include "engine/formulations/recursive/workspace.hpp"
 
 namespace appell {
@@ -30,37 +29,8 @@ inline void add_shifted_inertia(const Vec3& r, const Mat6& Ia, Mat6& IA_p) {
   IA_p.bottomRightCorner<3, 3>() += Ia.bottomRightCorner<3, 3>() + RB + RB.transpose() - RAR;
 }
 
-// The inverse of a symmetric positive definite K × K matrix (K of 5 or 6: a free joint's
-// D) through its Cholesky factor D = L Lᵀ, D⁻¹ = L⁻ᵀ L⁻¹, with fixed-size loops (Eigen's
-// solve against the identity runs its blocked triangular solver, sized at run time: a
-// tenth of a one-body step)
-template <int K>
-inline Eigen::Matrix<double, K, K> spd_inverse(const Eigen::Matrix<double, K, K>& D) {
-  Eigen::Matrix<double, K, K> L = Eigen::Matrix<double, K, K>::Zero();
-  for (int j = 0; j < K; ++j) {
-    double d = D(j, j);
-    for (int k = 0; k < j; ++k) d -= L(j, k) * L(j, k);
-    L(j, j) = std::sqrt(d);
-    for (int i = j + 1; i < K; ++i) {
-      double v = D(i, j);
-      for (int k = 0; k < j; ++k) v -= L(i, k) * L(j, k);
-      L(i, j) = v / L(j, j);
-    }
-  }
-  Eigen::Matrix<double, K, K> Li = Eigen::Matrix<double, K, K>::Zero();  // L⁻¹
-  for (int j = 0; j < K; ++j) {
-    Li(j, j) = 1.0 / L(j, j);
-    for (int i = j + 1; i < K; ++i) {
-      double v = 0.0;
-      for (int k = j; k < i; ++k) v -= L(i, k) * Li(k, j);
-      Li(i, j) = v / L(i, i);
-    }
-  }
-  return Li.transpose() * Li;
-}
-
 // U, D⁻¹ and, for a joint with a parent, the condensed Ia (R7, R8) of a joint with K
-// quasi-velocities; a root's Ia is handed to no one
+// quasi-velocities (the shared step of articulated_step.hpp); a root's Ia is handed to no one
 template <int K>
 inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i, Mat6* Ia) {
   JointBlocks<K> j = blocks<K>(tree, ws, i);
@@ -81,19 +51,8 @@ inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i
       return;
     }
   }
-  const Eigen::Matrix<double, 6, K> U = w.IA * j.S;
-  Eigen::Matrix<double, K, K> D = j.S.transpose() * U;
-  // the rotor inertia (armature) adds to the joint-space diagonal: D = Sᵀ IA S + a 1
-  D.diagonal().array() += tree.joints[i].armature;
-  Eigen::Matrix<double, K, K> Dinv;
-  if constexpr (K <= 4) {
-    Dinv = D.inverse();
-  } else {
-    Dinv = spd_inverse<K>(D);
-  }
-  j.U = U;
-  j.Dinv = Dinv;
-  if (Ia) Ia->noalias() = w.IA - U * Dinv * U.transpose();
+  // D = Sᵀ IA S + a 1: the rotor inertia (armature) adds to the joint-space diagonal
+  articulated_step<K>(w.IA, j.S, tree.joints[i].armature, j.U, j.Dinv, Ia);  //    (R7, R8)
 }
 
 // uu = τ − Sᵀ pA (R9, τ from generalized_forces, or 0);  returns pa = pA + U D⁻¹ uu

@@ -4,86 +4,109 @@
 // velocities and gravity left out), so that each right-hand side costs O(n) instead of the
 // O(n²) of a dense triangular solve: ∂u̇/∂(q, u) = −M⁻¹ ∂τ/∂(q, u) and M⁻¹ in O(n²) in all.
 //
-// Tip to base, the articulated inertia IA_i = I_i + Σ_children (IA_c − U_c U_cᵀ / D_c) with
-// U = IA S, D = S·U + armature.  For M x = b: tip to base the bias forces p (p_λ += p_i +
-// U_i β_i / D_i with β_i = b_i − S_i·p_i), then base to tip the accelerations
-// x_i = (β_i − U_i·α_λ) / D_i, α_i = α_λ + S_i x_i.  A fixed joint passes its child's
-// inertia and bias on, and its parent's acceleration down, unchanged.
+// Tip to base, the articulated inertia IA_i = I_i + Σ_children Ia_c by the recursion's own
+// joint step (articulated_step.hpp, R7–R8: U = IA S, D = Sᵀ U + armature, Ia = IA − U D⁻¹
+// Uᵀ), with no shift: every IA is about the world origin.  For M x = b, with K columns of b
+// at once: tip to base the bias forces p (β_i = b_i − S_iᵀ p_i, p_λ += p_i + U_i D_i⁻¹ β_i,
+// R8–R9), then base to tip the accelerations x_i = D_i⁻¹ (β_i − U_iᵀ α_λ), α_i = α_λ + S_i x_i
+// (R10–R11).  A fixed joint passes its child's inertia and bias on, and its parent's
+// acceleration down, unchanged.
+#include "engine/formulations/recursive/articulated_step.hpp"
 #include "engine/formulations/recursive/rnea_derivatives.hpp"
+#include "engine/formulations/recursive/workspace.hpp"
 
 namespace appell {
 namespace detail {
 
 bool RneaDerivatives::factor() {
   std::vector<Mat6> IA(I_);
-  U_.assign(n_, Vec6::Zero());
-  D_.assign(n_, 0.0);
+  U_.assign(S_.size(), Vec6::Zero());
+  dinv_.resize(n_);
+  int nd = 0;
+  for (int i = 0; i < n_; ++i) dinv_[i] = nd, nd += ncol_[i] * ncol_[i];
+  Dinv_.assign(nd, 0.0);
   for (int i = n_ - 1; i >= 0; --i) {
-    if (col_[i] >= 0) {
-      U_[i] = IA[i] * S_[i];
-      D_[i] = S_[i].dot(U_[i]) + armature_[i];
-      if (!(D_[i] > 0)) return false;
-      IA[i] -= U_[i] * U_[i].transpose() / D_[i];
-    }
-    if (parent_[i] >= 0) IA[parent_[i]] += IA[i];
+    const int p = parent_[i], o = col_[i];
+    Mat6 Ia = IA[i];  // a weld hands its child's inertia on as it is
+    bool ok = true;
+    dispatch(ncol_[i], [&](auto K) {
+      constexpr int k = decltype(K)::value;
+      Eigen::Map<Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
+      articulated_step<k>(IA[i], Eigen::Map<const Eigen::Matrix<double, 6, k>>(S_[o].data()),
+                          armature_[i], Eigen::Map<Eigen::Matrix<double, 6, k>>(U_[o].data()), Dinv,
+                          &Ia);  //                                               (R7, R8)
+      ok = Dinv.allFinite() && (Dinv.diagonal().array() > 0).all();
+    });
+    if (!ok) return false;
+    if (p >= 0) IA[p] += Ia;
   }
   return true;
 }
 
 void RneaDerivatives::solve(RowMatrix& B) {
-  const Eigen::Index K = B.cols();
-  work_.resize(6 * n_, K);
+  const Eigen::Index ncols = B.cols();
+  work_.resize(6 * n_, ncols);
   // whether tree joint i's block holds anything yet (else it is zero)
   std::vector<char> held(n_, 0);
   auto block = [&](int i) { return work_.middleRows(6 * i, 6); };
-  // tip to base: β into B's rows, bias forces into the parents' blocks
+  // tip to base: β into B's rows, bias forces into the parents' blocks                (R8, R9)
   for (int i = n_ - 1; i >= 0; --i) {
-    const int p = parent_[i], c = col_[i];
-    if (c >= 0) {
-      if (held[i])
-        for (int r = 0; r < 6; ++r) B.row(c) -= S_[i](r) * work_.row(6 * i + r);
-      if (p < 0) continue;
-      const Vec6 k = U_[i] / D_[i];
-      for (int r = 0; r < 6; ++r) {
-        auto to = work_.row(6 * p + r);
-        if (held[p] && held[i])
-          to += work_.row(6 * i + r) + k(r) * B.row(c);
-        else if (held[p])
-          to += k(r) * B.row(c);
-        else if (held[i])
-          to = work_.row(6 * i + r) + k(r) * B.row(c);
+    const int p = parent_[i], o = col_[i];
+    if (ncol_[i] == 0) {
+      if (p >= 0 && held[i]) {
+        if (held[p])
+          block(p) += block(i);
         else
-          to = k(r) * B.row(c);
+          block(p) = block(i);
+        held[p] = 1;
+      }
+      continue;
+    }
+    dispatch(ncol_[i], [&](auto K) {
+      constexpr int k = decltype(K)::value;
+      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(S_[o].data()), U(U_[o].data());
+      const Eigen::Map<const Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
+      auto beta = B.middleRows(o, k);
+      if (held[i]) beta.noalias() -= S.transpose() * block(i);
+      if (p < 0) return;
+      const Eigen::Matrix<double, 6, k> UD = U * Dinv;
+      if (held[p]) {
+        if (held[i]) block(p) += block(i);
+        block(p).noalias() += UD * beta;
+      } else {
+        block(p).noalias() = UD * beta;
+        if (held[i]) block(p) += block(i);
       }
       held[p] = 1;
-    } else if (p >= 0 && held[i]) {
-      if (held[p])
-        block(p) += block(i);
-      else
-        block(p) = block(i);
-      held[p] = 1;
-    }
+    });
   }
-  // base to tip: x into B's rows, accelerations into the joints' own blocks
+  // base to tip: x into B's rows, accelerations into the joints' own blocks          (R10, R11)
   std::fill(held.begin(), held.end(), 0);
   for (int i = 0; i < n_; ++i) {
-    const int p = parent_[i], c = col_[i];
+    const int p = parent_[i], o = col_[i];
     const bool from = p >= 0 && held[p];
-    if (c >= 0) {
-      if (from)
-        for (int r = 0; r < 6; ++r) B.row(c) -= U_[i](r) * work_.row(6 * p + r);
-      B.row(c) /= D_[i];
-      for (int r = 0; r < 6; ++r) {
-        if (from)
-          work_.row(6 * i + r) = work_.row(6 * p + r) + S_[i](r) * B.row(c);
-        else
-          work_.row(6 * i + r) = S_[i](r) * B.row(c);
+    if (ncol_[i] == 0) {
+      if (from) {
+        block(i) = block(p);
+        held[i] = 1;
       }
-      held[i] = 1;
-    } else if (from) {
-      block(i) = block(p);
-      held[i] = 1;
+      continue;
     }
+    dispatch(ncol_[i], [&](auto K) {
+      constexpr int k = decltype(K)::value;
+      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(S_[o].data()), U(U_[o].data());
+      const Eigen::Map<const Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
+      auto x = B.middleRows(o, k);
+      if (from) x.noalias() -= U.transpose() * block(p);
+      x = (Dinv * x).eval();
+      if (from) {
+        block(i) = block(p);
+        block(i).noalias() += S * x;
+      } else {
+        block(i).noalias() = S * x;
+      }
+    });
+    held[i] = 1;
   }
 }
 

@@ -1,8 +1,9 @@
-// Exact derivatives of the tree's dynamics (appell/derivatives.hpp).  Trees of turns, slides
-// and welds take the analytical derivatives of rnea_derivatives.cpp; any other tree takes
-// forward-mode automatic differentiation through the recursive Newton–Euler kernel that
-// inverse dynamics runs in double (engine/assembly/rnea.hpp, N1–N5), here in dual numbers,
-// eight tangent directions per pass (derivatives_ad.cpp).  Both add the joint-space forces and the
+// Exact derivatives of the tree's dynamics (appell/derivatives.hpp).  Trees take the
+// analytical derivatives of rnea_derivatives.cpp, whatever their joint types; trees with
+// extra rows (loops, constraints) take forward-mode automatic differentiation through the
+// recursive Newton–Euler kernel that inverse dynamics runs in double (engine/assembly/rnea.hpp,
+// N1–N5), here in dual numbers, eight tangent directions per pass (derivatives_ad.cpp), which
+// the tests also hold the analytical path against.  Both add the joint-space forces and the
 // armature here.
 #include "appell/derivatives.hpp"
 
@@ -154,24 +155,17 @@ void constrained_forward_derivatives(const Model& m, const State& s, const Eigen
   out.dpi_dq = rows.dpi.leftCols(nu);
 }
 
-void check_path(const Model& m, detail::DerivativePath path) {
-  if (path == detail::DerivativePath::Analytic && !detail::rnea_derivatives_cover(m))
-    throw std::invalid_argument(
-        "derivatives: the analytical path covers trees of revolute, prismatic and fixed joints");
-}
-
 }  // namespace
 
 namespace detail {
 
-DerivativePath derivative_path(const Model& m) {
-  return rnea_derivatives_cover(m) ? DerivativePath::Analytic : DerivativePath::Automatic;
+DerivativePath derivative_path(const Model&) {
+  return DerivativePath::Analytic;
 }
 
 void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
                                   const Eigen::VectorXd& udot, InverseDerivatives& out,
                                   DerivativePath path) {
-  check_path(m, path);
   check_sizes(m, s, udot, "inverse_dynamics_derivatives()");
   const int nu = m.tree().nu;
   set_state(m, d, s);  // the body states of the forces' StateView
@@ -198,7 +192,6 @@ void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
 void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
                                   const Eigen::VectorXd& tau, ForwardDerivatives& out,
                                   DerivativePath path) {
-  check_path(m, path);
   const TreeModel& tree = m.tree();
   const int nu = tree.nu;
   const Eigen::VectorXd t = tau.size() == 0 ? Eigen::VectorXd::Zero(nu) : tau;

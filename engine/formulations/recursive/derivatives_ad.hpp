@@ -1,7 +1,7 @@
 // Forward-mode automatic differentiation of the recursive Newton–Euler passes
 // (derivatives_ad.cpp): the columns of τ along the tangent directions of q, u and u̇, for
-// the trees the analytical derivatives (rnea_derivatives.cpp) do not cover.  Private to the
-// library (derivatives.cpp).
+// trees with extra rows and for the tests, which hold the analytical derivatives
+// (rnea_derivatives.cpp) against them.  Private to the library (derivatives.cpp).
 #pragma once
 
 #include <Eigen/Core>

@@ -1,6 +1,7 @@
 // The two ways appell/derivatives.hpp computes ∂τ: the analytical derivatives of the
-// Newton–Euler recursion (rnea_derivatives.cpp) for trees of turns, slides and welds, and
-// automatic differentiation for every tree.  Private to the library; the tests compare them.
+// Newton–Euler recursion (rnea_derivatives.cpp) and automatic differentiation, both for
+// every joint type; trees with extra rows always take the automatic one.  Private to the
+// library; the tests compare them.
 #pragma once
 
 #include "appell/derivatives.hpp"
@@ -10,11 +11,10 @@ namespace detail {
 
 enum class DerivativePath { Automatic, Analytic };
 
-// the path the public functions take: Analytic when rnea_derivatives_cover(m)
+// the path the public functions take: Analytic (extra rows go the automatic way inside)
 DerivativePath derivative_path(const Model& m);
 
-// inverse_dynamics_derivatives() and forward_dynamics_derivatives() along the given path;
-// Analytic throws std::invalid_argument on a model it does not cover
+// inverse_dynamics_derivatives() and forward_dynamics_derivatives() along the given path
 void inverse_dynamics_derivatives(const Model& m, Data& d, const State& s,
                                   const Eigen::VectorXd& udot, InverseDerivatives& out,
                                   DerivativePath path);

@@ -1,41 +1,60 @@
-// Analytical derivatives of inverse dynamics for trees of turns, slides and welds, after
-// Carpentier & Mansard, "Analytical derivatives of rigid body dynamics algorithms", RSS
-// 2018 (CM18 below): the recursive Newton–Euler algorithm and its derivatives written with
-// world-frame spatial quantities.  The derivation below is ours; CM18 gives the same
-// structure (a forward pass of world-frame motion columns and their rates, a backward pass
-// of composite quantities filling each joint's row against its ancestors).
+// Analytical derivatives of inverse dynamics for trees of every joint type, after Carpentier
+// & Mansard, "Analytical derivatives of rigid body dynamics algorithms", RSS 2018 (CM18
+// below): the recursive Newton–Euler algorithm and its derivatives written with world-frame
+// spatial quantities.  The derivation below is ours; CM18 gives the same structure (a
+// forward pass of world-frame motion columns and their rates, a backward pass of composite
+// quantities filling each joint's rows against its ancestors).
 //
 // Everything is a 6-vector in the world frame about the world origin, (linear; angular):
-// motion columns S_i, velocities v_i, accelerations a_i (gravity as the world's −g), and the
-// spatial inertia I_i = [[m, −m ĉ], [m ĉ, J − m ĉ ĉ]] of a body of centre c and central
-// inertia J.  With
+// motion columns S_b (one per quasi-velocity b), velocities v_i, accelerations a_i (gravity
+// as the world's −g), and the spatial inertia I_i = [[m, −m ĉ], [m ĉ, J − m ĉ ĉ]] of a body
+// of centre c and central inertia J.  With
 //   a × b  = (a_ω × b_v + a_v × b_ω; a_ω × b_ω)        on motions
 //   a ×* f = (a_ω × f_f; a_ω × f_n + a_v × f_f)         on forces (= −(a ×)ᵀ f)
-// the recursion is  v_i = v_λ + S_i u_i,  a_i = a_λ + S_i u̇_i + (v_λ × S_i) u_i,
-// f_i = I_i a_i + v_i ×* I_i v_i,  F_i = Σ_{k ⪰ i} f_k,  τ_i = S_i · F_i  (λ = λ(i) the
-// parent, k ⪰ i: k in the subtree of i)  [CM18, RNEA].
+// joint j (child body j, parent λ) gives its child the twist V_j = Σ_{b ∈ j} S_b u_b and
+// the recursion is  v_j = v_λ + V_j,  a_j = a_λ + v_λ × V_j + A_j,  f_j = I_j a_j +
+// v_j ×* I_j v_j,  F_j = Σ_{k ⪰ j} f_k,  τ_b = S_b · F_j  (k ⪰ j: k in the subtree of j)
+// [CM18, RNEA].  The joint's own terms come from its type (appell/joint_type.hpp, J1–J3):
+// with X the map from F's axes at the anchor x_A to the world about O,
+//   S_b = X S(q)_b,   A_j = X (S u̇ + Ṡu) + (QE ḋ × QE ω_rel; 0)                     (D1)
+// the last term being the anchor's slide relative to F, (ḋ; ω_rel) = S u.
 //
-// Moving q_j along its tangent moves the subtree of j rigidly by the twist S_j (S_j is
-// constant in its joint frame), so the world quantities of a body k ⪰ j turn with it:
-// ∂S_k = S_j × S_k, ∂I_k = S_j ×* I_k − I_k S_j ×.  Summing along the path (Jacobi's
-// identity), with w_j = v_λ(j) × S_j and c_j = a_λ(j) × S_j + v_λ(j) × w_j  [CM18, forward
-// pass of the RNEA derivatives]:
-//   ∂v_k/∂q_j = S_j × v_k + w_j,      ∂a_k/∂q_j = S_j × a_k + c_j + w_j × v_k,
-//   ∂v_k/∂u_j = S_j,                   ∂a_k/∂u_j = S_j × v_k + 2 w_j,
-// and, with İ = v ×* I − I v × and Bc_i x = Σ_{k ⪰ i} (İ_k x + x ×* I_k v_k),
-//   ∂F_i/∂q_j = S_j ×* F_i + Ic_i c_j + Bc_i w_j,   ∂F_i/∂u_j = 2 Ic_i w_j + Bc_i S_j
-// for i ⪰ j.  Hence, for j ⪯ i (∂S_i · F_i cancels S_i · (S_j ×* F_i)):
-//   ∂τ_i/∂q_j = (Ic_i S_i)·c_j + (Bc_iᵀ S_i)·w_j,   ∂τ_i/∂u_j = (Ic_i S_i)·2w_j + (Bc_iᵀ S_i)·S_j,
-// and for j ≺ i (S_j does not move; F_j changes as F_i does)  [CM18, backward pass]:
-//   ∂τ_j/∂q_i = S_j·(S_i ×* F_i + Ic_i c_i + Bc_i w_i),   ∂τ_j/∂u_i = S_j·(2 Ic_i w_i + Bc_i S_i),
-// with M_ij = S_j·(Ic_i S_i) (the composite-rigid-body algorithm).  Each pair of a joint and
-// one of its ancestors costs three 12-vector dot products: O(n · depth) in all.
+// Moving q along its tangent b (q̇ = N(q) e_b, J4) turns the child of j and its subtree
+// rigidly by the twist S_b (that is what S is), so the world quantities of a body k ≻ j turn
+// with it: ∂S_c = S_b × S_c for c of a joint below j, ∂I_k = S_b ×* I_k − I_k S_b ×.  The
+// joint's own S, V_j and A_j move with q_j as its type says: Ŝ_ab = ∂S_a/∂q_b, V̂_b =
+// ∂V_j/∂q_b = Σ_a Ŝ_ab u_a, Â_b = ∂A_j/∂q_b and Ĉ_b = ∂A_j/∂u_b, from the derivatives of its
+// motion (JointType::motion_tangent).  Summing along the path (Jacobi's identity),
+// for every body k ⪰ j  [CM18, forward pass of the RNEA derivatives]:
+//   ∂v_k/∂q_b = S_b × v_k + w_b,                 w_b = V̂_b − S_b × v_j                (D2)
+//   ∂a_k/∂q_b = S_b × a_k + w_b × v_k + c_b,     c_b = Â_b + v_λ × V̂_b − S_b × a_j − w_b × v_j
+//   ∂v_k/∂u_b = S_b,   ∂a_k/∂u_b = S_b × v_k + y_b,   y_b = Ĉ_b + v_λ × S_b − S_b × v_j   (D3)
+// and, with İ = v ×* I − I v × and Bc_i x = Σ_{k ⪰ i} (İ_k x + x ×* I_k v_k), for i ⪰ j,
+//   ∂F_i/∂q_b = S_b ×* F_i + Ic_i c_b + Bc_i w_b,   ∂F_i/∂u_b = Ic_i y_b + Bc_i S_b      (D4)
+// Hence, for a column a of joint i below or at j (S_b ×* F_i cancels the rigid part
+// S_b × S_a of ∂S_a, which leaves Δ_ab = Ŝ_ab − S_b × S_a when a and b share a joint):
+//   ∂τ_a/∂q_b = (Ic_i S_a)·c_b + (Bc_iᵀ S_a)·w_b  [+ Δ_ab·F_i],
+//   ∂τ_a/∂u_b = (Ic_i S_a)·y_b + (Bc_iᵀ S_a)·S_b                                       (D5)
+// and, for a column a of an ancestor of j (S_a does not move; F of a's joint changes as F_j
+// does)  [CM18, backward pass]:
+//   ∂τ_a/∂q_b = S_a·(S_b ×* F_j + Ic_j c_b + Bc_j w_b),   ∂τ_a/∂u_b = S_a·(Ic_j y_b + Bc_j S_b),
+// with M_ab = S_a·(Ic_j S_b) (the composite-rigid-body algorithm).  A turn or a slide (S
+// constant in F whatever the anchor's slide, Ṡu = 0, ḋ × ω_rel = 0) has no own terms: Ŝ =
+// V̂ = Â = Ĉ = 0, w_b = v_λ × S_b, y_b = 2 w_b and c_b = a_λ × S_b + v_λ × w_b, CM18's
+// 1-dof forms.
+// Each pair of a column and one of its ancestors' costs three 12-vector dot products:
+// O(nu · depth) in all.
 //
 // The poses, accelerations, subtree wrenches F_i and τ come from the Newton–Euler kernel
 // (engine/assembly/rnea.hpp: centres of mass, classical accelerations), moved to the world
 // origin here: v = (v̄ + x̄ × ω; ω), a = (ā − g + v̄ × ω + x̄ × α; α), F = (f; n_O).
 #include "engine/formulations/recursive/rnea_derivatives.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "appell/joint_type.hpp"
 #include "appell/tree.hpp"
 
 namespace appell {
@@ -83,57 +102,78 @@ Mat6 inertia_rate(const Vec6& v, double mass, const Vec3& c, const Mat3& J) {
   return R;
 }
 
-}  // namespace
-
-bool rnea_derivatives_cover(const Model& m) {
-  for (const TreeJoint& t : m.tree().joints) {
-    const bool one = t.nu == 1 && (t.shape == JointShape::Turn || t.shape == JointShape::Slide);
-    if (!one && !(t.nu == 0 && t.nq == 0)) return false;
-  }
-  return true;
+// X y: a vector y of joint frame F, (linear at the anchor; angular), in the world about O
+Vec6 to_world(const JointPlacementT<double>& J, const Vec6& y) {
+  Vec6 r;
+  const Vec3 ang = J.QE * y.tail<3>();
+  r.head<3>() = J.QE * y.head<3>() + J.x_A.cross(ang);
+  r.tail<3>() = ang;
+  return r;
 }
+
+}  // namespace
 
 RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(m) {
   const TreeModel& tree = m.tree();
   n_ = static_cast<int>(tree.joints.size());
+  const int nu = tree.nu;
   parent_.resize(n_);
   col_.resize(n_);
+  ncol_.resize(n_);
+  own_.resize(n_);
+  hat_.resize(n_);
   armature_.resize(n_);
-  S_.resize(n_);
   v_.resize(n_);
-  w_.resize(n_);
   I_.resize(n_);
   Ic_.resize(n_);
   Bc_.resize(n_);
-  r1_.resize(n_);
-  r2_.resize(n_);
-  e_.resize(n_);
   a_.resize(n_);
-  c_.resize(n_);
   F_.resize(n_);
-  g_.resize(n_);
+  up_.resize(nu);
+  for (std::vector<Vec6>* x : {&S_, &w_, &y_, &Vhat_, &Ahat_, &r1_, &r2_, &e_, &c_, &g_})
+    x->assign(nu, Vec6::Zero());
+  int nhat = 0;
+  for (int i = 0; i < n_; ++i) {
+    const TreeJoint& t = tree.joints[i];
+    own_[i] = t.nu > 0 && t.shape != JointShape::Turn && t.shape != JointShape::Slide;
+    hat_[i] = nhat;
+    if (own_[i]) nhat += t.nu * t.nu;
+  }
+  Shat_.assign(nhat, Vec6::Zero());
+  Delta_.assign(nhat, Vec6::Zero());
   std::vector<Vec6> h(n_);  // I v
-  // base to tip: the kernel's poses and twists (J1, J2), then the columns about O  [CM18,
-  // forward pass]
+  // base to tip: the kernel's poses and twists (J1, J2), then the columns about O and each
+  // joint's own terms  [CM18, forward pass]
   body_kinematics_BaseToTip(tree, s.q.data(), s.u.data(), rnea_);
   for (int i = 0; i < n_; ++i) {
     const TreeJoint& t = tree.joints[i];
     const JointPlacementT<double>& J = rnea_.joint[i];
     const BodyState& C = rnea_.body[t.body];
+    const int o = t.u_offset;
     parent_[i] = t.parent;
-    col_[i] = t.nu == 1 ? t.u_offset : -1;
-    const Vec6 vp = t.parent < 0 ? Vec6::Zero() : v_[t.parent];
-    S_[i].setZero();
-    if (t.nu == 1) {
-      // S's column (in F) is the velocity of the child's point at the anchor and its rate
-      // of turn; here seen at the world origin
-      const Vec3 ang = J.QE * J.motion.S.col(0).tail<3>();
-      S_[i].head<3>() = J.QE * J.motion.S.col(0).head<3>() + J.x_A.cross(ang);
-      S_[i].tail<3>() = ang;
-    }
+    col_[i] = o;
+    // the column before each of this joint's on the path to the root
+    int before = -1;
+    for (int j = t.parent; j >= 0 && before < 0; j = parent_[j])
+      if (ncol_[j] > 0) before = col_[j] + ncol_[j] - 1;
+    for (int k = 0; k < t.nu; ++k) up_[o + k] = k == 0 ? before : o + k - 1;
+    ncol_[i] = t.nu;
     armature_[i] = t.armature;
+    // S's columns (in F) are the velocity of the child's point at the anchor and its rate
+    // of turn; here seen at the world origin                                          (D1)
+    for (int k = 0; k < t.nu; ++k) S_[o + k] = to_world(J, J.motion.S.col(k));
     v_[i] << C.v + C.x.cross(C.w), C.w;  // (v̄ + x̄ × ω; ω): the twist about O
-    w_[i] = cross_m(vp, S_[i]);
+    if (own_[i]) own_terms(i, s.q.data() + t.q_offset, s.u.data() + t.u_offset);
+    const Vec6 vp = t.parent < 0 ? Vec6::Zero() : v_[t.parent];
+    for (int b = o; b < o + t.nu; ++b) {  //                                         (D2, D3)
+      if (own_[i]) {
+        w_[b] = Vhat_[b] - cross_m(S_[b], v_[i]);
+        y_[b] += cross_m(vp, S_[b]) - cross_m(S_[b], v_[i]);  // y_ holds Ĉ_b
+      } else {                                                // CM18's 1-dof forms
+        w_[b] = cross_m(vp, S_[b]);
+        y_[b] = 2.0 * w_[b];
+      }
+    }
     const Body& b = m.bodies()[t.body];
     const Mat3 cx = hat(C.x);
     const Mat3 Jc = b.rigid() ? Mat3(C.Q * b.inertia * C.Q.transpose()) : Mat3(Mat3::Zero());
@@ -155,9 +195,64 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(
       h[p] += h[i];
     }
     Bc_[i] += cross_f_bar(h[i]);
-    r1_[i] = Ic_[i] * S_[i];
-    r2_[i] = Bc_[i].transpose() * S_[i];
-    e_[i] = 2.0 * Ic_[i] * w_[i] + Bc_[i] * S_[i];
+    for (int b = col_[i]; b < col_[i] + ncol_[i]; ++b) {
+      r1_[b] = Ic_[i] * S_[b];
+      r2_[b] = Bc_[i].transpose() * S_[b];
+      e_[b] = Ic_[i] * y_[b] + Bc_[i] * S_[b];  //                                     (D4)
+    }
+  }
+}
+
+// Ŝ_ab, Δ_ab, V̂_b, Â_b's part without u̇ and Ĉ_b (into y_) of tree joint i at its q, u, from
+// its type's motion and that motion's derivatives along each tangent direction of q and u
+void RneaDerivatives::own_terms(int i, const double* q, const double* u) {
+  const TreeJoint& t = m_.tree().joints[i];
+  const JointPlacementT<double>& J = rnea_.joint[i];
+  const int K = t.nu, o = col_[i];
+  const Mat3& QE = J.QE;
+  const Vec6& V = J.V_J;  // (ḋ; ω_rel) = S u, in F
+  // the change of X y when y changes by dy and the anchor moves by dx (world)
+  auto moved = [&](const Vec6& y, const Vec6& dy, const Vec3& dx) {
+    Vec6 r = to_world(J, dy);
+    r.head<3>() += dx.cross(QE * y.tail<3>());
+    return r;
+  };
+  double e[8], dq[8], du[8];
+  JointMotion jm, djm;
+  auto tangent = [&](const double* along_q, const double* along_u) {
+    if (!t.type->motion_tangent(q, u, along_q, along_u, jm, djm))
+      throw std::invalid_argument(std::string("derivatives: joint type '") + t.type->name() +
+                                  "' gives no derivatives of its motion "
+                                  "(JointType::motion_tangent)");
+  };
+  for (int b = 0; b < K; ++b) {
+    std::fill(e, e + 8, 0.0);
+    e[b] = 1.0;
+    // along q: q̇ = N(q) e_b (J4)
+    t.type->qdot(q, e, dq);
+    std::fill(du, du + 8, 0.0);
+    tangent(dq, du);
+    const Vec3 dx = QE * djm.d;
+    Vec6 dV = Vec6::Zero();  // ∂(S u)/∂q_b, in F
+    Vec6& Vhat = Vhat_[o + b];
+    Vhat.setZero();
+    for (int a = 0; a < K; ++a) {
+      const int ab = hat_[i] + a + K * b;
+      Shat_[ab] = moved(jm.S.col(a), djm.S.col(a), dx);
+      Delta_[ab] = Shat_[ab] - cross_m(S_[o + b], S_[o + a]);
+      Vhat += Shat_[ab] * u[a];
+      dV += djm.S.col(a) * u[a];
+    }
+    // Â_b less Σ_a Ŝ_ab u̇_a: X ∂(Ṡu) and the slide term's change                   (D1)
+    Ahat_[o + b] = moved(jm.c, djm.c, dx);
+    Ahat_[o + b].head<3>() +=
+        QE * (dV.head<3>().cross(V.tail<3>()) + V.head<3>().cross(dV.tail<3>()));
+    // along u_b: Ĉ_b = X ∂(Ṡu)/∂u_b and the slide term's change, kept in y_
+    std::fill(dq, dq + 8, 0.0);
+    tangent(dq, e);
+    const Vec6 Sb = jm.S.col(b);
+    y_[o + b] = to_world(J, djm.c);
+    y_[o + b].head<3>() += QE * (Sb.head<3>().cross(V.tail<3>()) + V.head<3>().cross(Sb.tail<3>()));
   }
 }
 
@@ -168,9 +263,6 @@ void RneaDerivatives::accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd
   rnea_wrenches<double>(m_, nullptr, rnea_);
   tau.setZero(tree.nu);
   rnea_forces_TipToBase(tree, rnea_.joint, rnea_.F, tau.data());
-  Vec6 a0 = Vec6::Zero();
-  a0.head<3>() = -m_.gravity();
-  const Vec6 zero = Vec6::Zero();
   for (int i = 0; i < n_; ++i) {
     const int b = tree.joints[i].body;
     const BodyState& C = rnea_.body[b];
@@ -178,10 +270,24 @@ void RneaDerivatives::accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd
     // the spatial acceleration about O, d/dt (v̄ + x̄ × ω) = ā + v̄ × ω + x̄ × α, less g
     a_[i] << A.linear - m_.gravity() + C.v.cross(C.w) + C.x.cross(A.angular), A.angular;
     F_[i] << rnea_.F[b].force, rnea_.F[b].moment;
-    const int p = parent_[i];
-    c_[i] = cross_m(p < 0 ? a0 : a_[p], S_[i]) + cross_m(p < 0 ? zero : v_[p], w_[i]);
   }
-  for (int i = n_ - 1; i >= 0; --i) g_[i] = cross_f(S_[i], F_[i]) + Ic_[i] * c_[i] + Bc_[i] * w_[i];
+  Vec6 a0 = Vec6::Zero();  // the world's acceleration, −g
+  a0.head<3>() = -m_.gravity();
+  for (int i = 0; i < n_; ++i) {
+    const int p = parent_[i], o = col_[i], K = ncol_[i];
+    for (int b = o; b < o + K; ++b) {  //                                               (D2)
+      Vec6& c = c_[b];
+      if (own_[i]) {
+        c = Ahat_[b] - cross_m(S_[b], a_[i]) - cross_m(w_[b], v_[i]);
+        if (p >= 0) c += cross_m(v_[p], Vhat_[b]);
+        for (int a = 0; a < K; ++a) c += Shat_[hat_[i] + a + K * (b - o)] * udot(o + a);
+      } else {  // CM18's 1-dof form
+        c = cross_m(p < 0 ? a0 : a_[p], S_[b]);
+        if (p >= 0) c += cross_m(v_[p], w_[b]);
+      }
+      g_[b] = cross_f(S_[b], F_[i]) + Ic_[i] * c + Bc_[i] * w_[b];  //                  (D4)
+    }
+  }
 }
 
 void RneaDerivatives::tau(const Eigen::VectorXd& udot, Eigen::VectorXd& tau) {
@@ -195,32 +301,40 @@ void RneaDerivatives::derivatives(const Eigen::VectorXd& udot, Eigen::VectorXd& 
   dq.setZero(nu, nu);
   du.setZero(nu, nu);
   if (M) M->setZero(nu, nu);
-  // packed so that each pair costs three dot products: row i, column j ⪯ i from
-  // (Ic_i S_i; Bc_iᵀ S_i)·(c_j; w_j) and ·(2 w_j; S_j); row j, column i from S_j·(g_i, e_i)
+  // packed so that each pair costs three dot products: row a, column b from
+  // (Ic S_a; Bcᵀ S_a)·(c_b; w_b) and ·(y_b; S_b); row b, column a from S_b·(g_a, e_a)
   using Vec12 = Eigen::Matrix<double, 12, 1>;
-  std::vector<Vec12> row(n_), qcol(n_), ucol(n_);
-  std::vector<Eigen::Matrix<double, 6, 2>> ge(n_);
-  for (int i = 0; i < n_; ++i) {
-    row[i] << r1_[i], r2_[i];
-    qcol[i] << c_[i], w_[i];
-    ucol[i] << 2.0 * w_[i], S_[i];
-    ge[i] << g_[i], e_[i];
+  std::vector<Vec12> row(nu), qcol(nu), ucol(nu);
+  std::vector<Eigen::Matrix<double, 6, 2>> ge(nu);
+  for (int b = 0; b < nu; ++b) {
+    row[b] << r1_[b], r2_[b];
+    qcol[b] << c_[b], w_[b];
+    ucol[b] << y_[b], S_[b];
+    ge[b] << g_[b], e_[b];
   }
-  // [CM18, backward pass]
+  // [CM18, backward pass]                                                              (D5)
   for (int i = 0; i < n_; ++i) {
-    const int ci = col_[i];
-    if (ci < 0) continue;
-    for (int j = i; j >= 0; j = parent_[j]) {
-      const int cj = col_[j];
-      if (cj < 0) continue;
-      dq(ci, cj) = row[i].dot(qcol[j]);
-      du(ci, cj) = row[i].dot(ucol[j]);
-      if (M) (*M)(ci, cj) = (*M)(cj, ci) = r1_[i].dot(S_[j]);
-      if (j == i) continue;
-      const Eigen::Matrix<double, 1, 2> up = S_[j].transpose() * ge[i];
-      dq(cj, ci) = up(0);
-      du(cj, ci) = up(1);
-    }
+    const int oi = col_[i], Ki = ncol_[i];
+    // the joint's own block: both orders of its pairs, and the part of ∂S_a/∂q_b that is
+    // not the rigid turn S_b × S_a
+    for (int a = oi; a < oi + Ki; ++a)
+      for (int b = oi; b < oi + Ki; ++b) {
+        dq(a, b) = row[a].dot(qcol[b]);
+        du(a, b) = row[a].dot(ucol[b]);
+        if (M) (*M)(a, b) = r1_[a].dot(S_[b]);
+        if (own_[i]) dq(a, b) += Delta_[hat_[i] + (a - oi) + Ki * (b - oi)].dot(F_[i]);
+      }
+    // against each ancestor's columns b, walked up the path: row a from below, row b from
+    // above
+    for (int a = oi; a < oi + Ki; ++a)
+      for (int b = Ki > 0 ? up_[oi] : -1; b >= 0; b = up_[b]) {
+        dq(a, b) = row[a].dot(qcol[b]);
+        du(a, b) = row[a].dot(ucol[b]);
+        if (M) (*M)(a, b) = (*M)(b, a) = r1_[a].dot(S_[b]);
+        const Eigen::Matrix<double, 1, 2> up = S_[b].transpose() * ge[a];
+        dq(b, a) = up(0);
+        du(b, a) = up(1);
+      }
   }
 }
 

@@ -1,6 +1,6 @@
-// Analytical derivatives of the recursive Newton–Euler τ for trees whose joints have a
-// motion subspace constant in their own frame (engine/formulations/recursive/rnea_derivatives.cpp):
-// the fast path of appell/derivatives.hpp.  Private to the library.
+// Analytical derivatives of the recursive Newton–Euler τ for trees of every joint type
+// (engine/formulations/recursive/rnea_derivatives.cpp): the path of appell/derivatives.hpp
+// for trees without extra rows.  Private to the library.
 #pragma once
 
 #include <Eigen/Core>
@@ -14,16 +14,14 @@
 namespace appell {
 namespace detail {
 
-// True when every tree joint is a turn or a slide (revolute, continuous, prismatic: one
-// quasi-velocity, S constant in the joint frame) or carries no coordinate (fixed).
-bool rnea_derivatives_cover(const Model& m);
-
 // The world-frame kinematics of the tree at one state, then τ and its derivatives at any
-// u̇.  τ is the recursion's alone: no joint-space forces, no armature.  Needs
-// rnea_derivatives_cover(m).
+// u̇.  τ is the recursion's alone: no joint-space forces, no armature.  Throws
+// std::invalid_argument for a joint type that gives no derivatives of its motion
+// (JointType::motion_tangent).
 class RneaDerivatives {
  public:
-  // poses, motion columns, velocities and composite inertias at s.  O(n)
+  // poses, motion columns, velocities, composite inertias and each joint's own terms at s.
+  // O(n)
   RneaDerivatives(const Model& m, const State& s);
   // τ(q, u, u̇) (nu).  O(n)
   void tau(const Eigen::VectorXd& udot, Eigen::VectorXd& tau);
@@ -41,32 +39,44 @@ class RneaDerivatives {
 
  private:
   void accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd& tau);
+  void own_terms(int i, const double* q, const double* u);
 
   const Model& m_;
   RneaWork rnea_;  // the kernel's bodies, joints, accelerations and subtree wrenches
   int n_ = 0;
   std::vector<int> parent_;  // tree index of the parent, −1 for the world
-  std::vector<int> col_;     // u index of tree joint i, −1 for a fixed joint
+  std::vector<int> col_;     // u index of tree joint i's first column
+  std::vector<int> ncol_;    // its number of columns (nu)
+  std::vector<char> own_;  // whether its S moves with its own q, or Ṡu ≠ 0 (not a turn, slide)
+  std::vector<int> hat_;   // the offset of its first Ŝ_ab in Shat_, Δ_
   std::vector<double> armature_;
   // per tree joint, world frame, about the world origin, (linear; angular):
-  std::vector<Vec6> S_;   // the motion column (zero for a fixed joint)
   std::vector<Vec6> v_;   // the body's velocity
-  std::vector<Vec6> w_;   // v_parent × S: ∂v/∂q_i and Ṡ_i
   std::vector<Mat6> I_;   // the body's inertia
   std::vector<Mat6> Ic_;  // the subtree's inertia
   std::vector<Mat6> Bc_;  // Σ over the subtree of İ_k + (· ×* I_k v_k)
-  std::vector<Vec6> r1_;  // Ic S
-  std::vector<Vec6> r2_;  // Bcᵀ S
-  std::vector<Vec6> e_;   // 2 Ic w + Bc S: the subtree's ∂F/∂u_i
+  // per quasi-velocity b (column of joint j(b)):
+  std::vector<int> up_;     // the column before b on the path to the root, −1 at the root
+  std::vector<Vec6> S_;     // the motion column
+  std::vector<Vec6> w_;     // V̂_b − S_b × v_j: with S_b × v_k, ∂v_k/∂q_b
+  std::vector<Vec6> y_;     // Ĉ_b + v_λ × S_b − S_b × v_j: with S_b × v_k, ∂a_k/∂u_b
+  std::vector<Vec6> Vhat_;  // ∂V_j/∂q_b, V_j = Σ_a S_a u_a the joint's twist
+  std::vector<Vec6> Ahat_;  // the part of ∂A_j/∂q_b that does not hold u̇ (A_j below)
+  std::vector<Vec6> r1_;    // Ic S
+  std::vector<Vec6> r2_;    // Bcᵀ S
+  std::vector<Vec6> e_;     // Ic y + Bc S: the subtree's ∂F/∂u_b
+  // per pair a, b of one joint's columns (a fastest): Ŝ_ab = ∂S_a/∂q_b, Δ_ab = Ŝ_ab − S_b × S_a
+  std::vector<Vec6> Shat_, Delta_;
   // at one u̇:
-  std::vector<Vec6> a_;  // the body's spatial acceleration (gravity as the world's −g)
-  std::vector<Vec6> c_;  // a_parent × S + v_parent × w: ∂a/∂q_i
-  std::vector<Vec6> F_;  // the subtree's wrench
-  std::vector<Vec6> g_;  // S ×* F + Ic c + Bc w: the subtree's ∂F/∂q_i
-  // the articulated-body factor:
-  std::vector<Vec6> U_;    // IA S, IA the articulated inertia
-  std::vector<double> D_;  // S·IA S + armature
-  RowMatrix work_;         // 6 rows per tree joint: bias forces, then accelerations
+  std::vector<Vec6> a_;  // per joint: the body's spatial acceleration (gravity as the world's −g)
+  std::vector<Vec6> F_;  // per joint: the subtree's wrench
+  std::vector<Vec6> c_;  // per column: with S_b × a_k + w_b × v_k, ∂a_k/∂q_b
+  std::vector<Vec6> g_;  // per column: S_b ×* F + Ic c + Bc w, the subtree's ∂F/∂q_b
+  // the articulated-body factor (articulated_step.hpp), per column and per joint:
+  std::vector<Vec6> U_;       // IA S, IA the articulated inertia
+  std::vector<double> Dinv_;  // (S·IA S + armature)⁻¹, nu × nu per joint at dinv_[i]
+  std::vector<int> dinv_;
+  RowMatrix work_;  // 6 rows per tree joint: bias forces, then accelerations
 };
 
 }  // namespace detail
