@@ -211,15 +211,6 @@ void initial_state(const Pending& j, const JointPlacement& pl, SceneBody& child,
   }
 }
 
-BodyState state_of(const Body& b) {
-  BodyState s;
-  s.x = b.position;
-  s.Q = b.orientation.normalized().toRotationMatrix();
-  s.v = b.velocity;
-  s.w = b.rigid() ? b.angular_velocity : Vec3::Zero();
-  return s;
-}
-
 }  // namespace
 
 Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<SceneBody>& bodies,
@@ -257,7 +248,7 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
   // unplaced ancestors, then down placing them (a loop, not recursion, so that a chain of
   // 10,000 links needs no deeper stack than a short one)
   std::vector<BodyState> ref(bodies.size());
-  for (size_t b = 0; b < bodies.size(); ++b) ref[b] = state_of(bodies[b].body);
+  for (size_t b = 0; b < bodies.size(); ++b) ref[b] = bodies[b].body.initial_state();
   std::vector<char> mark(bodies.size(), 0);  // 0 not yet, 1 in progress, 2 placed
   std::vector<int> chain;
   Placements out;
@@ -279,7 +270,8 @@ Placements place_bodies(const std::vector<Node>& constraint_lists, std::vector<S
       JointPlacement pl = reference_placement(j, bodies, ref);
       initial_coordinates(j, pl);
       ref[c] = pl.child0;
-      const BodyState parent = j.parent == kWorld ? BodyState{} : state_of(bodies[j.parent].body);
+      const BodyState parent =
+          j.parent == kWorld ? BodyState{} : bodies[j.parent].body.initial_state();
       initial_state(j, pl, bodies[c], parent);
       out[placement_key(j.joint)] = pl;
       mark[c] = 2;

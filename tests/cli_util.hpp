@@ -42,9 +42,14 @@ inline CliResult run_cli(const std::string& args) {
   return r;
 }
 
+// the prefix of write_temp's file names (this process's id), for files that name each other
+inline std::string pid_prefix() {
+  return std::to_string(getpid()) + "_";
+}
+
 // writes text to a fresh temporary file and returns its path
 inline std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
+  const std::string path = ::testing::TempDir() + pid_prefix() + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

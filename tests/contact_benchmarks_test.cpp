@@ -201,7 +201,7 @@ TEST(ContactBenchmarks, StackOfTenBoxesStands) {
   EXPECT_LE(depth, 1e-6);
   // the ground's normal impulses over the last step carry the ten boxes' weight
   double ground = 0.0;
-  for (const ContactRecord& c : r.stepper.records())
+  for (const ContactSample& c : r.stepper.records())
     if (c.point.body_a == kWorld || c.point.body_b == kWorld) ground += c.impulse(0) / h;
   EXPECT_NEAR(ground / (10 * 1.0 * r.m.gravity().norm()), 1.0, 1e-9);
 }
@@ -226,7 +226,7 @@ TEST(ContactBenchmarks, PinchedCapsuleHoldsItsWeightWithoutCreep) {
   // forces on the capsule over the last step: each pad's normal force is the squeeze, and
   // their friction forces carry the weight
   Vec3 normal_fixed = Vec3::Zero(), normal_sliding = Vec3::Zero(), friction = Vec3::Zero();
-  for (const ContactRecord& c : r.stepper.records()) {
+  for (const ContactSample& c : r.stepper.records()) {
     ASSERT_TRUE(c.point.body_a == capsule || c.point.body_b == capsule);
     const double sign = c.point.body_b == capsule ? 1.0 : -1.0;  // along the force on it
     const Vec3 n = sign * c.impulse(0) / h * c.point.normal;

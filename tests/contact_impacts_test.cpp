@@ -139,7 +139,7 @@ TEST(ContactImpacts, CradleWithSmallGapsKeepsItsEnergy) {
       worst_impact = std::max(worst_impact, std::abs(after - before) / e0);
     impacts += r.stepper.stats().impacts;
     int pushing = 0;
-    for (const ContactRecord& c : r.stepper.records()) pushing += c.impulse(0) > 0;
+    for (const ContactSample& c : r.stepper.records()) pushing += c.impulse(0) > 0;
     multi += pushing > 1;
     drift = std::max(drift, std::abs(after - e0) / e0);
     if (!sent && r.d.body[4].v.x() > 0.5 * arriving) {

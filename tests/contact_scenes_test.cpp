@@ -49,7 +49,7 @@ struct SceneRun {
   // the contacts' impulse on the bodies over the last step (limits excluded)
   Vec3 contact_impulse() const {
     Vec3 P = Vec3::Zero();
-    for (const ContactRecord& r : stepper.records()) {
+    for (const ContactSample& r : stepper.records()) {
       if (r.joint >= 0) continue;
       const Vec3 f = r.impulse(0) * r.point.normal + r.impulse(1) * r.t1 + r.impulse(2) * r.t2;
       // the world is body a of every ground contact here: b is pushed along +f
@@ -114,7 +114,7 @@ TEST(ContactScenes, QuadrupedStandsOnItsFeetCarryingItsWeight) {
   EXPECT_LT(vmax, 1e-9);
   double normal = 0;
   int feet = 0;
-  for (const ContactRecord& c : r.stepper.records()) {
+  for (const ContactSample& c : r.stepper.records()) {
     if (c.joint >= 0 || !(c.impulse(0) > 0)) continue;
     normal += c.impulse(0) * std::abs(c.point.normal.dot(r.m.gravity().normalized())) / h;
     ++feet;
@@ -150,7 +150,7 @@ TEST(ContactScenes, MjcfQuadrupedWithShapesStandsOnItsFourFeet) {
   EXPECT_NEAR(d.body[torso].x.z(), z0, 0.02);
   double normal = 0, mass = 0;
   std::set<int> shins;
-  for (const ContactRecord& c : stepper.records()) {
+  for (const ContactSample& c : stepper.records()) {
     if (c.joint >= 0 || !(c.impulse(0) > 0)) continue;
     normal += c.impulse(0) * std::abs(c.point.normal.dot(m.gravity().normalized())) / h;
     const int b = std::max(c.point.body_a, c.point.body_b);

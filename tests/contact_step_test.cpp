@@ -117,11 +117,11 @@ TEST(ContactStep, BoxInsideTheFrictionConeStaysPut) {
   }
   EXPECT_LE(worst, 1e-9);  // 3 s on the ramp
   EXPECT_LE(pen, 1e-6);
-  for (const ContactRecord& c : r.stepper.records())
-    EXPECT_EQ(c.state, ContactRecord::State::Stick);
+  for (const ContactSample& c : r.stepper.records())
+    EXPECT_EQ(c.state, ContactSample::State::Stick);
   // the net impulse per step balances gravity along the ramp and across it
   Vec3 net = Vec3::Zero();
-  for (const ContactRecord& c : r.stepper.records())
+  for (const ContactSample& c : r.stepper.records())
     net += c.impulse(0) * c.point.normal + c.impulse(1) * c.t1 + c.impulse(2) * c.t2;
   EXPECT_LT((net + 2.0 * h * r.m.gravity()).norm(), 1e-12);
   RecordProperty("worst_iterations", worst_iterations);
@@ -148,7 +148,7 @@ TEST(ContactStep, BoxOutsideTheConeSlidesAtTheCoulombAcceleration) {
   EXPECT_NEAR(r.d.body[0].v.x() / (a * T), 1.0, 1e-9);
   EXPECT_NEAR(r.d.body[0].x.x() / (0.5 * a * T * T), 1.0, 1e-9);
   EXPECT_LT(std::abs(r.d.body[0].v.z()), 1e-9);
-  for (const ContactRecord& c : r.stepper.records()) EXPECT_EQ(c.state, ContactRecord::State::Slip);
+  for (const ContactSample& c : r.stepper.records()) EXPECT_EQ(c.state, ContactSample::State::Slip);
 }
 
 ModelBuilder ball(double radius, double height, const Vec3& g, const Vec3& v = Vec3::Zero()) {
@@ -233,7 +233,7 @@ TEST(ContactStep, SphereSlipsDownAnInclineWhenFrictionIsSmall) {
     EXPECT_LE(r.stepper.stats().penetration, 1e-6);
     if (k > 0) {
       ASSERT_EQ(r.stepper.records().size(), 1u);
-      EXPECT_EQ(r.stepper.records()[0].state, ContactRecord::State::Slip);
+      EXPECT_EQ(r.stepper.records()[0].state, ContactSample::State::Slip);
     }
   }
   const double a = kG * (std::sin(theta) - mu * std::cos(theta));

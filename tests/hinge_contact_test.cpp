@@ -115,7 +115,7 @@ void swing_and_rest(double height, double reach, double lift, bool from_geoms) {
       // (0, 0, 0.3)) cancels gravity's over the step, m g (0.25 cos θ) h
       double moment = 0.0;
       int touching = 0;
-      for (const ContactRecord& c : r.stepper.records()) {
+      for (const ContactSample& c : r.stepper.records()) {
         if (c.joint >= 0 || !(c.impulse(0) > 0)) continue;
         ++touching;
         const Vec3 force =

@@ -66,9 +66,9 @@ TEST(JointFriction, HeldWhileThePullIsBelowTheFriction) {
   for (int k = 0; k < 2000; ++k) {
     ASSERT_EQ(r.stepper.step(k * h, h, r.q, r.u, r.d), SolveStatus::Ok);
     ASSERT_EQ(r.stepper.records().size(), 1u);
-    const ContactRecord& c = r.stepper.records()[0];
-    ASSERT_TRUE(c.friction);
-    EXPECT_EQ(c.state, ContactRecord::State::Stick);
+    const ContactSample& c = r.stepper.records()[0];
+    ASSERT_TRUE(c.joint_friction);
+    EXPECT_EQ(c.state, ContactSample::State::Stick);
     // the friction holds exactly the pull (its impulse over the step, along +a)
     EXPECT_NEAR(c.impulse(0) / h, kPull, 1e-9 * kPull);
   }
@@ -82,8 +82,8 @@ TEST(JointFriction, SlidesAtTheCoulombAccelerationAboveIt) {
   const int n = static_cast<int>(std::lround(T / h));
   for (int k = 0; k < n; ++k) {
     ASSERT_EQ(r.stepper.step(k * h, h, r.q, r.u, r.d), SolveStatus::Ok);
-    const ContactRecord& c = r.stepper.records()[0];
-    EXPECT_EQ(c.state, ContactRecord::State::Slip);
+    const ContactSample& c = r.stepper.records()[0];
+    EXPECT_EQ(c.state, ContactSample::State::Slip);
     EXPECT_NEAR(c.impulse(0) / h, F, 1e-9 * F);  // on the bound, against the motion (+a)
   }
   const double a = -(kPull - F) / kMass;
@@ -108,7 +108,7 @@ TEST(JointFriction, MovingDownItSlowsAndSticks) {
   }
   // where it stops: within one step's travel at the last speed (≤ h · decel · h)
   EXPECT_NEAR(r.s(), -distance, decel * h * h + 1e-12);
-  EXPECT_EQ(r.stepper.records()[0].state, ContactRecord::State::Stick);
+  EXPECT_EQ(r.stepper.records()[0].state, ContactSample::State::Stick);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // closed form (the heading obeys v0 θ̇ = −g cos θ), Appell's particle against [UK98 eq. (32)] and
 // against the particle scene of the rigid-body path, the two forms against each other on random
 // states, Newton's rates on the constraint set, the exact linear model against its closed form
-// and against differences, and the errors a user meets.
+// and against differences (lagrangian_nonlinear_errors_test.cpp: the errors a user meets).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,41 +19,14 @@
 #include "appell/scene.hpp"
 #include "cli_util.hpp"
 #include "engine/lagrangian/first_order.hpp"
+#include "lagrangian_util.hpp"
 
 namespace appell {
 namespace {
 
+using lagrangian_test::csv_rows;
+using lagrangian_test::example;
 using testing::run_cli;
-using testing::write_temp;
-
-std::string example(const std::string& name) {
-  return std::string(APPELL_SOURCE_DIR) + "/scenes/examples/lagrangian/" + name;
-}
-
-std::string load_error(const std::string& text) {
-  try {
-    load_lagrangian_scene_from_string(text, "s.json");
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// the numbers of a CSV file, its header skipped
-std::vector<std::vector<double>> csv_numbers(const std::string& path) {
-  std::istringstream in(testing::read_file(path));
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::vector<double>> out;
-  while (std::getline(in, line)) {
-    std::vector<double> v;
-    std::istringstream ls(line);
-    std::string cell;
-    while (std::getline(ls, cell, ',')) v.push_back(std::stod(cell));
-    out.push_back(v);
-  }
-  return out;
-}
 
 std::string sci(double v) {
   std::ostringstream os;
@@ -99,7 +72,7 @@ TEST(LagrangianNonlinear, IsokineticParticleFollowsTheGrimReaper) {
   const auto c = run_cli("simulate " + example("isokinetic_particle.json") +
                          " --integrator dopri5 --quiet --out " + out);
   ASSERT_EQ(c.status, 0) << c.err;
-  const auto rows = csv_numbers(out);
+  const auto rows = csv_rows(out);
   ASSERT_EQ(rows.size(), 201u);
   const Eigen::Vector2d p = grim_reaper(rows.back()[0], theta0);
   EXPECT_NEAR(rows.back()[1], p(0), 1e-7);
@@ -202,7 +175,7 @@ TEST(LagrangianNonlinear, AppellParticleEqualsTheParticleScene) {
   auto r2 = run_cli("simulate " + rigid +
                     " --integrator rk4 --dt 0.001 --duration 1 --quiet --out " + fb);
   ASSERT_EQ(r2.status, 0) << r2.err;
-  const auto la = csv_numbers(fa), rb = csv_numbers(fb);
+  const auto la = csv_rows(fa), rb = csv_rows(fb);
   ASSERT_EQ(la.size(), 101u);
   ASSERT_EQ(rb.size(), 1001u);
   double worst = 0.0;
@@ -368,64 +341,6 @@ TEST(LagrangianNonlinear, LinearizeEqualsDifferences) {
         << A << "\ndifferences\n"
         << D;
   }
-}
-
-TEST(LagrangianNonlinear, SceneErrorsAreLocated) {
-  auto scene = [](const std::string& rates, const std::string& row, const std::string& nu) {
-    return R"J({"lagrangian": {"coordinates": [{"name": "x", "q": 0, "rate": )J" + rates +
-           R"J(], "L": "0.5*(qd(x)^2 + qd(y)^2)", "constraints": [{"level": "velocity", "equation": ")J" +
-           row + "\"}]" + nu + "}}";
-  };
-  auto with = [&](const std::string& vx, const std::string& vy, const std::string& row,
-                  const std::string& nu = "") {
-    return scene(vx + R"J(}, {"name": "y", "rate": )J" + vy + "}", row, nu);
-  };
-  // off the constraint set
-  EXPECT_EQ(load_error(with("3", "4.1", "qd(x)^2 + qd(y)^2 - 25")),
-            "s.json: /lagrangian/constraints/0: not satisfied at t = 0 by the initial rates: "
-            "residual 0.81");
-  // not regular: the square of a row has ∂φ/∂q̇ = 0 where it holds
-  EXPECT_EQ(load_error(with("0.6", "0.8", "(qd(x)^2 + qd(y)^2 - 1)^2")),
-            "s.json: /lagrangian/constraints/0/equation: at t = 0: ∂φ/∂q̇ = 0 on the constraint "
-            "set; a constraint φ(q, q̇, t) = 0 nonlinear in the rates must have a nonzero "
-            "gradient in the rates there (write it so that it is regular, e.g. qd(x)^2 + "
-            "qd(y)^2 - v^2, not its square)");
-  // not differentiable: √(ẋ² + ẏ²) at rest
-  EXPECT_EQ(load_error(with("0", "0", "sqrt(qd(x)^2 + qd(y)^2)")),
-            "s.json: /lagrangian/constraints/0/equation: at t = 0: not finite (or not "
-            "differentiable)");
-  // ν = ẋ is dependent on the constraint set where the velocity is along x
-  EXPECT_EQ(load_error(with("5", "0", "qd(x)^2 + qd(y)^2 - 25",
-                            R"J(, "quasi_velocities": [{"name": "vx", "expression": "qd(x)"}])J")),
-            "s.json: /lagrangian/quasi_velocities: at t = 0: the quasi-velocities are not "
-            "independent on the constraint set ([γ; C] is singular)");
-  // and accepted where it is not
-  EXPECT_EQ(load_error(with("3", "4", "qd(x)^2 + qd(y)^2 - 25",
-                            R"J(, "quasi_velocities": [{"name": "vx", "expression": "qd(x)"}])J")),
-            "");
-}
-
-// During a run: in ν = ẋ the isokinetic particle's heading turns through θ = 0, where ẋ = v0 is
-// the largest ν the constraint set allows and [∂φ/∂q̇; C] is singular (at t = u0 v0 / g =
-// 0.56 s): exit 3, said when, the rows before it written.
-TEST(LagrangianNonlinear, QuasiVelocitiesLostDuringARunExit3) {
-  std::string text = testing::read_file(example("isokinetic_particle.json"));
-  const std::string from = R"J("name": "vy", "expression": "qd(y)")J";
-  text.replace(text.find(from), from.size(), R"J("name": "vx", "expression": "qd(x)")J");
-  const std::string scene = write_temp("isokinetic_vx.json", text);
-  const std::string out = ::testing::TempDir() + "isokinetic_vx.csv";
-  const auto r = run_cli("simulate " + scene + " --quiet --out " + out);
-  EXPECT_EQ(r.status, 3);
-  const double fold = std::log(3.0) * kV0 / kG;
-  const auto rows = csv_numbers(out);
-  ASSERT_GT(rows.size(), 10u);
-  EXPECT_LT(rows.back()[0], fold + 0.01);
-  EXPECT_GT(rows.back()[0], fold - 0.05);
-  EXPECT_NE(r.err.find("at t = "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("(the rows before it are written)"), std::string::npos) << r.err;
-  EXPECT_TRUE(r.err.find("no rates on the constraint set") != std::string::npos ||
-              r.err.find("not independent on the constraint set") != std::string::npos)
-      << r.err;
 }
 
 }  // namespace

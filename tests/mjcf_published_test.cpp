@@ -3,280 +3,40 @@
 // actuator default classes shared by <general>, <position>, <motor>, <velocity>;
 // MuJoCo's control clamp (ctrlrange) and force clamp (forcerange); fixed tendons with an
 // actuator, a spring and a damper; frictionloss; keyframes; site and mesh defaults;
-// top-level <include>; and `appell sweep` on a robot file.  Closed forms everywhere, and
-// where libmujoco is installed the same files compiled by MuJoCo: masses, inertias, frames,
-// joint axes to 1e-12 and joint accelerations at random states (contacts, frictionloss off)
-// to 1e-9.
+// top-level <include>; and `appell sweep` on a robot file, against closed forms
+// (mjcf_published_mujoco_test.cpp compares the same files with MuJoCo's compilation).
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
-#include <appell/jacobians.hpp>
 #include <appell/tree.hpp>
 #include <cmath>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "tests/cli_util.hpp"
-
-#if defined(APPELL_HAVE_MUJOCO)
-#include <mujoco/mujoco.h>
-
-#include "tests/mujoco_util.hpp"
-#endif
+#include "tests/mjcf_files.hpp"
+#include "tests/mjcf_published_models.hpp"
 
 namespace appell {
 namespace {
 
+using testing::accelerations;
+using testing::arm_xml;
+using testing::file_name;
+using testing::joint_of;
+using testing::legged_xml;
+using testing::pid_prefix;
 using testing::run_cli;
+using testing::write_model;
 using testing::write_temp;
 
-std::string pid_prefix() {
-  return std::to_string(getpid()) + "_";
-}
-// a closed box OBJ [−0.05, 0.05]³ (a stand-in mesh: the bodies carry <inertial>)
-std::string obj_cube() {
-  std::string s;
-  for (double x : {-0.05, 0.05})
-    for (double y : {-0.05, 0.05})
-      for (double z : {-0.05, 0.05})
-        s += "v " + std::to_string(x) + " " + std::to_string(y) + " " + std::to_string(z) + "\n";
-  const int q[6][4] = {{0, 2, 6, 4}, {1, 5, 7, 3}, {0, 4, 5, 1},
-                       {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 6, 7, 5}};
-  for (const auto& f : q) {
-    s += "f " + std::to_string(f[0] + 1) + " " + std::to_string(f[1] + 1) + " " +
-         std::to_string(f[2] + 1) + "\n";
-    s += "f " + std::to_string(f[0] + 1) + " " + std::to_string(f[2] + 1) + " " +
-         std::to_string(f[3] + 1) + "\n";
-  }
-  return s;
-}
-std::string write_model(const std::string& name, const std::string& xml) {
-  write_temp("cube.obj", obj_cube());
-  return write_temp(name, xml);
-}
-std::string file_name(const std::string& path) {
-  return path.substr(path.rfind('/') + 1);
-}
-std::shared_ptr<const Joint> joint_of(const Model& m, const std::string& name) {
-  for (const ConstraintPtr& c : m.constraints())
-    if (c->name() == name) return std::dynamic_pointer_cast<const Joint>(c);
-  return nullptr;
-}
-// u̇ of a model at its initial state
-Eigen::VectorXd accelerations(const Model& m, State s) {
-  JointForward f(m);
-  Eigen::VectorXd udot;
-  EXPECT_EQ(f(s, Eigen::VectorXd(), udot), SolveStatus::Ok) << f.data().diagnostics.message;
-  return udot;
-}
 int count(const std::vector<std::string>& lines, const std::string& part) {
   int n = 0;
   for (const std::string& l : lines) n += l.find(part) != std::string::npos;
   return n;
 }
-
-// An arm in the style of a published one: classes holding joint, actuator, site and mesh
-// defaults; <general> actuators with an affine bias, a control range excluding 0 (MuJoCo
-// clamps the zero control into it) and binding force ranges; <position> from a class,
-// <motor> and <velocity> with a gear; two fingers on a fixed tendon driven by an actuator,
-// with a spring and a damper; frictionloss; a joint spring; what appell names and leaves
-// out (light, camera, sensor, keyframe, an exclusion of non-adjacent bodies)
-std::string arm_xml() {
-  return R"(<mujoco model="arm">
-  <compiler angle="radian" meshdir="." autolimits="true"/>
-  <option integrator="implicit" timestep="0.002"/>
-  <default>
-    <default class="robot">
-      <material specular="0.5"/>
-      <joint armature="0.1" damping="1" axis="0 0 1" range="-2.9 2.9" frictionloss="0.3"/>
-      <general dyntype="none" biastype="affine" ctrlrange="-2.9 2.9" forcerange="-87 87"/>
-      <site pos="0.01 0.02 0.03"/>
-      <mesh scale="1 2 1"/>
-      <default class="finger">
-        <joint axis="0 1 0" type="slide" range="0 0.04"/>
-      </default>
-      <default class="small">
-        <position kp="300" forcerange="-8 8" ctrlrange="0.6 1"/>
-      </default>
-      <default class="visual">
-        <geom type="mesh" contype="0" conaffinity="0" group="2"/>
-      </default>
-    </default>
-  </default>
-  <asset>
-    <material class="robot" name="white" rgba="1 1 1 1"/>
-    <mesh class="robot" name="shell" file=")" +
-         pid_prefix() + R"(cube.obj"/>
-  </asset>
-  <worldbody>
-    <light name="top" pos="0 0 2"/>
-    <camera name="cam" pos="0 -1 1" xyaxes="1 0 0 0 1 1"/>
-    <body name="base" childclass="robot" pos="0 0 0.1">
-      <inertial mass="0.6" pos="-0.04 0 0.05" diaginertia="0.003 0.004 0.0043"/>
-      <geom class="visual" mesh="shell" material="white"/>
-      <body name="l1" pos="0 0 0.333">
-        <inertial mass="4.97" pos="0.004 0.002 -0.05" quat="0.9 0.1 -0.2 0.3"
-                  diaginertia="0.7 0.69 0.02"/>
-        <joint name="j1"/>
-        <site name="s1"/>
-        <body name="l2" quat="1 -1 0 0">
-          <inertial mass="0.65" pos="-0.003 -0.03 0.003" quat="0.6 0 0.8 0"
-                    diaginertia="0.03 0.026 0.008"/>
-          <joint name="j2" range="-1.76 1.76" stiffness="5" springref="0.2"/>
-          <body name="l3" pos="0 -0.316 0" quat="1 1 0 0">
-            <joint name="j3" range="0.5 2.5"/>
-            <inertial mass="3.2" pos="0.027 0.039 -0.066" diaginertia="0.037 0.036 0.011"/>
-            <body name="l4" pos="0.0825 0 0" quat="1 1 0 0">
-              <inertial mass="3.6" pos="-0.05 0.1 0.03" diaginertia="0.026 0.02 0.028"/>
-              <joint name="j4" range="-3.07 -0.07"/>
-              <body name="l5" pos="-0.08 0.38 0" quat="1 -1 0 0">
-                <inertial mass="1.2" pos="-0.012 0.04 -0.038" diaginertia="0.035 0.029 0.009"/>
-                <joint name="j5"/>
-                <body name="hand" pos="0 0 0.107" quat="0.9238795 0 0 -0.3826834">
-                  <inertial mass="0.73" pos="-0.01 0 0.03" diaginertia="0.001 0.0025 0.0017"/>
-                  <body name="lf" pos="0 0 0.0584">
-                    <inertial mass="0.015" pos="0 0 0" diaginertia="2.375e-6 2.375e-6 7.5e-7"/>
-                    <joint name="f1" class="finger"/>
-                  </body>
-                  <body name="rf" pos="0 0 0.0584" quat="0 0 0 1">
-                    <inertial mass="0.015" pos="0 0 0" diaginertia="2.375e-6 2.375e-6 7.5e-7"/>
-                    <joint name="f2" class="finger"/>
-                  </body>
-                </body>
-              </body>
-            </body>
-          </body>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-  <contact><exclude body1="l1" body2="l3"/></contact>
-  <tendon>
-    <fixed name="split" stiffness="20" damping="0.5">
-      <joint joint="f1" coef="0.5"/>
-      <joint joint="f2" coef="0.5"/>
-    </fixed>
-  </tendon>
-  <actuator>
-    <general class="robot" name="a1" joint="j1" gainprm="4500" biasprm="0 -4500 -450"/>
-    <general class="robot" name="a2" joint="j2" gainprm="450" biasprm="0 -450 -45"
-             ctrlrange="0.3 1" forcerange="-1000 1000"/>
-    <position class="small" name="a3" joint="j3"/>
-    <motor name="a4" joint="j4" gear="2" ctrlrange="-1 1"/>
-    <velocity name="a5" joint="j5" kv="3" gear="1.5"/>
-    <general class="robot" name="a8" tendon="split" forcerange="-100 100" ctrlrange="0 255"
-             gainprm="0.0157 0 0" biasprm="0 -100 -10"/>
-  </actuator>
-  <sensor><jointpos name="q1" joint="j1"/></sensor>
-  <keyframe>
-    <key name="home" qpos="0.1 -0.2 1.5 -1.5 0.3 0.02 0.01" qvel="0.5 -0.5 0.2 0.1 -0.3 0.01 0"
-         ctrl="0.2 0.5 0.9 0.5 -1 100"/>
-  </keyframe>
-</mujoco>
-)";
-}
-
-// A legged robot in the style of a published one: a free trunk whose childclass holds
-// nested classes of joint and <position> defaults (kp, force and control ranges),
-// frictionloss, collision capsules from fromto defaults, sites, a <motor> with a class
-std::string legged_xml() {
-  std::string legs;
-  const char* side[4][2] = {{"FR", "0.19 -0.05 0"},
-                            {"FL", "0.19 0.05 0"},
-                            {"RR", "-0.19 -0.05 0"},
-                            {"RL", "-0.19 0.05 0"}};
-  for (const auto& s : side) {
-    const std::string n = s[0];
-    legs += R"(
-      <body name=")" +
-            n + R"(_hip" pos=")" + s[1] + R"(">
-        <inertial pos="-0.005 0.008 -0.0001" quat="0.507 0.514 0.495 0.483" mass="0.68"
-                  diaginertia="0.00073 0.00047 0.0004"/>
-        <joint class="abduction" name=")" +
-            n + R"(_hip_joint"/>
-        <geom class="collision" size="0.046 0.02" quat="1 1 0 0" type="cylinder"/>
-        <body name=")" +
-            n + R"(_thigh" pos="0 -0.08 0">
-          <inertial pos="-0.003 0.019 -0.03" quat="0.652 -0.027 0.078 0.753" mass="1.009"
-                    diaginertia="0.0048 0.0046 0.0007"/>
-          <joint class="hip" name=")" +
-            n + R"(_thigh_joint"/>
-          <geom class="thigh"/>
-          <body name=")" +
-            n + R"(_calf" pos="0 0 -0.213">
-            <inertial pos="0.004 0.001 -0.146" quat="0.691 0.004 0.005 0.723" mass="0.196"
-                      diaginertia="0.0015 0.00148 3.6e-05"/>
-            <joint class="knee" name=")" +
-            n + R"(_calf_joint"/>
-            <geom class="foot"/>
-            <site name=")" +
-            n + R"(" pos="0 0 -0.213"/>
-          </body>
-        </body>
-      </body>)";
-  }
-  return R"(<mujoco model="legged">
-  <compiler angle="radian" autolimits="true"/>
-  <option cone="elliptic" impratio="100"/>
-  <default>
-    <default class="dog">
-      <geom friction="0.6" margin="0.001" condim="1"/>
-      <joint axis="0 1 0" damping="2" armature="0.01" frictionloss="0.2"/>
-      <position kp="100" forcerange="-23.7 23.7"/>
-      <default class="abduction">
-        <joint axis="1 0 0" damping="1" range="-0.863 0.863"/>
-        <position ctrlrange="-0.863 0.863"/>
-      </default>
-      <default class="hip">
-        <joint range="-0.686 2.5"/>
-        <position ctrlrange="-0.686 2.5"/>
-      </default>
-      <default class="knee">
-        <joint range="-2.818 -0.888"/>
-        <position forcerange="-35.55 35.55" ctrlrange="-2.818 -0.888"/>
-      </default>
-      <default class="collision">
-        <geom group="3" type="capsule"/>
-        <default class="thigh"><geom size="0.015" fromto="-0.02 0 0 -0.02 0 -0.16"/></default>
-        <default class="foot"><geom type="sphere" size="0.023" pos="0 0 -0.213" priority="1"/></default>
-      </default>
-    </default>
-  </default>
-  <worldbody>
-    <body name="trunk" pos="0 0 0.445" childclass="dog">
-      <camera name="tracking" mode="trackcom" pos="0 -1 0.8" xyaxes="1 0 0 0 1 1"/>
-      <site name="imu" pos="0 0 0"/>
-      <inertial pos="0.0223 0.002 -0.0005" quat="-0.0034 0.705 0.0001 0.709" mass="5.204"
-                diaginertia="0.0717 0.063 0.0168"/>
-      <freejoint name="root"/>
-      <geom class="collision" size="0.125 0.04 0.057" type="box"/>)" +
-         legs + R"(
-    </body>
-  </worldbody>
-  <actuator>
-    <position class="abduction" name="FR_hip" joint="FR_hip_joint"/>
-    <position class="hip" name="FR_thigh" joint="FR_thigh_joint"/>
-    <position class="knee" name="FR_calf" joint="FR_calf_joint"/>
-    <position class="abduction" name="FL_hip" joint="FL_hip_joint"/>
-    <position class="hip" name="FL_thigh" joint="FL_thigh_joint"/>
-    <position class="knee" name="FL_calf" joint="FL_calf_joint"/>
-    <motor class="dog" name="RR_hip" joint="RR_hip_joint" ctrlrange="-20 20"/>
-    <motor class="dog" name="RR_thigh" joint="RR_thigh_joint" ctrlrange="-20 20"/>
-    <motor class="dog" name="RR_calf" joint="RR_calf_joint" ctrlrange="-20 20"/>
-  </actuator>
-  <keyframe>
-    <key name="home" qpos="0.1 -0.2 0.27 0.9 0.1 -0.2 0.3 0 0.9 -1.8 0 0.9 -1.8 0 0.9 -1.8 0 0.9 -1.8"
-         qvel="0.1 0.2 -0.3 1 -2 0.5 0 0 0 0.1 0.2 0.3 0 0 0 0 0 0"
-         ctrl="0 0.9 -1.8 0.1 0.9 -1.8 1 2 3"/>
-  </keyframe>
-</mujoco>
-)";
-}
-
-// ---- closed forms (every build) ----------------------------------------------------------
 
 // One hinge, a <position> servo: τ = clamp(kp (clamp(0, ctrlrange) − q) − kv q̇, forcerange)
 // with MuJoCo's limits "auto" (autolimits): each clamp, and neither without autolimits
@@ -567,166 +327,6 @@ TEST(MjcfPublished, SweepTakesARobotFile) {
                          "integrator, contact, output, shapes, disable, quasi_velocities\n");
   EXPECT_FALSE(std::ifstream(out).good());
 }
-
-#if defined(APPELL_HAVE_MUJOCO)
-// ---- against MuJoCo -------------------------------------------------------------------
-
-using testing::Both;
-using testing::v3;
-// MuJoCo with contacts and frictionloss off (appell's friction is a row of its contact
-// stepper, not of the smooth dynamics compared here); equality constraints are not used
-Both load_both(const std::string& path, const std::string& scene = "") {
-  return testing::load_both_files(path, mjDSBL_CONTACT | mjDSBL_FRICTIONLOSS, scene);
-}
-
-// masses, world centres and inertias at qpos0, joint anchors and axes, armature
-void expect_same_model(const Both& b) {
-  const mjModel* mj = b.mj.get();
-  mjData* md = b.md.get();
-  mj_forward(mj, md);
-  int compared = 0;
-  for (int i = 1; i < mj->nbody; ++i) {
-    const std::string name = mj_id2name(mj, mjOBJ_BODY, i);
-    SCOPED_TRACE("body " + name);
-    const int k = b.m.body_index(name);
-    ASSERT_GE(k, 0);
-    if (mj->body_mass[i] == 0) continue;  // a massless frame, merged into its parent
-    const Body& a = b.m.bodies()[k];
-    const BodyState s = b.m.initial_body_state(k);
-    EXPECT_NEAR(a.mass, mj->body_mass[i], 1e-12 * mj->body_mass[i]);
-    EXPECT_LT((s.x - v3(md->xipos + 3 * i)).norm(), 1e-12);
-    Mat3 R;
-    R << md->ximat[9 * i], md->ximat[9 * i + 1], md->ximat[9 * i + 2], md->ximat[9 * i + 3],
-        md->ximat[9 * i + 4], md->ximat[9 * i + 5], md->ximat[9 * i + 6], md->ximat[9 * i + 7],
-        md->ximat[9 * i + 8];
-    const Mat3 I_mj = R * v3(mj->body_inertia + 3 * i).asDiagonal() * R.transpose();
-    EXPECT_LT((s.Q * a.inertia * s.Q.transpose() - I_mj).norm(), 1e-12 * I_mj.norm());
-    ++compared;
-  }
-  EXPECT_GE(compared, 5);
-  for (int j = 0; j < mj->njnt; ++j) {
-    const std::string name = mj_id2name(mj, mjOBJ_JOINT, j);
-    SCOPED_TRACE("joint " + name);
-    const auto jt = joint_of(b.m, name);
-    ASSERT_TRUE(jt);
-    EXPECT_EQ(jt->properties().armature, mj->dof_armature[mj->jnt_dofadr[j]]);
-    EXPECT_EQ(jt->properties().friction, mj->dof_frictionloss[mj->jnt_dofadr[j]]);
-    if (mj->jnt_type[j] == mjJNT_FREE) continue;
-    const BodyState P = b.m.initial_body_state(jt->parent());
-    EXPECT_LT((P.x + P.Q * jt->frames().X_P - v3(md->xanchor + 3 * j)).norm(), 1e-12);
-    EXPECT_LT((P.Q * jt->frames().E_P.col(2) - v3(md->xaxis + 3 * j)).norm(), 1e-12);
-  }
-}
-
-// MuJoCo's qpos, qvel as appell's state and T with u = T qvel (a free joint's angular
-// velocity: MuJoCo's in the body frame, appell's in the world)
-struct Mapped {
-  State s;
-  Eigen::MatrixXd T;
-};
-Mapped map_state(const Both& b) {
-  const mjModel* mj = b.mj.get();
-  const mjData* md = b.md.get();
-  const TreeModel& tree = b.m.tree();
-  Mapped out;
-  out.s.q = Eigen::VectorXd::Zero(tree.nq);
-  out.T = Eigen::MatrixXd::Zero(tree.nu, mj->nv);
-  for (const TreeJoint& t : tree.joints) {
-    if (t.nu == 0) continue;
-    const std::string name = b.m.constraints()[t.constraint]->name();
-    const int j = mj_name2id(mj, mjOBJ_JOINT, name.c_str());
-    if (j < 0) throw std::runtime_error("no MuJoCo joint " + name);
-    const double* qp = md->qpos + mj->jnt_qposadr[j];
-    const int va = mj->jnt_dofadr[j];
-    if (mj->jnt_type[j] == mjJNT_FREE) {
-      const Mat3 R = Quat(qp[3], qp[4], qp[5], qp[6]).normalized().toRotationMatrix();
-      for (int k = 0; k < 7; ++k) out.s.q(t.q_offset + k) = qp[k];
-      out.T.block(t.u_offset, va, 3, 3).setIdentity();
-      out.T.block(t.u_offset + 3, va + 3, 3, 3) = R;
-    } else {
-      out.s.q(t.q_offset) = qp[0];
-      out.T(t.u_offset, va) = 1;
-    }
-  }
-  out.s.u = out.T * Eigen::Map<const Eigen::VectorXd>(md->qvel, mj->nv);
-  return out;
-}
-
-// at a random state (hinges within (−π, π], where appell reads their angles, and inside
-// their ranges, where MuJoCo's limits are idle): u̇ equals MuJoCo's qacc to 1e-9
-void expect_same_accelerations(Both& b, unsigned seed) {
-  const mjModel* mj = b.mj.get();
-  mjData* md = b.md.get();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> U(-1, 1);
-  for (int j = 0; j < mj->njnt; ++j) {
-    double* qp = md->qpos + mj->jnt_qposadr[j];
-    if (mj->jnt_type[j] == mjJNT_FREE) {
-      for (int k = 0; k < 3; ++k) qp[k] += 0.3 * U(rng);
-      const Quat q = Quat(1 + U(rng), U(rng), U(rng), U(rng)).normalized();
-      qp[3] = q.w();
-      qp[4] = q.x();
-      qp[5] = q.y();
-      qp[6] = q.z();
-      continue;
-    }
-    double lo = -3, hi = 3;
-    if (mj->jnt_limited[j]) {
-      lo = std::max(lo, mj->jnt_range[2 * j]);
-      hi = std::min(hi, mj->jnt_range[2 * j + 1]);
-    }
-    qp[0] = lo + (hi - lo) * (0.5 + 0.45 * U(rng));
-  }
-  for (int k = 0; k < mj->nv; ++k) md->qvel[k] = 2 * U(rng);
-  mj_forward(mj, md);
-  const Mapped x = map_state(b);
-  const Eigen::VectorXd udot = accelerations(b.m, x.s);
-  const Eigen::VectorXd expected = x.T * Eigen::Map<const Eigen::VectorXd>(md->qacc, mj->nv);
-  EXPECT_LT((udot - expected).cwiseAbs().maxCoeff(), 1e-9 * (1 + expected.norm()))
-      << udot.transpose() << "\n"
-      << expected.transpose();
-  // the actuators and tendon forces did act (a comparison without them would not pass)
-  EXPECT_GT(Eigen::Map<const Eigen::VectorXd>(md->qfrc_actuator, mj->nv).norm(), 1.0);
-}
-
-TEST(MjcfPublishedMujoco, ArmClassesActuatorsTendon) {
-  Both b = load_both(write_model("arm.xml", arm_xml()));
-  ASSERT_EQ(b.mj->nu, 6);
-  ASSERT_EQ(b.mj->ntendon, 1);
-  expect_same_model(b);
-  for (unsigned seed : {1u, 2u, 3u, 4u}) expect_same_accelerations(b, seed);
-}
-
-TEST(MjcfPublishedMujoco, LeggedFreeBaseServosFrictionloss) {
-  Both b = load_both(write_model("legged.xml", legged_xml()));
-  ASSERT_EQ(b.mj->nu, 9);
-  expect_same_model(b);
-  for (unsigned seed : {5u, 6u, 7u}) expect_same_accelerations(b, seed);
-}
-
-// The keyframe: appell's initial state is MuJoCo's mj_resetDataKeyframe, and the servos'
-// targets its ctrl (the accelerations there agree)
-TEST(MjcfPublishedMujoco, KeyframeStateAndControls) {
-  for (const std::string& xml : {arm_xml(), legged_xml()}) {
-    const std::string path = write_model("key.xml", xml);
-    const std::string scene = write_temp(
-        "key.json", R"({"include": {"mjcf": ")" + file_name(path) + R"(", "keyframe": "home"}})");
-    Both b = load_both(path, scene);
-    mj_resetDataKeyframe(b.mj.get(), b.md.get(), mj_name2id(b.mj.get(), mjOBJ_KEY, "home"));
-    mj_forward(b.mj.get(), b.md.get());
-    const Mapped x = map_state(b);
-    const State& s = b.m.initial_state();
-    EXPECT_LT((s.q - x.s.q).cwiseAbs().maxCoeff(), 1e-12) << s.q.transpose() << "\n"
-                                                          << x.s.q.transpose();
-    EXPECT_LT((s.u - x.s.u).cwiseAbs().maxCoeff(), 1e-12);
-    const Eigen::VectorXd udot = accelerations(b.m, s);
-    const Eigen::VectorXd expected = x.T * Eigen::Map<const Eigen::VectorXd>(b.md->qacc, b.mj->nv);
-    EXPECT_LT((udot - expected).cwiseAbs().maxCoeff(), 1e-9 * (1 + expected.norm()))
-        << udot.transpose() << "\n"
-        << expected.transpose();
-  }
-}
-#endif  // APPELL_HAVE_MUJOCO
 
 }  // namespace
 }  // namespace appell

@@ -1,5 +1,6 @@
 // The recursive formulation (engine/formulations/recursive.hpp) against the dense ones and against
-// an independently assembled joint-space mass matrix; and its no-allocation promise.
+// an independently assembled joint-space mass matrix; and its no-allocation promise
+// (recursive_joint_coordinates_test.cpp: its joint coordinates).
 #include "engine/formulations/recursive.hpp"
 
 #include <gtest/gtest.h>
@@ -20,108 +21,19 @@
 #include "engine/formulations/projection.hpp"
 #include "engine/run/tree_state_space.hpp"
 #include "printers.hpp"
+#include "random_trees.hpp"
 
 using appell_test::AllocationScope;
 
 namespace appell {
 namespace {
 
-Vec3 random_unit(std::mt19937& rng) {
-  std::normal_distribution<double> g;
-  return Vec3(g(rng), g(rng), g(rng)).normalized();
-}
-
-double uniform(std::mt19937& rng, double a, double b) {
-  return std::uniform_real_distribution<double>(a, b)(rng);
-}
-
-// body i: random mass, box inertia, pose
-Body random_body(std::mt19937& rng, int i, BodyType type) {
-  Body b;
-  b.name = "b" + std::to_string(i);
-  b.type = type;
-  b.mass = uniform(rng, 0.5, 2.0);
-  b.inertia = inertia_box(
-      b.mass, Vec3(uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5), uniform(rng, 0.05, 0.5)));
-  b.position = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1));
-  b.orientation = quat_from_rotation_vector(random_unit(rng) * uniform(rng, 0, 3));
-  return b;
-}
-
-struct RandomScene {
-  ModelBuilder b;
-  Model m;                  // compile(b)
-  int duplicated_rows = 0;  // rows that repeat another constraint exactly
-};
-
-// A random tree of n bodies: every joint type, reversed joints, floating bases, a particle
-// at the root of a subtree; with `loops`, closing spherical joints and distance rows, and
-// with `redundant` a duplicated distance row.
-RandomScene random_scene(std::mt19937& rng, int n, bool loops, bool redundant) {
-  RandomScene s;
-  ModelBuilder& m = s.b;
-  m.gravity = Vec3(0.3, -0.2, -9.81);
-  for (int i = 0; i < n; ++i)
-    m.add_body(random_body(rng, i, i == n / 2 ? BodyType::Particle : BodyType::Rigid));
-  // every registered joint type (constraints/joints/registry.cpp), a new one included
-  const std::vector<const JointType*>& types = joint_types();
-  const int ntypes = static_cast<int>(types.size());
-  auto add_joint = [&](const std::string& name, const JointType& type, int p, int c) {
-    const BodyState P = m.initial_state(p), C = m.initial_state(c);
-    const Vec3 anchor = 0.5 * (P.x + C.x) + 0.2 * random_unit(rng);
-    const Vec3 axis = random_unit(rng);
-    Vec3 axis2 = axis.cross(random_unit(rng)).normalized();
-    m.add_constraint(std::make_shared<Joint>(name, type, p, c, P, C, anchor, axis, axis2));
-  };
-  for (int i = 0; i < n; ++i) {
-    if (i == n / 2) continue;                // the particle: a root
-    if (uniform(rng, 0, 1) < 0.1) continue;  // a floating base
-    const int p = (i == 0 || uniform(rng, 0, 1) < 0.15)
-                      ? kWorld
-                      : std::uniform_int_distribution<int>(0, i - 1)(rng);
-    const JointType& type = *types[std::uniform_int_distribution<int>(0, ntypes - 1)(rng)];
-    if (p != kWorld && uniform(rng, 0, 1) < 0.25)
-      add_joint("j" + std::to_string(i), type, i, p);  // reversed
-    else
-      add_joint("j" + std::to_string(i), type, p, i);
-  }
-  if (loops) {
-    for (int k = 0; k < 2; ++k) {
-      const int a = std::uniform_int_distribution<int>(0, n - 1)(rng);
-      const int b = std::uniform_int_distribution<int>(0, n - 1)(rng);
-      if (a == b) continue;
-      const BodyState A = m.initial_state(a), B = m.initial_state(b);
-      const Vec3 pb = B.x + 0.1 * random_unit(rng);
-      m.add_constraint(
-          std::make_shared<DistanceConstraint>("d" + std::to_string(k), a, b, A, B, A.x, pb, 1.0));
-      if (redundant && k == 0) {  // the same row twice: exactly redundant
-        m.add_constraint(std::make_shared<DistanceConstraint>("d_copy", a, b, A, B, A.x, pb, 1.0));
-        ++s.duplicated_rows;
-      }
-    }
-    // a closing spherical joint between two bodies far apart in the tree, and a joint
-    // that makes the particle a child (both extra rows)
-    add_joint("close", joint_type("spherical"), 0, n - 1);
-    add_joint("hold", joint_type("spherical"), n / 2 + 1, n / 2);
-  }
-  s.m = compile(m);
-  return s;
-}
-
-// a random tree state x = (q, u)
-Eigen::VectorXd random_tree_state(std::mt19937& rng, const TreeModel& tree) {
-  Eigen::VectorXd x(tree.nq + tree.nu);
-  for (int k = 0; k < x.size(); ++k) x(k) = uniform(rng, -1, 1);
-  for (const TreeJoint& j : tree.joints) {
-    (void)j;
-  }
-  tree_normalize(tree, x.head(tree.nq));
-  return x;
-}
-
-double rel_error(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  return (a - b).lpNorm<Eigen::Infinity>() / std::max(1.0, b.lpNorm<Eigen::Infinity>());
-}
+using random_trees::random_body;
+using random_trees::random_scene;
+using random_trees::random_tree_state;
+using random_trees::random_unit;
+using random_trees::RandomScene;
+using random_trees::rel_error;
 
 TEST(Recursive, EqualsPinvOnRandomTrees) {
   std::mt19937 rng(20261121);
@@ -351,21 +263,6 @@ TEST(Recursive, StandardChainMatchesDense) {
   EXPECT_EQ(resolve_formulation(m, Formulation::Auto), Formulation::Recursive);
 }
 
-TEST(Recursive, JointCoordinatesRoundTrip) {
-  std::mt19937 rng(3);
-  RandomScene s = random_scene(rng, 20, true, false);
-  TreeStateSpace ss(s.m);
-  Data d(s.m);
-  Eigen::VectorXd x = random_tree_state(rng, ss.tree()), y;
-  // angles within (−π, π] so that the round trip is the identity
-  ss.to_maximal(x, 0.0, d);
-  ss.from_maximal(d, y);
-  Data d2(s.m);
-  ss.to_maximal(y, 0.0, d2);
-  EXPECT_LT((d.q - d2.q).cwiseAbs().maxCoeff() + 0.0 * (d.u - d2.u).norm(), 1e-12);
-  EXPECT_LT((d.u - d2.u).lpNorm<Eigen::Infinity>(), 1e-12);
-}
-
 TEST(Recursive, NoAllocationPerEvaluation) {
 #if !APPELL_COUNT_MALLOC
   GTEST_SKIP() << "malloc counting is off under AddressSanitizer";
@@ -388,52 +285,6 @@ TEST(Recursive, NoAllocationPerEvaluation) {
     EXPECT_EQ(count, 0) << (rows ? "with extra rows" : "tree");
   }
 #endif
-}
-
-}  // namespace
-}  // namespace appell
-
-namespace appell {
-namespace {
-
-// tree joints hold exactly at every joint-coordinate state: positions and velocities
-TEST(Recursive, TreeStatesSatisfyTheJoints) {
-  std::mt19937 rng(11);
-  for (int trial = 0; trial < 20; ++trial) {
-    RandomScene s = random_scene(rng, 15, false, false);
-    TreeStateSpace ss(s.m);
-    Data d(s.m);
-    ss.to_maximal(random_tree_state(rng, ss.tree()), 0.0, d);
-    constraint_rows(s.m, d);
-    EXPECT_LT(d.position_residual.lpNorm<Eigen::Infinity>(), 1e-12) << "trial " << trial;
-    EXPECT_LT(d.velocity_residual.lpNorm<Eigen::Infinity>(), 1e-12) << "trial " << trial;
-  }
-}
-
-// q̇ = N(q) u and u̇ together conserve energy (RK4, conservative forces only)
-TEST(Recursive, IntegratingJointCoordinatesConservesEnergy) {
-  std::mt19937 rng(5);
-  for (int trial = 0; trial < 3; ++trial) {
-    RandomScene s = random_scene(rng, 8, false, false);
-    TreeStateSpace ss(s.m);
-    Data d(s.m);
-    Eigen::VectorXd x = random_tree_state(rng, ss.tree()), k1, k2, k3, k4;
-    x.tail(ss.tree().nu) *= 0.5;
-    ss.to_maximal(x, 0.0, d);
-    const double E0 = kinetic_energy(s.m, d) + potential_energy(s.m, d);
-    const double h = 1e-3;
-    for (int step = 0; step < 300; ++step) {
-      ASSERT_EQ(ss.derivative(x, 0, d, k1), SolveStatus::Ok);
-      ss.derivative(x + 0.5 * h * k1, 0, d, k2);
-      ss.derivative(x + 0.5 * h * k2, 0, d, k3);
-      ss.derivative(x + h * k3, 0, d, k4);
-      x += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
-      ss.normalize(x);
-    }
-    ss.to_maximal(x, 0.0, d);
-    const double E1 = kinetic_energy(s.m, d) + potential_energy(s.m, d);
-    EXPECT_LT(std::abs(E1 - E0), 1e-7 * (1.0 + std::abs(E0))) << "trial " << trial;
-  }
 }
 
 }  // namespace

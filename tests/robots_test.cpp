@@ -336,7 +336,7 @@ TEST(Robots, DeltaFormulationsAgreeAndItHasThreeDof) {
 }
 
 // Energy is conserved with damping off, and every example simulates (the 7-DoF arm's
-// joints are damped: tests/urdf_hardening_test.cpp checks the damping's energy balance).
+// joints are damped: tests/urdf_joints_test.cpp checks the damping's energy balance).
 TEST(Robots, ExamplesSimulateAndConserveEnergy) {
   for (const char* file : {"two_link_arm.json", "two_link_arm_joints.json", "quadruped.json",
                            "delta.json", "two_link_arm.urdf", "quadruped.urdf", "delta.urdf"}) {

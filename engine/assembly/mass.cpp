@@ -2,6 +2,7 @@
 #include <Eigen/Cholesky>
 
 #include "engine/assembly/stages.hpp"
+#include "engine/model/body_coordinates.hpp"
 
 namespace appell {
 
@@ -9,9 +10,7 @@ void multiply_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eige
   y.resize(m.nu());
   for (int i = 0; i < m.ncomposite(); ++i) {
     const int o = m.u_offset(i);
-    y.segment<3>(o) = m.composites()[i].mass * x.segment<3>(o);
-    if (m.composites()[i].rigid())
-      y.segment<3>(o + 3) = composite_inertia(m, d, i) * x.segment<3>(o + 3);
+    body_mass_times(m.composites()[i], composite_inertia(m, d, i), x.data() + o, y.data() + o);
   }
 }
 
@@ -19,9 +18,7 @@ void solve_mass(const Model& m, const Data& d, const Eigen::VectorXd& x, Eigen::
   y.resize(m.nu());
   for (int i = 0; i < m.ncomposite(); ++i) {
     const int o = m.u_offset(i);
-    y.segment<3>(o) = x.segment<3>(o) / m.composites()[i].mass;
-    if (m.composites()[i].rigid())
-      y.segment<3>(o + 3) = composite_inertia(m, d, i).ldlt().solve(Vec3(x.segment<3>(o + 3)));
+    body_mass_solve(m.composites()[i], composite_inertia(m, d, i), x.data() + o, y.data() + o);
   }
 }
 

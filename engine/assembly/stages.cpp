@@ -6,6 +6,7 @@
 
 #include "appell/joint.hpp"
 #include "engine/assembly/row_terms.hpp"
+#include "engine/model/body_coordinates.hpp"
 #include "engine/model/tree.hpp"
 
 namespace appell {
@@ -16,21 +17,8 @@ void kinematics(const Model& m, Data& d) {
     const Body& b = m.composites()[i];
     BodyState& s = merged ? d.composite[i] : d.body[i];
     Mat3& J = merged ? d.Jc[i] : d.J[i];
-    const int iq = m.q_offset(i), iu = m.u_offset(i);
-    s.x = d.q.segment<3>(iq);
-    s.v = d.u.segment<3>(iu);
-    if (b.rigid()) {
-      // the rotation of the normalised quaternion: the flow keeps |q| = 1, this keeps
-      // round-off from leaking into Q
-      const Quat o = Quat(d.q(iq + 3), d.q(iq + 4), d.q(iq + 5), d.q(iq + 6)).normalized();
-      s.Q = o.toRotationMatrix();
-      s.w = d.u.segment<3>(iu + 3);
-      J = s.Q * b.inertia * s.Q.transpose();
-    } else {
-      s.Q.setIdentity();
-      s.w.setZero();
-      J.setZero();
-    }
+    read_body_coordinates(b, d.q.data() + m.q_offset(i), d.u.data() + m.u_offset(i), s);
+    J = world_inertia(b, s);
   }
   if (merged) bodies_from_composites(m, d);
 }

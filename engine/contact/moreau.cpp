@@ -158,22 +158,22 @@ void MoreauStepper::keep_records(const Eigen::VectorXd& v) {
   warm_next_.clear();
   for (size_t k = 0; k < blocks_.size(); ++k) {
     const ContactBlock& b = blocks_[k];
-    ContactRecord& r = records_[k];
+    ContactSample& r = records_[k];
     stats_.impacts += r.impact;
     r.impulse.head(b.size()) = lambda_.segment(b.row, b.size());
     r.velocity.head(b.size()) = v.segment(b.row, b.size());
     const double scale = std::max(1.0, std::abs(v0_(b.row)));
-    if (r.friction)
+    if (r.joint_friction)
       r.state = std::abs(r.velocity(0)) > 1e3 * o_.solver.tolerance * scale
-                    ? ContactRecord::State::Slip
-                    : ContactRecord::State::Stick;
+                    ? ContactSample::State::Slip
+                    : ContactSample::State::Stick;
     else if (!(r.impulse(0) > 0))
-      r.state = ContactRecord::State::Open;
+      r.state = ContactSample::State::Open;
     else if (b.size() == 3 && r.velocity.tail<2>().norm() > 1e3 * o_.solver.tolerance * scale)
-      r.state = ContactRecord::State::Slip;
+      r.state = ContactSample::State::Slip;
     else
-      r.state = ContactRecord::State::Stick;
-    warm_next_.push_back({key_of(r), r.impulse, at_[k], r.impulse(0) > 0 && !r.friction});
+      r.state = ContactSample::State::Stick;
+    warm_next_.push_back({key_of(r), r.impulse, at_[k], r.impulse(0) > 0 && !r.joint_friction});
   }
   // sorted for lookups by key (std::sort: no buffer; the vectors keep their storage)
   std::sort(warm_next_.begin(), warm_next_.end(),

@@ -96,21 +96,6 @@ struct MoreauOptions {
   Stabilization stabilization;  // of the bilateral rows in the free velocity
 };
 
-// A row of the last step: a contact point, a joint limit (point.shape_a = −1, joint ≥ 0),
-// or a joint's Coulomb friction (joint ≥ 0, friction: one bounded row, |impulse| ≤ F h).
-struct ContactRecord {
-  ContactPoint point;
-  int joint = -1;         // model constraint index of a limit, −1 for a contact
-  bool upper = false;     // a limit's side
-  bool friction = false;  // a joint's Coulomb friction row
-  Eigen::Vector3d impulse = Eigen::Vector3d::Zero();  // (normal, t1, t2), N·s (N·m·s)
-  Eigen::Vector3d t1 = Eigen::Vector3d::Zero(), t2 = Eigen::Vector3d::Zero();
-  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();  // (u_n, u_t1, u_t2) after the step
-  bool impact = false;                                 // approaching at the start of the step
-  using State = ContactSample::State;                  // the outputs' own
-  State state = State::Open;
-};
-
 struct MoreauStepStats {
   int rows = 0, iterations = 0;
   double residual = 0.0;
@@ -132,7 +117,7 @@ class MoreauStepper {
   // a row's identity from step to step: shapes, bodies, joint, side and friction; the
   // points of one pair of shapes are told apart by where they lie (match_previous)
   using Key = std::tuple<int, int, int, int, int>;
-  static Key key_of(const ContactRecord& r);
+  static Key key_of(const ContactSample& r);
   // detector: null when the model has no shapes (joint limits only)
   MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> detector,
                 const MoreauOptions& o = {});
@@ -140,7 +125,7 @@ class MoreauStepper {
   // (message in d.diagnostics).  d describes the end state's kinematics afterwards.
   SolveStatus step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& u, Data& d);
 
-  const std::vector<ContactRecord>& records() const { return records_; }
+  const std::vector<ContactSample>& records() const { return records_; }
   const MoreauStepStats& stats() const { return stats_; }
   const MoreauOptions& options() const { return o_; }
   // whether the model has unilateral rows (shapes, or enforced joint limits)
@@ -156,10 +141,10 @@ class MoreauStepper {
   };
   // the closed rows at q (d's kinematics at q): records, rows, blocks, gaps
   void gather(const Eigen::VectorXd& q, Data& d, bool normal_only, double margin,
-              std::vector<ContactRecord>& out);
+              std::vector<ContactSample>& out);
   // gather()'s second half: the rows of the detector's points_ and of the joint limits
   void rows_of_points(const Eigen::VectorXd& q, Data& d, bool normal_only, double margin,
-                      std::vector<ContactRecord>& out);
+                      std::vector<ContactSample>& out);
   // the deepest overlap at q among the detector's points_ and the joint limits, and
   // whether a point is deeper than too_deep() allows
   double penetration(const Eigen::VectorXd& q, bool& deep) const;
@@ -227,7 +212,7 @@ class MoreauStepper {
   SolveStatus first_half(double t, const Eigen::VectorXd& q, Eigen::VectorXd& u, double h, Data& d);
   // whether a contact among `rows` is deeper than its shapes allow; then d.diagnostics
   // says so (status Inconsistent)
-  bool too_deep(const std::vector<ContactRecord>& rows, const char* when, Data& d);
+  bool too_deep(const std::vector<ContactSample>& rows, const char* when, Data& d);
   // the depth a point of two shapes may reach before too_deep() reports it (half the
   // thinner shape's half-thickness); infinite on a point of no two of the model's shapes
   double deepest_allowed(const ContactPoint& p) const;
@@ -240,13 +225,13 @@ class MoreauStepper {
   double step_margin(const Data& d, double h);
   // orders the gathered rows by island (bodies that no joint or bilateral row couples
   // apart), so that G is block diagonal: first_, islands_
-  void order_islands(std::vector<ContactRecord>& out);
+  void order_islands(std::vector<ContactSample>& out);
   // solves each island's problem (all, or those with a flag set); returns the worst
   // blocks_[k].fixed for the rows the bodies cannot move (tree_delassus's diag0_ against G)
   void mark_fixed();
   // the first fixed row whose law the step's velocities v violate, −1 when none
   int violated_fixed_row(const Eigen::VectorXd& v) const;
-  std::string fixed_row_message(const ContactRecord& r, double t) const;
+  std::string fixed_row_message(const ContactSample& r, double t) const;
   ContactSolverResult solve_islands(const std::vector<char>* only = nullptr);
   // aux: the projection's and the first half's problems (workspaces of their own)
   ContactSolverResult solve_islands(const Eigen::VectorXd& g, Eigen::VectorXd& lambda,
@@ -279,7 +264,7 @@ class MoreauStepper {
   std::vector<IslandMatrix> Gis_;  // G by island (the gathered rows' order)
   double h_ = 0.0;                 // the step being taken
   std::vector<ContactPoint> points_;
-  std::vector<ContactRecord> records_, scratch_;
+  std::vector<ContactSample> records_, scratch_;
   std::vector<TwistRow> rows_;
   std::vector<ContactBlock> blocks_;
   // the last step's rows: impulse, whether it pushed (in contact, not meeting) and, for a
@@ -306,7 +291,7 @@ class MoreauStepper {
   std::vector<int> union_parent_, block_key_, block_island_, block_order_;
   std::vector<ContactBlock> blocks_scratch_;
   std::vector<TwistRow> rows_scratch_;
-  std::vector<ContactRecord> records_scratch_;
+  std::vector<ContactSample> records_scratch_;
   Eigen::MatrixXd G_, R_;
   Eigen::VectorXd lambda_, g_, gfree_, v0_, qdot_, udot_, ustar_, gaps_;
   Eigen::VectorXd ubar_, unext_, uplus_;  // the midpoint's passes

@@ -24,7 +24,7 @@ bool MoreauStepper::too_fast(Data& d, double h) {
     const double turn = d.body[body].w.norm() * h;
     return 0.5 * reach_[body] * turn * turn;
   };
-  for (const ContactRecord& r : records_) {
+  for (const ContactSample& r : records_) {
     const ContactPoint& p = r.point;
     if (r.joint >= 0 || p.shape_a < 0 || p.shape_b < 0 || p.shape_a >= nshapes ||
         p.shape_b >= nshapes)
@@ -60,11 +60,11 @@ double MoreauStepper::deepest_allowed(const ContactPoint& p) const {
   return 0.5 * std::min(thickness(m_.shapes()[p.shape_a]), thickness(m_.shapes()[p.shape_b]));
 }
 
-bool MoreauStepper::too_deep(const std::vector<ContactRecord>& rows, const char* when, Data& d) {
+bool MoreauStepper::too_deep(const std::vector<ContactSample>& rows, const char* when, Data& d) {
   // a penetration deeper than half the thinner shape's half-thickness: the detector's
   // normal may already point through the thinner shape (a body passing through another),
   // or the scene started with one inside the other
-  for (const ContactRecord& r : rows) {
+  for (const ContactSample& r : rows) {
     const ContactPoint& p = r.point;
     if (r.joint >= 0 || !(p.gap < 0)) continue;
     const double limit = deepest_allowed(p);
@@ -116,14 +116,11 @@ int MoreauStepper::violated_fixed_row(const Eigen::VectorXd& v) const {
   return -1;
 }
 
-std::string MoreauStepper::fixed_row_message(const ContactRecord& r, double t) const {
+std::string MoreauStepper::fixed_row_message(const ContactSample& r, double t) const {
   std::string what;
   if (r.joint >= 0) {
-    bool reversed = false;  // the record's side is on the tree coordinate
-    for (const TreeJoint& tj : m_.tree().joints)
-      if (tj.constraint == r.joint) reversed = tj.reversed;
     what = "joint '" + m_.constraints()[r.joint]->name() + "' is driven past its " +
-           (r.upper != reversed ? "upper" : "lower") + " limit";
+           (r.upper ? "upper" : "lower") + " limit";
   } else {
     const auto name = [&](int shape) {
       if (shape < 0) return std::string("the world");

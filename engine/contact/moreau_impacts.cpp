@@ -42,7 +42,7 @@ bool MoreauStepper::leave_free(size_t k, double h) const {
   // approach over half a step.  Where that would be deep for the pair's thinner shape (a
   // fast body, a thin wall), it bounces now, at the step's end (τ = h: no position
   // change, Newton's law at its velocity then), short of the surface by its end gap.
-  const ContactRecord& r = records_[k];
+  const ContactSample& r = records_[k];
   const int i = blocks_[k].row, nshapes = static_cast<int>(m_.shapes().size());
   const ContactPoint& p = r.point;
   double thin = std::numeric_limits<double>::infinity();
@@ -69,8 +69,8 @@ SolveStatus MoreauStepper::rest_accelerations(const Eigen::VectorXd& qm, Data& d
   // u = 0.  Only where a contact with restitution may meet (located impacts, impact_law).
   bool any = false;
   for (size_t k = 0; k < records_.size(); ++k) {
-    const ContactRecord& r = records_[k];
-    any = any || (r.joint < 0 && !r.friction && r.point.restitution > 0 && !landed(k));
+    const ContactSample& r = records_[k];
+    any = any || (r.joint < 0 && !r.joint_friction && r.point.restitution > 0 && !landed(k));
   }
   if (!any) return SolveStatus::Ok;
   uzero_.setZero(m_.tree().nu);
@@ -93,7 +93,7 @@ void MoreauStepper::impact_law(size_t k, double h, double tau, int stage) {
   // a_r = a.  A row that would come back within the step (L1's right side ≤ 0) does not
   // separate: it lands (stage 1: the plain law of an open row, u_n⁺ + g/h ≥ 0, or
   // u_n⁺ ≥ 0 on a closed one; later stages: u_n⁺ ≥ 0 at τ).
-  const ContactRecord& r = records_[k];
+  const ContactSample& r = records_[k];
   const int i = blocks_[k].row;
   const double e = r.joint < 0 ? r.point.restitution : 0.0;
   const double a = stage == 0 && arest_.size() == acc_.size() ? arest_(i) : acc_(i);
@@ -152,8 +152,8 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
   // an impact, which the gap law lands exactly
   for (int k = 0; k < nb; ++k) {
     const ContactBlock& b = blocks_[k];
-    ContactRecord& r = records_[k];
-    if (law_[k] != Law::Plain || r.friction) continue;
+    ContactSample& r = records_[k];
+    if (law_[k] != Law::Plain || r.joint_friction) continue;
     if (!(r.point.gap > o_.closed_gap && lambda_(b.row) > 0 && v0_(b.row) < -1e-9)) continue;
     if (landed(k)) continue;  // in contact already
     r.impact = true;
@@ -165,16 +165,16 @@ ContactSolverResult MoreauStepper::solve_rows(double h, bool warm) {
 
 void MoreauStepper::first_stage_law(int k, double h, bool warm) {
   const ContactBlock& b = blocks_[k];
-  ContactRecord& r = records_[k];
+  ContactSample& r = records_[k];
   fixed0_[k] = b.fixed;
   r.impact = false;
   gend_(b.row) += r.point.gap;
   const bool located =
-      !r.friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed(k);
+      !r.joint_friction && r.joint < 0 && r.point.restitution > 0 && !b.fixed && !landed(k);
   double tau = 0.0, v = 0.0;
   if (located) locate(k, h, 0.0, tau, v);
   const double g0 = r.point.gap - 0.5 * h * v0_(b.row);  // the gap at the step's start
-  if (r.friction) {
+  if (r.joint_friction) {
     // no gap and no impact: the bound alone
   } else if (located && (g0 > o_.closed_gap || v0_(b.row) < -1e-9)) {
     if (g0 > o_.closed_gap && tau == 0.0 && leave_free(k, h)) {
@@ -216,9 +216,9 @@ void MoreauStepper::impact_laws(double h, int stage) {
     // ones, are not one velocity's
     bool resting = false;
     for (int k = is.block0; stage == 0 && k < is.block0 + is.blocks; ++k) {
-      const ContactRecord& r = records_[k];
-      resting = resting ||
-                (law_[k] == Law::Plain && !r.friction && r.point.gap <= o_.closed_gap && landed(k));
+      const ContactSample& r = records_[k];
+      resting = resting || (law_[k] == Law::Plain && !r.joint_friction &&
+                            r.point.gap <= o_.closed_gap && landed(k));
     }
     for (int k = is.block0; k < is.block0 + is.blocks; ++k) {
       if (law_[k] != Law::Impact) continue;

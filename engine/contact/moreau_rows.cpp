@@ -21,9 +21,9 @@ void tangents(const Vec3& n, Vec3& t1, Vec3& t2) {
 
 }  // namespace
 
-MoreauStepper::Key MoreauStepper::key_of(const ContactRecord& r) {
+MoreauStepper::Key MoreauStepper::key_of(const ContactSample& r) {
   return {r.point.shape_a, r.point.shape_b, r.point.body_a, r.point.body_b,
-          r.joint * 4 + r.upper + 2 * r.friction};
+          r.joint * 4 + r.upper + 2 * r.joint_friction};
 }
 
 namespace {
@@ -39,14 +39,14 @@ TwistRow negated(TwistRow r) {
 }  // namespace
 
 void MoreauStepper::gather(const Eigen::VectorXd& q, Data& d, bool normal_only, double margin,
-                           std::vector<ContactRecord>& out) {
+                           std::vector<ContactSample>& out) {
   points_.clear();
   if (det_) det_->detect(m_, d, margin, points_);
   rows_of_points(q, d, normal_only, margin, out);
 }
 
 void MoreauStepper::rows_of_points(const Eigen::VectorXd& q, Data& d, bool normal_only,
-                                   double margin, std::vector<ContactRecord>& out) {
+                                   double margin, std::vector<ContactSample>& out) {
   out.clear();
   rows_.clear();
   blocks_.clear();
@@ -61,7 +61,7 @@ void MoreauStepper::rows_of_points(const Eigen::VectorXd& q, Data& d, bool norma
   };
   for (const ContactPoint& p : points_) {
     if (!(p.gap <= margin)) continue;
-    ContactRecord r;
+    ContactSample r;
     r.point = p;
     tangents(p.normal, r.t1, r.t2);
     add_block(normal_only ? ContactBlock::Kind::Unilateral : ContactBlock::Kind::Contact,
@@ -88,9 +88,10 @@ void MoreauStepper::rows_of_points(const Eigen::VectorXd& q, Data& d, bool norma
     for (int side = 0; side < 2; ++side) {
       const double gap = side == 0 ? x - l.lower : l.upper - x;
       if (!(gap <= reach)) continue;
-      ContactRecord r;
+      ContactSample r;
       r.joint = l.constraint;
-      r.upper = side == 1;
+      r.upper = (side == 1) != tj.reversed;  // the joint's own side: a reversed joint runs
+                                             // its coordinate backwards on the tree
       r.point.gap = gap;
       add_block(ContactBlock::Kind::Unilateral, 0.0);
       const TwistRow row = joint_row(m_, d, l.tree_joint);
@@ -103,9 +104,9 @@ void MoreauStepper::rows_of_points(const Eigen::VectorXd& q, Data& d, bool norma
     for (const Friction& f : frictions_) {
       // the joint's Coulomb friction: a bounded row on its rate, |λ| ≤ F h, sticking at
       // u⁺ = 0 inside the bound, sliding against the motion on it
-      ContactRecord r;
+      ContactSample r;
       r.joint = f.constraint;
-      r.friction = true;
+      r.joint_friction = true;
       add_block(ContactBlock::Kind::Bounded, 0.0);
       blocks_.back().bound = f.force * h_;
       rows_.push_back(joint_row(m_, d, f.tree_joint));
@@ -116,7 +117,7 @@ void MoreauStepper::rows_of_points(const Eigen::VectorXd& q, Data& d, bool norma
   order_islands(out);
 }
 
-void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
+void MoreauStepper::order_islands(std::vector<ContactSample>& out) {
   const TreeModel& tree = m_.tree();
   const int nblocks = static_cast<int>(blocks_.size());
   // union–find on the subtrees' top joints; with bilateral extra rows, one island
@@ -166,7 +167,7 @@ void MoreauStepper::order_islands(std::vector<ContactRecord>& out) {
   // the blocks, their rows, records and gaps in that order
   std::vector<ContactBlock>& blocks = blocks_scratch_;
   std::vector<TwistRow>& rows = rows_scratch_;
-  std::vector<ContactRecord>& records = records_scratch_;
+  std::vector<ContactSample>& records = records_scratch_;
   Eigen::VectorXd& gaps = gaps_scratch_;
   blocks.clear();
   rows.clear();
@@ -208,7 +209,7 @@ void MoreauStepper::match_previous(const Data& d) {
   at_.resize(nb);
   previous_.assign(nb, -1);
   for (size_t k = 0; k < nb; ++k) {
-    const ContactRecord& r = records_[k];
+    const ContactSample& r = records_[k];
     const int body = r.point.body_b != kWorld ? r.point.body_b : r.point.body_a;
     at_[k] = r.joint < 0 && body != kWorld
                  ? Vec3(d.body[body].Q.transpose() * (r.point.point - d.body[body].x))

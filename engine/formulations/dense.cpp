@@ -1,6 +1,7 @@
 #include "engine/formulations/dense.hpp"
 
 #include "engine/assembly/stages.hpp"
+#include "engine/model/body_coordinates.hpp"
 
 namespace appell {
 
@@ -24,12 +25,8 @@ void minimum_norm_multipliers(const Model& m, Data& d, const InverseSqrtMass& Mi
 
 Eigen::MatrixXd dense_mass(const Model& m, const Data& d) {
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(m.nu(), m.nu());
-  for (int i = 0; i < m.ncomposite(); ++i) {
-    const Body& b = m.composites()[i];
-    const int o = m.u_offset(i);
-    M.block<3, 3>(o, o) = b.mass * Mat3::Identity();
-    if (b.rigid()) M.block<3, 3>(o + 3, o + 3) = composite_inertia(m, d, i);
-  }
+  for (int i = 0; i < m.ncomposite(); ++i)
+    body_mass_block(m.composites()[i], composite_inertia(m, d, i), m.u_offset(i), M);
   return M;
 }
 

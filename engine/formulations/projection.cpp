@@ -5,6 +5,7 @@
 
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/rank_policy.hpp"
+#include "engine/model/body_coordinates.hpp"
 #include "engine/model/tree.hpp"
 
 namespace appell {
@@ -88,14 +89,7 @@ SolveStatus project_positions(const Model& m, Data& d, ProjectionReport* report)
     const Eigen::VectorXd delta = mass_metric_correction(m, d, G, g);
     rep.correction = std::max(rep.correction, delta.cwiseAbs().maxCoeff());
     for (int i = 0; i < m.ncomposite(); ++i) {
-      const int iq = m.q_offset(i), iu = m.u_offset(i);
-      d.q.segment<3>(iq) += delta.segment<3>(iu);
-      if (m.composites()[i].rigid()) {
-        // Q ← exp(δθ×) Q: left multiplication, δθ is a world-frame rotation vector
-        const Quat q(d.q(iq + 3), d.q(iq + 4), d.q(iq + 5), d.q(iq + 6));
-        const Quat qn = (quat_from_rotation_vector(delta.segment<3>(iu + 3)) * q).normalized();
-        d.q.segment<4>(iq + 3) << qn.w(), qn.x(), qn.y(), qn.z();
-      }
+      integrate_body_q(m.composites()[i], delta.data() + m.u_offset(i), d.q.data() + m.q_offset(i));
     }
     ++rep.iterations;
   }

@@ -78,12 +78,7 @@ int index_of(const std::unordered_map<std::string, int>& names, const std::strin
 BodyState state_of(const std::vector<Body>& bodies, int b) {
   BodyState s;
   if (b == kWorld) return s;
-  const Body& body = bodies[b];
-  s.x = body.position;
-  s.Q = body.orientation.normalized().toRotationMatrix();
-  s.v = body.velocity;
-  s.w = body.rigid() ? body.angular_velocity : Vec3::Zero();
-  return s;
+  return bodies[b].initial_state();
 }
 
 // Each body's welded group: its carrier (top) and its pose in the carrier's frame (R, p),

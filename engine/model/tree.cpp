@@ -6,6 +6,7 @@
 
 #include "appell/data.hpp"
 #include "appell/joint.hpp"
+#include "engine/model/body_coordinates.hpp"
 #include "engine/model/composites.hpp"
 #include "engine/model/kinematics.hpp"
 
@@ -204,14 +205,8 @@ void maximal_from_bodies(const Model& m, Data& d) {
   composites_from_bodies(m, d);
   for (int i = 0; i < m.ncomposite(); ++i) {
     const BodyState& C = composite_state(m, d, i);
-    const int bq = m.q_offset(i), bu = m.u_offset(i);
-    d.q.segment<3>(bq) = C.x;
-    d.u.segment<3>(bu) = C.v;
-    if (m.composites()[i].rigid()) {
-      const Quat o(C.Q);
-      d.q.segment<4>(bq + 3) << o.w(), o.x(), o.y(), o.z();
-      d.u.segment<3>(bu + 3) = C.w;
-    }
+    write_body_coordinates(m.composites()[i], C, d.q.data() + m.q_offset(i),
+                           d.u.data() + m.u_offset(i));
   }
 }
 

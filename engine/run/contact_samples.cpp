@@ -24,31 +24,17 @@ const char* contact_state_name(ContactSample::State s) {
 void Simulation::Impl::record_contacts(const MoreauStepper& moreau, double step) {
   const MoreauStepStats& s = moreau.stats();
   r.max_penetration = std::max(r.max_penetration, s.penetration);
-  const std::vector<ContactRecord>& records = moreau.records();
   contacts.clear();
-  const TreeModel& tree = m.tree();
-  for (size_t i = 0; i < records.size(); ++i) {
-    const ContactRecord& rec = records[i];
-    if (rec.friction) continue;  // a joint's Coulomb friction row: neither contact nor limit
-    contacts.emplace_back();
+  for (const ContactSample& row : moreau.records()) {
+    if (row.joint_friction) continue;  // a joint's Coulomb friction: neither contact nor limit
+    contacts.push_back(row);
     ContactSample& c = contacts.back();
-    c.point = rec.point;
-    c.joint = rec.joint;
-    c.impact = rec.impact;
-    c.state = rec.state;
-    c.normal_force = rec.impulse(0) / step;
-    if (rec.joint < 0) {
-      c.upper = false;
-      c.friction_force = (rec.impulse(1) * rec.t1 + rec.impulse(2) * rec.t2) / step;
+    c.normal_force = row.impulse(0) / step;
+    if (row.joint < 0) {
+      c.friction_force = (row.impulse(1) * row.t1 + row.impulse(2) * row.t2) / step;
       c.joint_force = 0.0;
       continue;
     }
-    // the record's side and row are on the tree coordinate, which a reversed joint runs
-    // backwards (engine/contact/moreau.cpp)
-    bool reversed = false;
-    for (const TreeJoint& tj : tree.joints)
-      if (tj.constraint == rec.joint) reversed = tj.reversed;
-    c.upper = rec.upper != reversed;
     c.point.point.setZero();
     c.point.normal.setZero();
     c.friction_force.setZero();

@@ -3,6 +3,7 @@
 #include "appell/forward.hpp"
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/projection.hpp"
+#include "engine/model/body_coordinates.hpp"
 #include "engine/run/tree_state_space.hpp"
 
 namespace appell {
@@ -48,15 +49,8 @@ SolveStatus MaximalStateSpace::derivative(const Eigen::VectorXd& x, double t, Da
   const SolveStatus status = forward(m_, d, o_);
   xdot.resize(size());
   for (int i = 0; i < m_.ncomposite(); ++i) {
-    const int iq = m_.q_offset(i), iu = m_.u_offset(i);
-    xdot.segment<3>(iq) = d.u.segment<3>(iu);  // dx̄/dt = v̄
-    if (m_.composites()[i].rigid()) {
-      // dq/dt = ½ (0, ω) ⊗ q with ω in the world frame; keeps |q| constant exactly
-      const Quat q(x(iq + 3), x(iq + 4), x(iq + 5), x(iq + 6));
-      const Vec3 w = d.u.segment<3>(iu + 3);
-      const Quat qd = Quat(0.0, w.x(), w.y(), w.z()) * q;
-      xdot.segment<4>(iq + 3) << 0.5 * qd.w(), 0.5 * qd.x(), 0.5 * qd.y(), 0.5 * qd.z();
-    }
+    const int iq = m_.q_offset(i);
+    body_q_rate(m_.composites()[i], x.data() + iq, d.u.data() + m_.u_offset(i), xdot.data() + iq);
   }
   xdot.tail(m_.nu()) = d.udot;
   return status;
@@ -64,11 +58,7 @@ SolveStatus MaximalStateSpace::derivative(const Eigen::VectorXd& x, double t, Da
 
 void MaximalStateSpace::normalize(Eigen::VectorXd& x) const {
   for (int i = 0; i < m_.ncomposite(); ++i)
-    if (m_.composites()[i].rigid()) {
-      auto q = x.segment<4>(m_.q_offset(i) + 3);
-      const double n = q.norm();
-      if (n > 0) q /= n;
-    }
+    normalize_body_q(m_.composites()[i], x.data() + m_.q_offset(i));
 }
 
 SolveStatus MaximalStateSpace::project(Eigen::VectorXd& x, double t, Data& d) {

@@ -19,6 +19,8 @@ namespace appell {
 
 enum class BodyType { Rigid, Particle };
 
+struct BodyState;
+
 // The constant description of one body and its initial state (t = 0).
 struct Body {
   std::string name;
@@ -36,6 +38,8 @@ struct Body {
   bool rigid() const { return type == BodyType::Rigid; }
   int nq() const { return rigid() ? 7 : 3; }
   int nu() const { return rigid() ? 6 : 3; }
+  // its state at t = 0 (a particle's ω is zero, whatever angular_velocity holds)
+  BodyState initial_state() const;
 };
 
 // The world-frame kinematic state of one body at one instant.
@@ -50,6 +54,15 @@ struct BodyState {
   Vec3 point(const Vec3& X) const { return x + Q * X; }
   Vec3 point_velocity(const Vec3& X) const { return v + w.cross(Q * X); }
 };
+
+inline BodyState Body::initial_state() const {
+  BodyState s;
+  s.x = position;
+  s.Q = orientation.normalized().toRotationMatrix();
+  s.v = velocity;
+  s.w = rigid() ? angular_velocity : Vec3::Zero();
+  return s;
+}
 
 // The world-frame inertia Q J0 Qᵀ of body b in state s (zero for a particle).
 // A principal J0 (the common case: shapes, "principal") costs 36 products, not 54.

@@ -53,20 +53,32 @@ std::unique_ptr<ContactDetector> make_contact_detector(const Model& m);
 
 namespace appell {
 
-// One row of the contact problem of a moreau step, as the outputs give it (contacts.csv,
-// `appell eval`, Python; docs/contact.md "Outputs"): a contact point between two shapes, or
-// a joint limit.  Forces are the step's impulses divided by its length h: the mean force
+// One row of the contact problem of a moreau step: a contact point between two shapes, a
+// joint limit, or a joint's Coulomb friction.  The stepper writes the row (its impulse,
+// tangents and velocity after the step; engine/contact/moreau.hpp records()); the outputs
+// (contacts.csv, `appell eval`, Python; docs/contact.md "Outputs") give its contacts and
+// limits with their forces: the step's impulses divided by its length h, the mean force
 // over the step (at rest, the force that holds the body; at an impact, impulse / h).
 struct ContactSample {
   // a contact: shapes, bodies, point (world), normal a→b, gap, μ and e, all at the step's
-  // midpoint, where the row was closed; a limit: shapes and bodies −1, point and normal zero,
-  // gap the distance to the bound (rad or m, at the midpoint)
+  // midpoint, where the row was closed; a limit: shapes and bodies −1, point and normal zero
+  // (the outputs'), gap the distance to the bound (rad or m, at the midpoint)
   ContactPoint point;
-  int joint = -1;      // a limit: the model constraint index of its joint; −1 for a contact
+  int joint = -1;      // a limit or a joint's friction: the model constraint index of its
+                       // joint; −1 for a contact
   bool upper = false;  // a limit: its side, in the joint's own coordinate
-  // a contact: the normal force on b (≥ 0, N; a gets the opposite) and the friction force
-  // on b, world frame (perpendicular to the normal, ‖·‖ ≤ μ × normal force);
-  // a limit: the normal force (≥ 0, N·m or N) and friction zero
+  // a joint's Coulomb friction (the stepper's alone, never in the outputs): one bounded
+  // row, |impulse| ≤ F h
+  bool joint_friction = false;
+  // the step's impulses (normal, along t1, along t2), N·s (N·m·s on a hinge), the world
+  // tangents t1, t2 of a contact, and the row's velocities (u_n, u_t1, u_t2) after the step
+  Eigen::Vector3d impulse = Eigen::Vector3d::Zero();
+  Eigen::Vector3d t1 = Eigen::Vector3d::Zero(), t2 = Eigen::Vector3d::Zero();
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();
+  // the outputs' forces (impulse / h, set by the simulation): a contact: the normal force on
+  // b (≥ 0, N; a gets the opposite) and the friction force on b, world frame (perpendicular
+  // to the normal, ‖·‖ ≤ μ × normal force); a limit: the normal force (≥ 0, N·m or N) and
+  // friction zero
   double normal_force = 0.0;
   Vec3 friction_force = Vec3::Zero();
   // a limit: the generalized force on the joint's coordinate (+ pushes it up: the lower
