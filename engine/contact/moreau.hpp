@@ -80,7 +80,7 @@ struct MoreauOptions {
   double margin = 1e-3;
   double projection_tolerance = 1e-10;  // the penetration the projection leaves at most
   int projection_passes = 4;
-  // the free velocity's implicit midpoint (moreau.cpp, free_velocity): at most this many
+  // the free velocity's implicit midpoint (moreau_velocity.cpp, free_velocity): at most this many
   // fixed-point passes, stopped when a pass changes u* by less than `midpoint_tolerance`
   // times the step's change of u; skipped when no body turns by more than `midpoint_spin`
   // (rad) in the step: at h |ω| ≤ ε the explicit inertial terms add ½ h² ‖J⁻¹(ω × J ω)‖²_J

@@ -113,8 +113,8 @@ Vec6 to_world(const JointPlacementT<double>& J, const Vec6& y) {
 
 }  // namespace
 
-RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(m) {
-  const TreeModel& tree = m.tree();
+// the workspace's vectors sized for the tree, and each joint's place in Ŝ and Δ
+void RneaDerivatives::size_workspace(const TreeModel& tree) {
   n_ = static_cast<int>(tree.joints.size());
   const int nu = tree.nu;
   parent_.resize(n_);
@@ -141,6 +141,11 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(
   }
   Shat_.assign(nhat, Vec6::Zero());
   Delta_.assign(nhat, Vec6::Zero());
+}
+
+RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(m) {
+  const TreeModel& tree = m.tree();
+  size_workspace(tree);
   std::vector<Vec6> h(n_);  // I v
   // base to tip: the kernel's poses and twists (J1, J2), then the columns about O and each
   // joint's own terms  [CM18, forward pass]
@@ -186,7 +191,12 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(
     Ic_[i] = I;
     Bc_[i] = inertia_rate(v_[i], b.mass, C.x, Jc);
   }
-  // tip to base: the subtrees' Ic, Σ İ and momenta; then Bc = Σ İ + (· ×* Σ h)
+  subtree_terms(h);
+}
+
+// tip to base: the subtrees' Ic, Σ İ and momenta h (each body's I v on entry); then
+// Bc = Σ İ + (· ×* Σ h), and per column Ic S, Bcᵀ S and e                          (D4)
+void RneaDerivatives::subtree_terms(std::vector<Vec6>& h) {
   for (int i = n_ - 1; i >= 0; --i) {
     const int p = parent_[i];
     if (p >= 0) {

@@ -38,6 +38,8 @@ class RneaDerivatives {
                    Eigen::MatrixXd& du, Eigen::MatrixXd* M = nullptr);
 
  private:
+  void size_workspace(const TreeModel& tree);
+  void subtree_terms(std::vector<Vec6>& h);
   void accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd& tau);
   void own_terms(int i, const double* q, const double* u);
 
