@@ -39,6 +39,19 @@ void for_ancestor_runs(const JointSpaceResponse& f, int k, const Visit& visit) {
   }
 }
 
+// x ← L⁻¹ x, base to tip (M = Lᵀ L): a velocity's entry after its ancestors'
+void solve_lower(const JointSpaceResponse& f, Eigen::VectorXd& x) {
+  const int nu = static_cast<int>(f.L.rows());
+  for (int k = 0; k < nu; ++k) {
+    double v = x(k);
+    const double* lk = f.L.data() + k * nu;
+    for_ancestor_runs(f, k, [&](int lo, int hi) {
+      for (int i = lo; i < hi; ++i) v -= lk[i] * x(i);
+    });
+    x(k) = v * f.inverse_diagonal(k);
+  }
+}
+
 // g += Σ_k y_k y_kᵀ on the columns and rows [c0, c1) of the len × len g, y_k the K rows
 // of Y from y on, `stride` apart
 template <int K>
@@ -290,14 +303,7 @@ void solve_joint_space(const JointSpaceResponse& f, Eigen::VectorXd& x) {
       for (int i = lo; i < hi; ++i) x(i) -= lk[i] * x(k);
     });
   }
-  for (int k = 0; k < nu; ++k) {  // L x = y, base to tip
-    double v = x(k);
-    const double* lk = f.L.data() + k * nu;
-    for_ancestor_runs(f, k, [&](int lo, int hi) {
-      for (int i = lo; i < hi; ++i) v -= lk[i] * x(i);
-    });
-    x(k) = v * f.inverse_diagonal(k);
-  }
+  solve_lower(f, x);
 }
 
 void add_joint_space_response(const JointSpaceResponse& f, const Eigen::VectorXd& lambda,
@@ -306,17 +312,14 @@ void add_joint_space_response(const JointSpaceResponse& f, const Eigen::VectorXd
   const int n = static_cast<int>(f.Y.cols());
   Eigen::VectorXd& x = f.work;
   x.resize(nu);
-  // Y λ, each velocity on its own columns; then L x = Y λ, base to tip
+  // Y λ, each velocity on its own columns; then L x = Y λ
   for (int k = 0; k < nu; ++k) {
     double v = 0.0;
     const double* y = f.Y.data() + k * n;
     for (int c = f.first[k]; c < f.end[k]; ++c) v += y[c] * lambda(c);
-    const double* lk = f.L.data() + k * nu;
-    for_ancestor_runs(f, k, [&](int lo, int hi) {
-      for (int i = lo; i < hi; ++i) v -= lk[i] * x(i);
-    });
-    x(k) = v * f.inverse_diagonal(k);
+    x(k) = v;
   }
+  solve_lower(f, x);
   du += x;
 }
 

@@ -163,12 +163,9 @@ class MoreauStepper {
   // the explicit free velocity ustar_ (and udot_) of the step of size h from (q_m, u);
   // spinning_ when a body turns
   SolveStatus free_velocity(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h, Data& d);
-  // u̇ at (q_m, u) by the joint-space route (joint_space_route_): M and its factor (which
-  // tree_delassus then takes), the bias b, u̇ = −M⁻¹ b; false when M is not definite
-  bool joint_space_rates(Data& d);
-  // the same at new rates ū (the midpoint's passes), M kept
-  SolveStatus joint_space_rates_new_velocity(const Eigen::VectorXd& qm, const Eigen::VectorXd& ubar,
-                                             Data& d);
+  // the joint-space route (joint_space_route_): u̇ = −M⁻¹ b at the terms on d (pass 1
+  // and the forces, or new rates' velocities), by the factor of M kept in support_.factors
+  SolveStatus joint_space_accelerations(Data& d);
   // ustar_ (and lambda_, with rows) at the implicit midpoint; res takes the solves' worst
   SolveStatus midpoint(const Eigen::VectorXd& qm, const Eigen::VectorXd& u, double h, Data& d,
                        ContactSolverResult& res);

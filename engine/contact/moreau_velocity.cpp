@@ -38,13 +38,11 @@ SolveStatus MoreauStepper::free_velocity(const Eigen::VectorXd& qm, const Eigen:
   if (joint_space_route_) {
     support_.factors.fresh = false;
     recursive_terms(m_, d, qm, u);
-    joint_space_step_ = joint_space_rates(d);
-    if (!joint_space_step_) st = recursive_passes(m_, d, o_.stabilization);  // M not definite
-    if (joint_space_step_ && !joint_accelerations(m_, d).allFinite()) {
-      d.diagnostics.status = SolveStatus::NotFinite;
-      d.diagnostics.message = "accelerations are not finite";
-    }
-    st = d.diagnostics.status;
+    // M and its factor, kept for tree_delassus; the articulated passes where M is not definite
+    joint_space_step_ = joint_space_factor(m_, d, recursive_workspace(m_, d), dscratch_.joint_space,
+                                           support_.factors);
+    st = joint_space_step_ ? joint_space_accelerations(d)
+                           : recursive_passes(m_, d, o_.stabilization);
   } else {
     st = rates(qm, u, d);
   }
@@ -63,25 +61,12 @@ SolveStatus MoreauStepper::free_velocity(const Eigen::VectorXd& qm, const Eigen:
   return st;
 }
 
-bool MoreauStepper::joint_space_rates(Data& d) {
-  // M u̇ = −b at the kinematics and forces on d: M and its factor kept for tree_delassus
-  RecursiveWorkspace& ws = recursive_workspace(m_, d);
-  if (!joint_space_factor(m_, d, ws, dscratch_.joint_space, support_.factors)) return false;
+SolveStatus MoreauStepper::joint_space_accelerations(Data& d) {
+  // M u̇ = −b at the terms on d, by the kept factor, into the recursion's u̇
   joint_space_bias(m_, d, bias_);
   bias_ = -bias_;
   solve_joint_space(support_.factors, bias_);
-  ws.udot = bias_;
-  return true;
-}
-
-SolveStatus MoreauStepper::joint_space_rates_new_velocity(const Eigen::VectorXd& qm,
-                                                          const Eigen::VectorXd& ubar, Data& d) {
-  RecursiveWorkspace& ws = recursive_workspace(m_, d);
-  velocities_BaseToTip(m_, m_.tree(), qm, ubar, d, ws);
-  joint_space_bias(m_, d, bias_);
-  bias_ = -bias_;
-  solve_joint_space(support_.factors, bias_);
-  ws.udot = bias_;
+  recursive_workspace(m_, d).udot = bias_;
   if (!bias_.allFinite()) {
     d.diagnostics.status = SolveStatus::NotFinite;
     d.diagnostics.message = "accelerations are not finite";
@@ -115,10 +100,14 @@ SolveStatus MoreauStepper::midpoint(const Eigen::VectorXd& qm, const Eigen::Vect
     d.applied = kept_applied_;
     d.F = kept_F_;
     recursive_workspace(m_, d).tau = kept_tau_;
-    SolveStatus st = joint_space_step_ ? joint_space_rates_new_velocity(qm, ubar_, d)
-                     : velocity_only
-                         ? recursive_rates_new_velocity(m_, d, qm, ubar_)
+    SolveStatus st;
+    if (joint_space_step_) {  // the poses and M's factor kept, the velocity terms anew
+      velocities_BaseToTip(m_, m_.tree(), qm, ubar_, d, recursive_workspace(m_, d));
+      st = joint_space_accelerations(d);
+    } else {
+      st = velocity_only ? recursive_rates_new_velocity(m_, d, qm, ubar_)
                          : recursive_rates_kept_forces(m_, d, qm, ubar_, o_.stabilization);
+    }
     if (st == SolveStatus::Inconsistent) {  // provisional: confirmed on every row (rates())
       solve_recursive(m_, d);
       st = d.diagnostics.status;
