@@ -28,7 +28,8 @@ set_source_files_properties(
   tests/scene_test.cpp
   DIRECTORY ${PROJECT_SOURCE_DIR} PROPERTIES UNITY_GROUP tests_04)
 set_source_files_properties(
-  tests/contact_impacts_test.cpp tests/geometry_test.cpp tests/linearize_test.cpp
+  tests/body_block_factor_test.cpp tests/contact_impacts_test.cpp tests/geometry_test.cpp
+  tests/linearize_test.cpp
   tests/loop_step_error_test.cpp tests/python_support_test.cpp tests/sweep_test.cpp
   tests/universal_axes_test.cpp
   DIRECTORY ${PROJECT_SOURCE_DIR} PROPERTIES UNITY_GROUP tests_05)

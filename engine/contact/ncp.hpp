@@ -68,8 +68,32 @@ struct LowRankDelassus {
   // y += G x
   template <class X, class Y>
   void add_product(const X& x, Y&& y) const {
-    t.noalias() = B.transpose() * x;
-    y.noalias() += B * t;
+    transpose_product(x, t);
+    add_times(t, 1.0, y);
+  }
+  // t = Bᵀ x and y += s B t, row by row of B (Eigen's sparse products with a vector spent
+  // about nine instructions an entry of B)
+  template <class X>
+  void transpose_product(const X& x, Eigen::VectorXd& out) const {
+    const int* outer = B.outerIndexPtr();
+    const int* inner = B.innerIndexPtr();
+    const double* value = B.valuePtr();
+    out.setZero(B.cols());
+    for (Eigen::Index r = 0; r < B.rows(); ++r) {
+      const double xr = x(r);
+      for (int p = outer[r]; p < outer[r + 1]; ++p) out(inner[p]) += value[p] * xr;
+    }
+  }
+  template <class Y>
+  void add_times(const Eigen::VectorXd& in, double s, Y&& y) const {
+    const int* outer = B.outerIndexPtr();
+    const int* inner = B.innerIndexPtr();
+    const double* value = B.valuePtr();
+    for (Eigen::Index r = 0; r < B.rows(); ++r) {
+      double v = 0.0;
+      for (int p = outer[r]; p < outer[r + 1]; ++p) v += value[p] * in(inner[p]);
+      y(r) += s * v;
+    }
   }
 };
 
@@ -84,6 +108,36 @@ struct ContactSolverResult {
   int sweeps = 0;             // Gauss–Seidel sweeps before it
   int newton_iterations = 0;  // the semismooth Newton polish's (newton_polish, ncp_newton.cpp)
   bool converged = false;
+};
+
+// The Cholesky factor of K + ρI, K = BᵀB of a low-rank G = B Bᵀ, by the bodies' 6 × 6 blocks
+// (ncp_body_factor.cpp): where a contact couples two bodies, K has a block, and the factor's
+// fill follows the bodies' graph in its minimum degree order (a stack: none).  The order,
+// the fill and where each product adds are found when B's pattern changes (analyze); then a
+// solve forms K's blocks once (form) and factors them again for each ρ (factor).
+struct BodyBlockFactor {
+  using Block = Eigen::Matrix<double, 6, 6>;
+  using Vec = Eigen::Matrix<double, 6, 1>;
+  // false when B is not a low-rank island's (a row on more than two bodies)
+  bool analyze(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B);
+  void form(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B);
+  bool factor(double rho);  // false where a pivot is not positive
+  void solve(Eigen::VectorXd& x);
+
+ private:
+  bool same_pattern(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B) const;
+  int slot(int i, int j) const;
+
+  bool valid = false;
+  int groups = 0;                        // bodies (B's columns / 6)
+  std::vector<int> b_outer, b_inner;     // the pattern of B analyzed
+  std::vector<int> group_at, position;   // elimination position → body, and back
+  std::vector<int> start, row;           // column j's blocks below it: rows row[start[j]..]
+  std::vector<int> update;               // per column, per pair of its blocks: the target
+  std::vector<int> row_slot;             // per row of B: its off-diagonal block's slot
+  std::vector<Block> k_diagonal, k_off;  // K by position and slot
+  std::vector<Block> l_diagonal, l_off;  // L
+  Eigen::VectorXd y;                     // a solve's vector in the elimination order
 };
 
 // What a solve works in, kept by the caller from step to step: once sized by the first
@@ -109,6 +163,7 @@ struct ContactWorkspace {
   // adds into K's values (the pattern kept, BᵀB's values alone are formed again)
   std::vector<int> b_outer, b_inner, k_position;
   Eigen::MatrixXd K_dense;
+  BodyBlockFactor body;  // K + ρI's factor by the bodies' blocks
   Eigen::VectorXd t1, t2;
   // the Newton polish's
   Eigen::MatrixXd G_dense, J, JtJ;  // JtJ: J Jᵀ + εI (least_squares_step)

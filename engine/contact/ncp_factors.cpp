@@ -150,10 +150,15 @@ const Eigen::MatrixXd& SparseFactor::dense() {
 
 void LowRankFactor::prepare() {
   const Eigen::Index c = G.B.cols();
-  small = c <= kSmallIsland;
+  small = c <= kOneBody;
   if (!small) {
-    form_gram(G.B, w);
-    prepare_penalized(w.K, w);
+    by_body = w.body.analyze(G.B);
+    if (by_body) {
+      w.body.form(G.B);
+    } else {
+      form_gram(G.B, w);
+      prepare_penalized(w.K, w);
+    }
     return;
   }
   w.K_dense.setZero(c, c);
@@ -170,8 +175,9 @@ void LowRankFactor::prepare() {
 void LowRankFactor::factor(double r) {
   rho = r;
   if (small && small_cholesky(w.K_dense, r, w.small)) return;
-  if (small) {  // a pivot failed: the sparse factor after all
-    small = false;
+  if (by_body && w.body.factor(r)) return;
+  if (small || by_body) {  // a pivot failed: Eigen's sparse factor after all
+    small = by_body = false;
     form_gram(G.B, w);
     prepare_penalized(w.K, w);
   }
@@ -179,16 +185,19 @@ void LowRankFactor::factor(double r) {
 }
 
 void LowRankFactor::solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
-  w.t1.noalias() = G.B.transpose() * rhs;
+  G.transpose_product(rhs, w.t1);
   if (small) {
     w.t2 = w.t1;
     small_cholesky_solve(w.small, w.t2);
+  } else if (by_body) {
+    w.t2 = w.t1;
+    w.body.solve(w.t2);
   } else {
     w.t2 = w.sparse.solve(w.t1);
   }
   x = rhs;
-  x.noalias() -= G.B * w.t2;
-  x /= rho;
+  G.add_times(w.t2, -1.0, x);
+  x *= 1.0 / rho;
 }
 
 const Eigen::MatrixXd& LowRankFactor::dense() {

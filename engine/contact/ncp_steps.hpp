@@ -164,15 +164,18 @@ struct SparseFactor {
 };
 
 // (G + ρI)⁻¹ of a low-rank G = B Bᵀ by Woodbury's identity: (I − B (BᵀB + ρI)⁻¹ Bᵀ)/ρ,
-// with BᵀB + ρI (the bodies' size) factored as a sparse G's G + ρI is; for at most
-// kSmallIsland columns (eight bodies) BᵀB is formed dense, row by row of B (a row's twelve
-// entries: 144 products, where Eigen's sparse product spent 23,000 instructions on a stack
-// of five), and factored by small_cholesky
+// with K + ρI = BᵀB + ρI (the bodies' size) factored by the bodies' 6 × 6 blocks
+// (BodyBlockFactor: on a stack of ten boxes 27,000 instructions a factor where Eigen's
+// SimplicialLLT of the same K took 81,000; on a stack of five a tenth of the step less than a
+// dense K by small_cholesky), or by Eigen's sparse LLT should that fail.
+// One body's K (kOneBody columns) is formed dense and factored by small_cholesky.
+constexpr int kOneBody = 6;
 struct LowRankFactor {
   const LowRankDelassus& G;
   ContactWorkspace& w;
   double rho = 1.0;
-  bool small = false;
+  bool small = false;    // one body's K, dense
+  bool by_body = false;  // K + ρI by the bodies' blocks (w.body), else by Eigen's sparse LLT
   void prepare();
   void factor(double r);
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x);
