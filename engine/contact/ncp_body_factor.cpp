@@ -25,6 +25,14 @@ bool row_groups(const int* inner, int begin, int end, int& first, int& second) {
   return true;
 }
 
+// whether a row's `count` entries are whole bodies' six columns each, in order
+bool whole_blocks(const int* inner, int count) {
+  if (count != kBody && count != 2 * kBody) return false;
+  for (int s = 0; s < count; s += kBody)
+    if (inner[s] % kBody != 0 || inner[s + kBody - 1] != inner[s] + kBody - 1) return false;
+  return true;
+}
+
 }  // namespace
 
 bool BodyBlockFactor::same_pattern(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B) const {
@@ -130,12 +138,20 @@ void BodyBlockFactor::form(const Eigen::SparseMatrix<double, Eigen::RowMajor>& B
   const int* outer = B.outerIndexPtr();
   const int* inner = B.innerIndexPtr();
   const double* value = B.valuePtr();
+  Vec v[2];
   for (Eigen::Index r = 0; r < B.rows(); ++r) {
-    if (outer[r] == outer[r + 1]) continue;
-    const int a = inner[outer[r]] / kBody, b = inner[outer[r + 1] - 1] / kBody;
-    Vec v[2] = {Vec::Zero(), Vec::Zero()};
-    for (int p = outer[r]; p < outer[r + 1]; ++p)
-      v[inner[p] / kBody == a ? 0 : 1](inner[p] % kBody) = value[p];
+    const int begin = outer[r], count = outer[r + 1] - begin;
+    if (count == 0) continue;
+    const int a = inner[begin] / kBody, b = inner[begin + count - 1] / kBody;
+    if (whole_blocks(inner + begin, count)) {  // a body's six entries, in order (low_rank_factor)
+      v[0] = Eigen::Map<const Vec>(value + begin);
+      if (count == 2 * kBody) v[1] = Eigen::Map<const Vec>(value + begin + kBody);
+    } else {
+      v[0].setZero();
+      v[1].setZero();
+      for (int p = begin; p < begin + count; ++p)
+        v[inner[p] / kBody == a ? 0 : 1](inner[p] % kBody) = value[p];
+    }
     k_diagonal[static_cast<size_t>(position[static_cast<size_t>(a)])].noalias() +=
         v[0] * v[0].transpose();
     if (a == b) continue;
