@@ -94,7 +94,7 @@ void size_workspace(const Matrix& G, const std::vector<ContactBlock>& blocks, Ei
        {&w.x, &w.y, &w.u, &w.s, &w.z_prev, &w.rhs, &w.z_admm, &w.z_best, &w.zn})
     v->resize(m);
   if (m <= kSmallIsland) {  // where Newton steps are frequent: their storage too, at once
-    for (Eigen::VectorXd* v : {&w.F, &w.trial, &w.step, &w.un, &w.ut}) v->resize(m);
+    for (Eigen::VectorXd* v : {&w.F, &w.trial, &w.step, &w.ut}) v->resize(m);
     w.J.resize(m, m);
     w.JtJ.resize(m, m);
     if (w.lm.rows() != m) size_factor(w.lm, m);

@@ -169,7 +169,7 @@ struct ContactWorkspace {
   Eigen::MatrixXd G_dense, J, JtJ;  // JtJ: J Jᵀ + εI (least_squares_step)
   Eigen::LLT<Eigen::MatrixXd> lm;   // JᵀJ + εI's factor, or on a small island:
   Eigen::MatrixXd lm_small;         // its Cholesky factor by small_cholesky
-  Eigen::VectorXd F, trial, step, un, ut;
+  Eigen::VectorXd F, trial, step, ut;
   // the chord steps' (ncp_newton.cpp, chord_polish): whether this solve's Newton steps
   // formed J and JJᵀ's factor, and the G and blocks they were formed for (kept while later
   // solves use them)

@@ -12,16 +12,13 @@ namespace {
 
 // The natural map of the law, F_b(λ) = λ_b − Π_b(λ_b − û_b/γ_b) per block (its norm times
 // γ_b is the block's residual, residual_at()), and J, its generalized Jacobian (an element
-// of Clarke's), for the semismooth Newton steps of newton_polish(); into w.F and w.J, with
-// w.un = G λ + g.
+// of Clarke's), for the semismooth Newton steps of newton_polish(); into w.F and w.J, at
+// λ and u = G λ + g (the caller's: its line search formed it).
 // Without `jacobian`, F alone (chord_polish(): J is the last step's).
-void natural_map(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
-                 const std::vector<ContactBlock>& blocks, const Eigen::VectorXd& gamma,
-                 const Eigen::VectorXd& lambda, ContactWorkspace& w, bool jacobian = true) {
-  const Eigen::Index m = g.size();
-  Eigen::VectorXd& u = w.un;
-  u.noalias() = G * lambda;
-  u += g;
+void natural_map(const Eigen::MatrixXd& G, const std::vector<ContactBlock>& blocks,
+                 const Eigen::VectorXd& gamma, const Eigen::VectorXd& lambda,
+                 const Eigen::VectorXd& u, ContactWorkspace& w, bool jacobian = true) {
+  const Eigen::Index m = u.size();
   Eigen::VectorXd& F = w.F;
   Eigen::MatrixXd& J = w.J;
   F.resize(m);
@@ -140,13 +137,14 @@ double polish_steps(const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
   ut += g;
   double r = residual_at(blocks, gamma, lambda, ut);
   for (int k = 0; k < steps && r > tolerance; ++k) {
+    // ut = G λ + g throughout: formed above, then by the line search at the λ it keeps
     if (chord) {
-      natural_map(G, g, blocks, gamma, lambda, w, false);
+      natural_map(G, blocks, gamma, lambda, ut, w, false);
       trial = w.F;
       small_cholesky_solve(w.lm_small, trial);
       step.noalias() = w.J.transpose() * trial;
     } else {
-      natural_map(G, g, blocks, gamma, lambda, w);
+      natural_map(G, blocks, gamma, lambda, ut, w);
       // J and JJᵀ's factor, for chord_polish(): a pair only once the factor is of this J
       w.factored = false;
       if (!least_squares_step(w, step)) break;
