@@ -256,7 +256,7 @@ TEST(TreeDelassus, ResponseKeepsTheLoopClosed) {
     for (int i = 0; i < m.constraints()[c]->rows(); ++i) {
       TwistRow r;
       int s = 0;
-      for_row_terms(m, d, c, i, [&](int b, const SpatialForce& t, bool) {
+      for_row_terms(m, d, c, i, [&](int b, const SpatialForce& t) {
         ASSERT_LT(s, 2);
         r.body[s] = b;
         r.term[s++] = t;

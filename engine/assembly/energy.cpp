@@ -7,13 +7,13 @@ namespace appell {
 
 namespace {
 
-// Σ ½ m v̄·v̄ + ½ ω·Jω over the bodies
+// Σ ½ m v̄·v̄ + ½ ω·Jω over the bodies (a particle's ω and J are zero)
 double bodies_kinetic_energy(const Model& m, const Data& d) {
   double T = 0.0;
   for (int i = 0; i < m.nbody(); ++i) {
     const BodyState& s = d.body[i];
     T += 0.5 * m.bodies()[i].mass * s.v.squaredNorm();
-    if (m.bodies()[i].rigid()) T += 0.5 * s.w.dot(d.J[i] * s.w);
+    T += 0.5 * s.w.dot(d.J[i] * s.w);
   }
   return T;
 }

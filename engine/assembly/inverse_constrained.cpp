@@ -28,13 +28,10 @@ void extra_rows_in_tree(const Model& m, Data& d, const State& s,
     for (int i = 0; i < m.constraints()[c]->rows(); ++i, ++k) {
       for (SpatialForce& x : w) x = SpatialForce{};
       double bias = 0.0;  // the row's A J̇ u
-      for_row_terms(m, d, c, i, [&](int body, const SpatialForce& t, bool rigid) {
-        w[body].force += t.force;  // [HO21 eq. 15] with λ = 1
+      for_row_terms(m, d, c, i, [&](int body, const SpatialForce& t) {
+        w[body] += t;  // [HO21 eq. 15] with λ = 1
         bias += t.force.dot(a0[body].linear);
-        if (rigid) {
-          w[body].moment += t.moment;
-          bias += t.moment.dot(a0[body].angular);
-        }
+        bias += t.moment.dot(a0[body].angular);
       });
       tree_generalized_forces(m, d, s.q, w, col);
       A.row(k) = col.transpose();

@@ -27,8 +27,8 @@ void jacobian_rows(const Model& m, const Data& d, const Eigen::VectorXd& q, int 
                    std::vector<SpatialForce>& w, Eigen::VectorXd& tau, Eigen::MatrixXd& J) {
   J.setZero(6, m.tree().nu);
   const Vec3 r = p - d.body[body].x;
-  for (int k = 0; k < 6; ++k) {
-    if (k >= 3 && !m.bodies()[body].rigid()) break;  // a particle has no rotation
+  // a row per velocity of the body's own: v̄, then ω (a particle has none: its rows stay 0)
+  for (int k = 0; k < m.bodies()[body].nu(); ++k) {
     SpatialForce& wb = w[body];
     wb = SpatialForce{};
     if (k < 3)
@@ -63,7 +63,7 @@ void mass_matrix(const Model& m, Data& d, const State& s, Eigen::MatrixXd& M) {
     const Body& body = m.bodies()[b];
     jacobian_rows(m, d, s.q, b, d.body[b].x, w, tau, J);
     M.noalias() += body.mass * J.topRows<3>().transpose() * J.topRows<3>();
-    if (body.rigid()) M.noalias() += J.bottomRows<3>().transpose() * d.J[b] * J.bottomRows<3>();
+    M.noalias() += J.bottomRows<3>().transpose() * d.J[b] * J.bottomRows<3>();  // 0 for a particle
   }
   // exactly symmetric, whatever the rounding of the two products
   M = 0.5 * (M + M.transpose()).eval();

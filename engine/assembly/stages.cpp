@@ -117,6 +117,11 @@ void rows_of(const Model& m, Data& d, const StateView& view, int c) {
   RowSpan span{terms, d.b.data() + r0, d.velocity_residual.data() + r0,
                d.position_residual.data() + r0, nb};
   con.evaluate(view, span);
+  // a particle has no ω, so no ∂π/∂ω: its moments go here, once, and whoever reads the
+  // terms (A, the reactions, the rank policy, the recursion's rows) takes them whole
+  for (int j = 0; j < nb; ++j)
+    if (!m.bodies()[con.bodies()[j]].rigid())
+      for (int i = 0; i < con.rows(); ++i) span.term(i, j).moment.setZero();
 }
 
 // Baumgarte's b − 2α π − β² g on constraint c's rows
@@ -176,7 +181,7 @@ void reactions_of(const Model& m, Data& d, int c) {
       const SpatialForce& t = d.terms[m.term_offset(c) + i * nb + j];
       const double lam = d.lambda(m.row_offset(c) + i);
       w.force += lam * t.force;
-      if (m.bodies()[con.bodies()[j]].rigid()) w.moment += lam * t.moment;
+      w.moment += lam * t.moment;
     }
     d.reaction[m.slot_offset(c) + j] = w;
   }

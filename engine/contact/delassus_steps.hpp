@@ -32,12 +32,12 @@ inline double row_dot(const Model& m, const TwistRow& r, const std::vector<Spati
   return s;
 }
 
-// Whether tree joint i is free on its own: a root joint of six velocities on its body
-// alone, no armature, nothing hanging from it (with nothing welded: d.composite empty)
+// Whether tree joint i is free on its own: a root joint of six velocities (so a rigid
+// body's: a particle's has three) on its body alone, no armature, nothing hanging from it
+// (with nothing welded: d.composite empty)
 inline bool free_on_its_own(const Model& m, int i) {
   const TreeJoint& t = m.tree().joints[i];
-  return t.parent < 0 && t.nu == 6 && t.armature == 0 && m.tree().children[i].empty() &&
-         m.bodies()[t.body].rigid();
+  return t.parent < 0 && t.nu == 6 && t.armature == 0 && m.tree().children[i].empty();
 }
 
 // y = Sᵀ f: side s of row r as joint forces on its body's six velocities (a free joint's)

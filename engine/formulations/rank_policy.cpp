@@ -74,18 +74,20 @@ double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd
 InverseSqrtMass::InverseSqrtMass(const Model& m, const Data& d)
     : m_(m), Jinvsqrt_(m.ncomposite(), Mat3::Zero()), Jsqrt_(m.ncomposite(), Mat3::Zero()) {
   for (int i = 0; i < m.ncomposite(); ++i)
-    if (m.composites()[i].rigid()) {
-      const Eigen::SelfAdjointEigenSolver<Mat3> eig(composite_inertia(m, d, i));
-      Jinvsqrt_[i] = eig.operatorInverseSqrt();
-      Jsqrt_[i] = eig.operatorSqrt();
-    }
+    if (m.block(i).rigid) turning_.push_back(i);
+  for (int i : turning_) {
+    const Eigen::SelfAdjointEigenSolver<Mat3> eig(composite_inertia(m, d, i));
+    Jinvsqrt_[i] = eig.operatorInverseSqrt();
+    Jsqrt_[i] = eig.operatorSqrt();
+  }
 }
 
 void InverseSqrtMass::right_multiply(Eigen::MatrixXd& X) const {
-  for (int i = 0; i < m_.ncomposite(); ++i) {
-    const int o = m_.u_offset(i);
-    X.middleCols<3>(o) /= std::sqrt(m_.composites()[i].mass);
-    if (m_.composites()[i].rigid()) X.middleCols<3>(o + 3) = X.middleCols<3>(o + 3) * Jinvsqrt_[i];
+  for (int i = 0; i < m_.ncomposite(); ++i)
+    X.middleCols<3>(m_.u_offset(i)) /= std::sqrt(m_.composites()[i].mass);
+  for (int i : turning_) {
+    const int o = m_.u_offset(i) + 3;
+    X.middleCols<3>(o) = X.middleCols<3>(o) * Jinvsqrt_[i];
   }
 }
 
@@ -94,7 +96,10 @@ void InverseSqrtMass::apply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const 
   for (int i = 0; i < m_.ncomposite(); ++i) {
     const int o = m_.u_offset(i);
     y.segment<3>(o) = x.segment<3>(o) / std::sqrt(m_.composites()[i].mass);
-    if (m_.composites()[i].rigid()) y.segment<3>(o + 3) = Jinvsqrt_[i] * x.segment<3>(o + 3);
+  }
+  for (int i : turning_) {
+    const int o = m_.u_offset(i) + 3;
+    y.segment<3>(o) = Jinvsqrt_[i] * x.segment<3>(o);
   }
 }
 
@@ -103,7 +108,10 @@ void InverseSqrtMass::apply_inverse(const Eigen::VectorXd& x, Eigen::VectorXd& y
   for (int i = 0; i < m_.ncomposite(); ++i) {
     const int o = m_.u_offset(i);
     y.segment<3>(o) = x.segment<3>(o) * std::sqrt(m_.composites()[i].mass);
-    if (m_.composites()[i].rigid()) y.segment<3>(o + 3) = Jsqrt_[i] * x.segment<3>(o + 3);
+  }
+  for (int i : turning_) {
+    const int o = m_.u_offset(i) + 3;
+    y.segment<3>(o) = Jsqrt_[i] * x.segment<3>(o);
   }
 }
 

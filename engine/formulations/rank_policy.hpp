@@ -103,6 +103,9 @@ class InverseSqrtMass {
 
  private:
   const Model& m_;
+  // the composites that have an ω block (particles have none), found once, with their
+  // J^{-1/2} and J^{1/2}; the scalings then run over the v̄ blocks and over these
+  std::vector<int> turning_;
   std::vector<Mat3> Jinvsqrt_, Jsqrt_;
 };
 

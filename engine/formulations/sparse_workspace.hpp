@@ -39,7 +39,7 @@ struct SparseWorkspace {
   ZeroPivotLDLT ldlt;
 
   // numeric workspace, sized here
-  std::vector<Mat3> Jinv;       // J⁻¹ per composite                             (ncomposite)
+  std::vector<Mat3> Jinv;       // J⁻¹ per composite (zero for a particle)      (ncomposite)
   std::vector<SpatialForce> w;  // M_b⁻¹ t per term                                    (nterms)
   Eigen::VectorXd rho, D, e;    // ρ (P1), 1/ρ, ê = D (b − A a)                         (nrows)
   Eigen::VectorXd mu;           // μ = Ĝ⁻ ê                                            (nrows)

@@ -22,10 +22,10 @@ void for_extra_rows(const Model& m, const TreeModel& tree, Fn&& fn) {
 // the force of row i of constraint c with multiplier lam, added to the bodies' w.f
 void add_row_force(const Model& m, const TreeModel& tree, const Data& d, int c, int i, double lam,
                    RecursiveWorkspace& ws) {
-  for_row_terms(m, d, c, i, [&](int b, const SpatialForce& t, bool rigid) {
+  for_row_terms(m, d, c, i, [&](int b, const SpatialForce& t) {
     SpatialForce& f = ws.w[tree.tree_index[b]].f;
     f.force += lam * t.force;
-    if (rigid) f.moment += lam * t.moment;  // [HO21 eq. 15]
+    f.moment += lam * t.moment;  // [HO21 eq. 15]
   });
 }
 
@@ -33,10 +33,10 @@ void add_row_force(const Model& m, const TreeModel& tree, const Data& d, int c, 
 double row_times_a(const Model& m, const TreeModel& tree, const Data& d,
                    const RecursiveWorkspace& ws, int c, int i) {
   double s = 0.0;
-  for_row_terms(m, d, c, i, [&](int b, const SpatialForce& t, bool rigid) {
+  for_row_terms(m, d, c, i, [&](int b, const SpatialForce& t) {
     const SpatialMotion& a = ws.w[tree.tree_index[b]].a;
     s += t.force.dot(a.linear);
-    if (rigid) s += t.moment.dot(a.angular);
+    s += t.moment.dot(a.angular);
   });
   return s;
 }

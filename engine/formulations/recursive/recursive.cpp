@@ -68,17 +68,14 @@ void write_accelerations(const Model& m, Data& d, RecursiveWorkspace& ws) {
       m.block(m.tree().joints[i].body).set(d.udot, ws.w[i].a);
     return;
   }
+  // (a particle is its own carrier: r = 0, and its block takes the linear part alone)
   for (int k = 0; k < m.ncomposite(); ++k) {
-    const int c = m.carrier(k), iu = m.u_offset(k);
+    const int c = m.carrier(k);
     const SpatialMotion& a = ws.w[m.tree().tree_index[c]].a;
-    if (!m.composites()[k].rigid()) {
-      d.udot.segment<3>(iu) = a.linear;
-      continue;
-    }
     const BodyState& K = d.composite[k];
     const Vec3 r = K.x - d.body[c].x, alpha = a.angular;
-    d.udot.segment<3>(iu) = a.linear + alpha.cross(r) + K.w.cross(K.w.cross(r));
-    d.udot.segment<3>(iu + 3) = alpha;
+    m.block(k).set(d.udot,
+                   SpatialMotion(a.linear + alpha.cross(r) + K.w.cross(K.w.cross(r)), alpha));
   }
 }
 

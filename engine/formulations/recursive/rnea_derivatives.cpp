@@ -181,7 +181,7 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(
     }
     const Body& b = m.bodies()[t.body];
     const Mat3 cx = hat(C.x);
-    const Mat3 Jc = b.rigid() ? Mat3(C.Q * b.inertia * C.Q.transpose()) : Mat3(Mat3::Zero());
+    const Mat3 Jc = world_inertia(b, C);
     Mat6& I = I_[i];
     I.block<3, 3>(0, 0) = b.mass * Mat3::Identity();
     I.block<3, 3>(0, 3) = -b.mass * cx;
