@@ -2,7 +2,7 @@
 // its solves against Eigen's dense LLT of the same matrix, on the bodies' graphs that need
 // no fill (a stack), some (a ring), and much (random pairs in a pile), with rows on one body
 // (a box on the floor) and rows missing an entry; the pattern kept while B's is, and formed
-// again when it changes.
+// again when it changes; and a large island's solve that stops short of its tolerance.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -100,6 +100,37 @@ TEST(BodyBlockFactor, RefusesARowOnThreeBodies) {
   B.setFromTriplets(entries.begin(), entries.end());
   BodyBlockFactor f;
   EXPECT_FALSE(f.analyze(B));
+}
+
+// An island above the Newton polish's size (kDensePolish rows) that ADMM leaves short of its
+// tolerance: the solve returns its best iterate, unconverged, without forming G, its
+// Jacobian or JJᵀ dense (3,000 rows: 27 GFlop a Newton step, minutes for the final polish)
+TEST(BodyBlockFactor, LargeIslandUnconvergedReturnsWithoutDenseNewton) {
+  const int bodies = 1000, contacts = 1000;
+  std::vector<std::pair<int, int>> chain = {{-1, 0}};
+  for (int k = 1; k < contacts; ++k) chain.emplace_back(k - 1, k % bodies);
+  LowRankDelassus G;
+  G.B = body_graph_b(bodies, chain, 0.3);
+  G.diagonal = VectorXd(G.B.rows());
+  for (Eigen::Index r = 0; r < G.B.rows(); ++r) G.diagonal(r) = G.B.row(r).squaredNorm();
+  std::vector<ContactBlock> blocks(contacts);
+  for (int k = 0; k < contacts; ++k) {
+    blocks[static_cast<size_t>(k)].row = 3 * k;
+    blocks[static_cast<size_t>(k)].mu = 0.5;
+  }
+  VectorXd g(3 * contacts);
+  for (Eigen::Index i = 0; i < g.size(); ++i) g(i) = std::sin(0.7 * static_cast<double>(i)) - 0.5;
+  ContactSolverOptions o;
+  o.tolerance = 1e-14;
+  o.max_iterations = 3;
+  VectorXd lambda;
+  ContactWorkspace w;
+  const ContactSolverResult r = solve_contact_problem(G, g, blocks, lambda, o, &w);
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.newton_iterations, 0);
+  EXPECT_TRUE(std::isfinite(r.residual));
+  EXPECT_TRUE(lambda.allFinite());
+  EXPECT_EQ(w.G_dense.size(), 0);  // never formed
 }
 
 }  // namespace

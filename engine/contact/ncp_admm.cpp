@@ -127,6 +127,7 @@ void AdmmSolve<Matrix, Factor>::run() {
 // their restarts go on undisturbed
 template <class Matrix, class Factor>
 bool AdmmSolve<Matrix, Factor>::polish(int steps) {
+  if (g_.size() > kDensePolish) return false;
   w_.zn = w_.z_best;
   const double rn = newton_polish(factor_.dense(), g_, blocks_, w_.gamma, w_.zn, options_.tolerance,
                                   steps, res_.newton_iterations, w_);

@@ -25,7 +25,12 @@ constexpr int kFloorSpan = 128;
 constexpr int kSmallIsland = 48;  // rows of an island whose stalls are checked sooner
 constexpr int kSmallStall = 16;   // and the iterations that must halve its best
 constexpr int kSweeps = 8;        // Gauss–Seidel sweeps from the warm start before ADMM
-constexpr double kNear = 1e3;     // a warm start within this many tolerances keeps ρ
+// the most rows an island's Newton polish takes: it forms G, its Jacobian and JJᵀ dense
+// (m² numbers, m³ operations a step: 600 rows, 0.2 GFlop; a pile of 1,000 boxes landing,
+// 12,000 rows, did not finish one step in ten minutes); above it ADMM alone runs to its
+// tolerance or its iteration limit, and an unconverged step is reported
+constexpr int kDensePolish = 600;
+constexpr double kNear = 1e3;  // a warm start within this many tolerances keeps ρ
 // an island of at most kNewtonFirst rows tries kFirstSteps semismooth Newton steps from its
 // warm start before ADMM: near the answer they converge quadratically (a quadruped dropped
 // on a floor: 1.0 step a solve, where ADMM took 21 iterations from the same start; on its
