@@ -52,7 +52,7 @@ void ContactRows::append(double t, const std::vector<ContactSample>& contacts,
           number((*v)(k), out);
         }
     } else {
-      const auto* j = dynamic_cast<const Joint*>(m_.constraints()[c.joint].get());
+      const Joint* j = m_.joint(c.joint);
       out += ",limit,";
       out += j ? body(j->parent()) + "," + body(j->child()) : std::string(",");
       out += ",,," + m_.constraints()[c.joint]->name() + (c.upper ? ",upper" : ",lower");

@@ -119,7 +119,7 @@ int run_eval(const EvalOptions& o) {
 // a joint's damping, friction and limits, and whether a moreau run applies the last two:
 // they act on the one-coordinate joints of the spanning tree (engine/contact/moreau.cpp)
 static std::string joint_properties(const Model& m, int index, const ContactSettings& contact) {
-  const auto* j = dynamic_cast<const Joint*>(m.constraints()[index].get());
+  const Joint* j = m.joint(index);
   if (!j) return "";
   bool tree_coordinate = false;
   for (const TreeJoint& t : m.tree().joints)

@@ -29,7 +29,7 @@ ojson joints_json(const Model& m, const Data& d, const State* state, JointFrame 
   const StateView s = d.view();
   const JointColumns columns(m);  // q, u and τ from the State, where a joint owns them there
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
-    const auto* j = dynamic_cast<const Joint*>(m.constraints()[c].get());
+    const Joint* j = m.joint(c);
     if (!j) continue;
     const JointType& t = j->joint_type();
     double q[8], u[6], udot[6], tau[6];

@@ -67,7 +67,7 @@ ojson Recorder::summary(const std::string& formulation, const std::string& integ
   const State* state = last_has_state_ ? &last_state_ : nullptr;
   size_t at = 0;
   for (int c = 0; c < (last_.empty() ? 0 : static_cast<int>(m_.constraints().size())); ++c) {
-    const auto* j = dynamic_cast<const Joint*>(m_.constraints()[c].get());
+    const Joint* j = m_.joint(c);
     if (!j) continue;
     const JointType& t = j->joint_type();
     double q[8], u[6];

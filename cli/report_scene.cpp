@@ -104,11 +104,12 @@ json point(const Model& m, int b, const Vec3& local) {
   return {{"body", b < 0 ? -1 : b}, {"local", vec(local)}, {"p", vec(p)}};
 }
 
-// one constraint: how it is drawn and the points it attaches to
-json constraint_link(const Model& m, const Constraint& c) {
+// constraint `index`: how it is drawn and the points it attaches to
+json constraint_link(const Model& m, int index) {
+  const Constraint& c = *m.constraints()[index];
   json out = {{"name", c.name()}, {"type", c.type()}, {"style", "none"}, {"points", json::array()}};
   json& pts = out["points"];
-  if (const auto* j = dynamic_cast<const Joint*>(&c)) {
+  if (const Joint* j = m.joint(index)) {
     if (!j->joint_type().holds()) return out;  // a free body: nothing to draw
     out["style"] = "joint";
     pts.push_back(point(m, j->parent(), j->frames().X_P));
@@ -168,7 +169,8 @@ json report_scene(const Model& m, const json& doc) {
   json bodies = json::array();
   for (const Body& b : m.bodies()) bodies.push_back(body_entry(b, scene_body(doc, b.name)));
   json links = json::array();
-  for (const ConstraintPtr& c : m.constraints()) links.push_back(constraint_link(m, *c));
+  for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
+    links.push_back(constraint_link(m, c));
   int springs = 0;
   for (const ForcePtr& f : m.forces())
     if (const auto* s = dynamic_cast<const SpringForce*>(f.get())) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/assembly/stages.hpp"
 
@@ -81,6 +82,50 @@ TEST(Model, LayoutOfCoordinatesAndRows) {
   dense_rows(mc, d);
   EXPECT_EQ(d.A.rows(), 12);
   EXPECT_EQ(d.A.cols(), 9);  // the fixed joint welds a and c into one composite (6 + 3)
+}
+
+// The joints among the constraints are found once by compile(): joint(c) is constraint c
+// itself when it is a joint of any type and null for another kind (here a distance), and
+// joints() lists exactly those, in constraint order.
+TEST(Model, JointsAreTheJointConstraintsInOrder) {
+  ModelBuilder m_b;
+  const int a = m_b.add_body(rigid("a", Vec3(0, 0, -1)));
+  const int p = m_b.add_body(particle("p", Vec3(0, 0, -2)));
+  const int b = m_b.add_body(rigid("b", Vec3(1, 0, -1)));
+  const int c = m_b.add_body(rigid("c", Vec3(2, 0, -1)));
+  const int e = m_b.add_body(rigid("e", Vec3(3, 0, -1)));
+  const auto joint = [&](const char* name, const char* type, int parent, int child) {
+    m_b.add_constraint(std::make_shared<Joint>(
+        name, joint_type(type), parent, child, m_b.initial_state(parent), m_b.initial_state(child),
+        m_b.initial_state(child).x, Vec3::UnitX(), Vec3::UnitY()));
+  };
+  joint("hinge", "revolute", kWorld, a);
+  m_b.add_constraint(std::make_shared<DistanceConstraint>("rod", a, p, m_b.initial_state(a),
+                                                          m_b.initial_state(p), Vec3(0, 0, -1),
+                                                          Vec3(0, 0, -2), 1.0));
+  joint("slider", "prismatic", a, b);
+  joint("ball", "spherical", b, c);
+  joint("cross", "universal", c, e);
+  const Model m = compile(m_b);
+  ASSERT_EQ(m.constraints().size(), 5u);
+  const std::vector<std::string> types = {"revolute", "", "prismatic", "spherical", "universal"};
+  std::vector<const Joint*> expected;
+  for (int k = 0; k < 5; ++k) {
+    const Constraint* constraint = m.constraints()[k].get();
+    if (types[k].empty()) {
+      EXPECT_EQ(m.joint(k), nullptr) << constraint->name();
+      continue;
+    }
+    ASSERT_NE(m.joint(k), nullptr) << constraint->name();
+    EXPECT_EQ(static_cast<const Constraint*>(m.joint(k)), constraint);
+    EXPECT_EQ(m.joint(k)->joint_type().name(), types[k]);
+    expected.push_back(m.joint(k));
+  }
+  EXPECT_EQ(m.joints(), expected);
+  // a copy shares the constraints, so its table still points at them
+  const Model copy = m;
+  EXPECT_EQ(copy.joints(), expected);
+  EXPECT_TRUE(Model().joints().empty());
 }
 
 TEST(Model, MisuseThrowsNamingTheProblem) {

@@ -96,9 +96,8 @@ class BulletDetector final : public ContactDetector {
     // does a joint that moves its body join it to the world (MuJoCo's parent filter leaves
     // out body 0 too): a link jointed to the world still meets the world's floor and walls;
     // a body welded to the world never does.
-    for (const ConstraintPtr& c : m.constraints()) {
-      const auto* j = dynamic_cast<const Joint*>(c.get());
-      if (!j || c->rows() == 0) continue;
+    for (const Joint* j : m.joints()) {
+      if (j->rows() == 0) continue;
       const bool to_world = j->parent() == kWorld || j->child() == kWorld;
       if (!to_world || j->joint_type().nu() == 0) joined_.insert(pair_key(j->parent(), j->child()));
     }

@@ -23,7 +23,7 @@ namespace appell {
 namespace {
 
 const Joint* joint_of(const Model& m, int constraint) {
-  return constraint >= 0 ? dynamic_cast<const Joint*>(m.constraints()[constraint].get()) : nullptr;
+  return constraint >= 0 ? m.joint(constraint) : nullptr;
 }
 
 // the tree joint that carries constraint c as its one coordinate, −1 when none

@@ -28,7 +28,7 @@ bool MoreauStepper::has_unilateral_rows(const Model& m, bool joint_limits, bool 
   if (!joint_limits && !joint_friction) return false;
   for (const TreeJoint& t : m.tree().joints) {
     if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
-    const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
+    const Joint* j = m.joint(t.constraint);
     if (!j) continue;
     if (joint_limits && j->properties().limited) return true;
     if (joint_friction && j->properties().friction > 0) return true;
@@ -67,7 +67,7 @@ MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> de
   for (int i = 0; i < static_cast<int>(tree.joints.size()); ++i) {
     const TreeJoint& t = tree.joints[i];
     if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
-    const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
+    const Joint* j = m.joint(t.constraint);
     if (!j) continue;
     const JointProperties& p = j->properties();
     if (o_.joint_friction && p.friction > 0) frictions_.push_back({i, t.constraint, p.friction});

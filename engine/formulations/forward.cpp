@@ -4,7 +4,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "appell/joint.hpp"
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/gibbs_appell.hpp"
 #include "engine/formulations/pinv.hpp"
@@ -21,9 +20,8 @@ Formulation resolve_formulation(const Model& m, Formulation f) {
   if (!m.joint_space_only().empty()) return Formulation::Recursive;
   // recursive when the scene has tree joints and few rows beyond the tree: its extra rows
   // cost O(n m + m³), sparse about O(n) whatever m (forward.hpp, kAutoSparseExtraRows)
-  if (m.tree().nrows_extra <= kAutoSparseExtraRows)
-    for (const ConstraintPtr& c : m.constraints())
-      if (dynamic_cast<const Joint*>(c.get())) return Formulation::Recursive;
+  if (m.tree().nrows_extra <= kAutoSparseExtraRows && !m.joints().empty())
+    return Formulation::Recursive;
   // otherwise the sparse {1}-inverse form (redundant rows included, sparse.hpp)
   return Formulation::Sparse;
 }

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "appell/inertia.hpp"
+#include "appell/joint.hpp"
 #include "appell/joint_type.hpp"
 #include "engine/model/tree.hpp"
 
@@ -229,6 +230,21 @@ std::string composite_defect(const Model& m, const Body& K, int k) {
          " together (a singular mass matrix)";
 }
 
+// The constraints' rows and terms are summed in ints here and by the tree: a sum past
+// the largest int is refused before anything is sized by it.
+void check_row_count(const std::vector<ConstraintPtr>& constraints) {
+  long long rows = 0, terms = 0;
+  for (const ConstraintPtr& c : constraints) {
+    rows += c->rows();
+    terms += static_cast<long long>(c->rows()) * static_cast<long long>(c->bodies().size());
+    if (rows > std::numeric_limits<int>::max() || terms > std::numeric_limits<int>::max())
+      throw std::invalid_argument("compile(): the constraints have more than " +
+                                  std::to_string(std::numeric_limits<int>::max()) +
+                                  " rows (or rows × bodies) in all, at constraint '" + c->name() +
+                                  "'");
+  }
+}
+
 }  // namespace
 
 int ModelBuilder::body_index(const std::string& name) const {
@@ -264,16 +280,11 @@ Model compile(const ModelBuilder& b) {
   for (int i = 0; i < m.nbody(); ++i) m.body_names_.emplace(m.bodies_[i].name, i);
   m.constraints_ = b.constraints();
   m.forces_ = b.forces();
-  // the constraints' rows and terms, summed in ints here and by the tree: checked first
-  long long rows = 0, terms = 0;
+  check_row_count(m.constraints_);
+  // the joints, found once here (the tree is built from them) for every later reader
   for (const ConstraintPtr& c : m.constraints_) {
-    rows += c->rows();
-    terms += static_cast<long long>(c->rows()) * static_cast<long long>(c->bodies().size());
-    if (rows > std::numeric_limits<int>::max() || terms > std::numeric_limits<int>::max())
-      throw std::invalid_argument("compile(): the constraints have more than " +
-                                  std::to_string(std::numeric_limits<int>::max()) +
-                                  " rows (or rows × bodies) in all, at constraint '" + c->name() +
-                                  "'");
+    m.joint_.push_back(dynamic_cast<const Joint*>(c.get()));
+    if (m.joint_.back()) m.joints_.push_back(m.joint_.back());
   }
   // the spanning tree, then the composites it welds, which carry the maximal coordinates
   m.tree_ = std::make_shared<const TreeModel>(build_tree(m));

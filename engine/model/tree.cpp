@@ -115,7 +115,7 @@ TreeModel build_tree(const Model& m) {
     return k;
   };
   for (int c = 0; c < nc; ++c)
-    if (const auto* j = dynamic_cast<const Joint*>(m.constraints()[c].get())) {
+    if (const Joint* j = m.joint(c)) {
       const int a = find(j->parent() + 1), b = find(j->child() + 1);
       if (a == b) continue;  // closes a loop: an extra row
       root[a] = b;
@@ -157,11 +157,10 @@ TreeModel build_tree(const Model& m) {
     if (tree.tree_index[b] < 0 && !m.bodies()[b].rigid()) add_root(b);
   // the floating trees left, in the order of their first body, each from its root
   std::vector<int> joints(nb, 0);  // joints per body
-  for (const ConstraintPtr& c : m.constraints())
-    if (const auto* j = dynamic_cast<const Joint*>(c.get())) {
-      if (j->parent() != kWorld) ++joints[j->parent()];
-      if (j->child() != kWorld) ++joints[j->child()];
-    }
+  for (const Joint* j : m.joints()) {
+    if (j->parent() != kWorld) ++joints[j->parent()];
+    if (j->child() != kWorld) ++joints[j->child()];
+  }
   const auto component = [&](int k) { return find(k + 1); };
   for (int b = 0; b < nb; ++b)
     if (tree.tree_index[b] < 0) add_root(floating_root(m, b, joints, component));
@@ -248,9 +247,7 @@ State initial_tree_state(const Model& m) {
   s.q.resize(tree.nq);
   s.u.resize(tree.nu);
   for (const TreeJoint& t : tree.joints) {
-    const auto* j = t.constraint >= 0 && !t.reversed
-                        ? dynamic_cast<const Joint*>(m.constraints()[t.constraint].get())
-                        : nullptr;
+    const Joint* j = t.constraint >= 0 && !t.reversed ? m.joint(t.constraint) : nullptr;
     if (j && !j->initial_q().empty()) {  // stated: kept as given
       for (int k = 0; k < t.nq; ++k) s.q(t.q_offset + k) = j->initial_q()[k];
       for (int k = 0; k < t.nu; ++k) s.u(t.u_offset + k) = j->initial_u()[k];

@@ -81,18 +81,11 @@ void joint_acceleration_to_parent(const JointType& t, const double* q, const dou
   rotate(t, rotation(t, q), udot_G);
 }
 
-std::vector<const Joint*> model_joints(const Model& m) {
-  std::vector<const Joint*> out;
-  for (const ConstraintPtr& c : m.constraints())
-    if (const auto* j = dynamic_cast<const Joint*>(c.get())) out.push_back(j);
-  return out;
-}
-
 JointColumns::JointColumns(const Model& m, JointFrame frame) {
   std::unordered_map<const Joint*, size_t> entry;
   entry_.assign(m.constraints().size(), -1);
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
-    const auto* j = dynamic_cast<const Joint*>(m.constraints()[c].get());
+    const Joint* j = m.joint(c);
     if (!j) continue;
     entry_[c] = static_cast<int>(joints_.size());
     entry[j] = joints_.size();
@@ -103,7 +96,7 @@ JointColumns::JointColumns(const Model& m, JointFrame frame) {
   // the tree joints run in their own direction own their q, u in a State
   for (const TreeJoint& t : m.tree().joints)
     if (t.constraint >= 0 && !t.reversed)
-      if (const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get()))
+      if (const Joint* j = m.joint(t.constraint))
         if (const auto it = entry.find(j); it != entry.end()) {
           joints_[it->second].tree_q = t.q_offset;
           joints_[it->second].tree_u = t.u_offset;

@@ -38,7 +38,7 @@ std::vector<char> limited_joints(const Model& m) {
   std::vector<char> limited(m.constraints().size(), 0);
   for (const TreeJoint& t : m.tree().joints) {
     if (t.constraint < 0 || t.nq != 1 || t.nu != 1) continue;
-    const auto* j = dynamic_cast<const Joint*>(m.constraints()[t.constraint].get());
+    const Joint* j = m.joint(t.constraint);
     limited[t.constraint] = j && j->properties().limited;
   }
   return limited;
@@ -88,7 +88,7 @@ OutputSchema traj_schema(const Model& m) {
   s.add(Quantity::ViolationVelocity, -1, -1, "", {"violation_velocity"});
   // per joint, in constraint order: q, then qd
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c)
-    if (const auto* j = dynamic_cast<const Joint*>(m.constraints()[c].get())) {
+    if (const Joint* j = m.joint(c)) {
       s.add(Quantity::JointCoordinates, c, -1, j->name() + ".",
             numbered("q", j->joint_type().nq()));
       s.add(Quantity::JointRates, c, -1, j->name() + ".", numbered("qd", j->joint_type().nu()));
@@ -113,8 +113,7 @@ OutputSchema forces_schema(const Model& m) {
   // per actuated joint: τ, then its power
   const std::unordered_set<const Joint*> actuated = actuated_joints(m);
   for (int c = 0; c < nc; ++c)
-    if (const auto* j = dynamic_cast<const Joint*>(m.constraints()[c].get());
-        j && actuated.count(j)) {
+    if (const Joint* j = m.joint(c); j && actuated.count(j)) {
       s.add(Quantity::ActuatorForce, c, -1, j->name() + ".", numbered("tau", j->joint_type().nu()));
       s.add(Quantity::ActuatorPower, c, -1, j->name() + ".", {"power"});
     }

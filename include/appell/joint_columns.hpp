@@ -99,9 +99,6 @@ class JointColumns {
                    double* u) const;
 };
 
-// the model's joints, in constraint order
-std::vector<const Joint*> model_joints(const Model& m);
-
 // The actuator's generalized force on joint j (nu entries): the sum of its joint forces
 // and the multipliers of the prescribed-motion constraints on its coordinates (d after
 // forward).  False, with tau zero, when nothing actuates the joint.

@@ -43,6 +43,7 @@
 
 namespace appell {
 
+class Joint;       // a joint between two bodies, one kind of constraint (appell/joint.hpp)
 struct TreeModel;  // the spanning tree and its joint coordinates (engine/model/tree.hpp)
 
 // A state of the system in the joint coordinates of a Model's spanning tree.
@@ -115,6 +116,11 @@ class Model {
   const std::vector<Body>& bodies() const { return bodies_; }
   const std::vector<ConstraintPtr>& constraints() const { return constraints_; }
   const std::vector<ForcePtr>& forces() const { return forces_; }
+  // constraint c as a joint, or null when it is another kind (a distance, a callable...):
+  // found once by compile(), so no caller has to ask a constraint what it is
+  const Joint* joint(int c) const { return joint_[c]; }
+  // the joints among the constraints, in constraint order
+  const std::vector<const Joint*>& joints() const { return joints_; }
   // the collision shapes (appell/geometry.hpp), in the builder's order
   const std::vector<Shape>& shapes() const { return shapes_; }
   // the shapes only drawn (Shape::visual: URDF <visual>...), in the builder's order
@@ -179,6 +185,8 @@ class Model {
   FrictionRule friction_rule_ = FrictionRule::Geometric;
   std::vector<Body> bodies_;
   std::vector<ConstraintPtr> constraints_;
+  std::vector<const Joint*> joint_;   // per constraint: itself as a joint, or null
+  std::vector<const Joint*> joints_;  // the non-null entries of joint_, in order
   std::vector<ForcePtr> forces_;
   std::vector<Shape> shapes_, visuals_;
   std::unordered_map<std::string, int> body_names_;  // name → index in bodies_

@@ -57,7 +57,7 @@ class ContactTable {
       kind.append(limit ? "limit" : "contact");
       state.append(contact_state_name(c.state));
       if (limit) {
-        const auto* jt = dynamic_cast<const Joint*>(m.constraints()[c.joint].get());
+        const Joint* jt = m.joint(c.joint);
         body_a.append(jt ? body(jt->parent()) : "");
         body_b.append(jt ? body(jt->child()) : "");
         shape_a.append("");

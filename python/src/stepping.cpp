@@ -75,9 +75,10 @@ Inputs make_inputs(const std::shared_ptr<PyModel>& pm, const std::vector<std::st
   const Model& m = model_of(pm);
   Inputs in;
   std::vector<ForcePtr> forces;
-  const auto joint_ptr = [&](const Constraint* c) {
-    for (const ConstraintPtr& k : m.constraints())
-      if (k.get() == c) return std::dynamic_pointer_cast<const Joint>(k);
+  // joint j of m, owned with its constraint (JointInput keeps it)
+  const auto joint_ptr = [&](const Joint* j) {
+    for (int k = 0; k < static_cast<int>(m.constraints().size()); ++k)
+      if (m.joint(k) == j) return std::shared_ptr<const Joint>(m.constraints()[k], j);
     return std::shared_ptr<const Joint>();
   };
   const auto add = [&](const std::shared_ptr<const Joint>& j,
@@ -98,12 +99,11 @@ Inputs make_inputs(const std::shared_ptr<PyModel>& pm, const std::vector<std::st
   }
   for (const std::string& name : actuated) {
     std::shared_ptr<const Joint> j;
-    for (const ConstraintPtr& c : m.constraints())
-      if (c->name() == name) j = std::dynamic_pointer_cast<const Joint>(c);
+    for (const Joint* k : m.joints())
+      if (k->name() == name) j = joint_ptr(k);
     if (!j) {
       std::vector<std::string> joints;
-      for (const ConstraintPtr& c : m.constraints())
-        if (std::dynamic_pointer_cast<const Joint>(c)) joints.push_back(c->name());
+      for (const Joint* k : m.joints()) joints.push_back(k->name());
       throw std::invalid_argument("Simulator(): actuated: no joint named '" + name +
                                   "'; joints: " + name_list(joints));
     }
