@@ -88,12 +88,14 @@ void check_initial_state(const ModelBuilder& b, const std::vector<Node>& constra
 void check_joint_limits(const ModelBuilder& b, const std::vector<Node>& constraints,
                         const ContactSettings& contact, const std::string& scene_file) {
   if (!contact.joint_limits && !contact.joint_friction) return;
-  const Model m = compile(b);
+  // on the builder, before any Model: a scene without limits or friction is not compiled here
   bool any = false;
-  for (const Joint* j : m.joints())
-    any = any || (contact.joint_limits && j->properties().limited) ||
-          (contact.joint_friction && j->properties().friction > 0);
+  for (const ConstraintPtr& c : b.constraints())
+    if (const auto* j = dynamic_cast<const Joint*>(c.get()))
+      any = any || (contact.joint_limits && j->properties().limited) ||
+            (contact.joint_friction && j->properties().friction > 0);
   if (!any) return;
+  const Model m = compile(b);
   if (constraints.size() != m.constraints().size()) return;  // no node for each
   const auto at = [&](int c, const char* key) {
     const Node& n = constraints[c];
