@@ -4,6 +4,7 @@
 //   ncp_law.cpp      the law: the projections, the De Saxcé correction, the natural residual
 //   ncp_newton.cpp   semismooth Newton and chord steps on the natural map
 //   ncp_factors.cpp  the factors of G + ρI of a dense, a sparse and a low-rank G
+//   ncp_body_factor.cpp  a low-rank G's BᵀB + ρI by the bodies' 6 × 6 blocks
 //   ncp_admm.cpp     ADMM on the cone complementarity
 #pragma once
 
