@@ -1,7 +1,8 @@
 // The contact step allocates nothing once its workspaces are sized (engine/contact/moreau.hpp)
 // while its rows keep their number: a box and a ball at rest on the ground, a pendulum on its
-// limit, the quadruped standing on its feet.  (A step whose rows change in number resizes
-// them; an island solved on a sparse or low-rank G allocates inside Eigen's sparse Cholesky.)
+// limit, the quadruped standing on its feet, and a stack of ten boxes, whose low-rank island's
+// factor by the bodies' blocks keeps its pattern.  (A step whose rows change in number
+// resizes them; an island solved on a sparse G allocates inside Eigen's sparse Cholesky.)
 #include <gtest/gtest.h>
 
 #include <appell/appell.hpp>
@@ -45,8 +46,8 @@ TEST(ContactAllocation, NoneOnceTheWorkspacesAreSized) {
 #if !APPELL_COUNT_MALLOC
   GTEST_SKIP() << "malloc counting is off under AddressSanitizer";
 #else
-  for (const char* file :
-       {"box_on_ground_shapes.json", "limits_pendulum.json", "robots/quadruped_standing.json"}) {
+  for (const char* file : {"box_on_ground_shapes.json", "limits_pendulum.json",
+                           "robots/quadruped_standing.json", "contact_box_stack.json"}) {
     int rows = 0;
     const long count = allocations_per_step(file, 50, &rows);
     EXPECT_GT(rows, 0) << file;  // the steps had rows to solve
