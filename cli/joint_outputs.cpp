@@ -38,7 +38,7 @@ ojson joints_json(const Model& m, const Data& d, const State* state, JointFrame 
     auto acc = [&](int b, const SpatialForce& r) {
       if (b == kWorld) return 0.0;
       const SpatialMotion a = body_acceleration(m, d, b);
-      return r.force.dot(a.linear) + (m.bodies()[b].rigid() ? r.moment.dot(a.angular) : 0.0);
+      return r.force.dot(a.linear) + r.moment.dot(a.angular);  // a particle's α is zero
     };
     for (int k = 0; k < t.nu(); ++k) {
       const JointRateRow row = joint_rate_row(*j, s, k);

@@ -322,12 +322,8 @@ std::shared_ptr<const Constraint> placed_joint(const Node& n, const std::string&
   const JointPlacement& pl = ctx.placements->at(placement_key(n));
   const auto e = n["bodies"].array(2);
   if (syntax.rigid)
-    for (int k = 0; k < 2; ++k) {
-      const int b = k == 0 ? pl.parent : pl.child;
-      if (b != kWorld && !ctx.model.bodies()[b].rigid())
-        e[k].fail("'" + ctx.model.bodies()[b].name + "' is a particle; a " + type.name() +
-                  " joint needs rigid bodies");
-    }
+    for (int k = 0; k < 2; ++k)
+      ctx.rigid_body(e[k], "a " + std::string(type.name()) + " joint needs rigid bodies");
   auto joint = std::make_shared<Joint>(name, configured_type(n, type), pl.parent, pl.child,
                                        pl.parent0, pl.child0, pl.anchor, pl.axis, pl.axis2);
   joint->set_initial_coordinates(pl.q, pl.u);  // the State starts from them (compile())

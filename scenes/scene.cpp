@@ -38,21 +38,25 @@ int SceneContext::body(const Node& n) const {
   return b;
 }
 
+void SceneContext::needs_rotation(int b, const Node& at, const std::string& message) const {
+  if (b != kWorld && !model.bodies()[b].rigid()) at.fail(message);
+}
+
 int SceneContext::rigid_body(const Node& n, const std::string& why) const {
   const int b = body(n);
-  if (b != kWorld && !model.bodies()[b].rigid())
-    n.fail("'" + model.bodies()[b].name + "' is a particle; " + why);
+  if (b != kWorld) needs_rotation(b, n, "'" + model.bodies()[b].name + "' is a particle; " + why);
   return b;
 }
 
 Vec3 SceneContext::point_of(int b, const Node& n) const {
   const Vec3 p = n.vec3();
-  if (b != kWorld && !model.bodies()[b].rigid()) {
-    const Vec3& x = model.bodies()[b].position;
-    if ((p - x).norm() > 1e-9 * (1.0 + x.norm()))
-      n.fail("a particle's point must be the particle's position " + format_vec(x) + ", got " +
-             format_vec(p));
-  }
+  if (b == kWorld) return p;
+  // a point off a particle would need it to turn
+  const Vec3& x = model.bodies()[b].position;
+  if ((p - x).norm() > 1e-9 * (1.0 + x.norm()))
+    needs_rotation(b, n,
+                   "a particle's point must be the particle's position " + format_vec(x) +
+                       ", got " + format_vec(p));
   return p;
 }
 
@@ -144,7 +148,7 @@ void check_composites(const ModelBuilder& m, const std::vector<SceneBody>& bodie
                       const UrdfScene* urdf) {
   bool degenerate = false;
   for (const SceneBody& b : bodies)
-    degenerate = degenerate || (b.body.rigid() && !inertia_defect(b.body.inertia).empty());
+    degenerate = degenerate || !inertia_defect(b.body.inertia).empty();  // (a particle's: I)
   if (!degenerate) return;
   try {
     (void)compile(m);
@@ -195,8 +199,7 @@ void add_shapes(Scene& scene, const std::vector<Node>& parts, const std::vector<
   };
   for (size_t b = 0; b < bodies.size(); ++b)
     if (bodies[b].node.has("shapes"))
-      add(bodies[b].node["shapes"], static_cast<int>(b), bodies[b].body.name,
-          bodies[b].body.rigid() ? bodies[b].com : Vec3::Zero());
+      add(bodies[b].node["shapes"], static_cast<int>(b), bodies[b].body.name, bodies[b].com);
   for (const Node& part : parts)
     if (part.has("shapes")) add(part["shapes"], kWorld, "world", Vec3::Zero());
 }

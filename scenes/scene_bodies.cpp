@@ -113,7 +113,8 @@ Body parse_body(const Node& n) {
   b.name = n["name"].name("body");
   if (b.name == "world") n["name"].fail("'world' is reserved for the fixed ground");
   const std::string type = n.has("type") ? n["type"].string() : "rigid";
-  if (type == "particle") {
+  const bool particle = type == "particle";
+  if (particle) {
     b.type = BodyType::Particle;
     for (const char* k : {"inertia", "orientation", "angular_velocity", "com"})
       if (n.has(k)) n[k].fail(std::string("a particle has no ") + k);
@@ -122,13 +123,13 @@ Body parse_body(const Node& n) {
   }
   // a rigid body may be a massless frame (mass 0 and a zero inertia "matrix") that a joint
   // moves with the bodies beyond it (compile() checks that some have mass)
-  const bool frame = b.rigid() && n["mass"].number() == 0 && n.has("inertia") &&
+  const bool frame = n["mass"].number() == 0 && n.has("inertia") &&
                      n["inertia"].json().is_object() && n["inertia"].json().size() == 1 &&
                      n["inertia"].has("matrix") && n["inertia"]["matrix"].mat3().isZero(0.0);
   b.mass = frame ? 0.0 : n["mass"].positive();
   b.position = n.has("position") ? n["position"].vec3() : Vec3::Zero();
   b.velocity = n.has("velocity") ? n["velocity"].vec3() : Vec3::Zero();
-  if (b.rigid()) {
+  if (!particle) {  // (a particle's were refused above)
     b.inertia = parse_inertia(n["inertia"], b.mass);
     if (n.has("orientation")) b.orientation = parse_orientation(n["orientation"]);
     if (n.has("angular_velocity")) b.angular_velocity = n["angular_velocity"].vec3();

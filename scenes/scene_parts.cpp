@@ -154,8 +154,8 @@ ConstraintPtr parse_linear(const Node& n, const std::string& name, const SceneCo
   const Vec3 f = n.has("f") ? n["f"].vec3() : Vec3::Zero();
   const Vec3 h = n.has("h") ? n["h"].vec3() : Vec3::Zero();
   const double e = n.has("e") ? n["e"].number() : 0.0;
-  const bool rigid = ctx.model.bodies()[b].rigid();
-  if (!rigid && h.norm() > 0) n["h"].fail("a particle has no angular velocity; h must be zero");
+  if (h.norm() > 0)
+    ctx.needs_rotation(b, n["h"], "a particle has no angular velocity; h must be zero");
   if (f.norm() == 0 && h.norm() == 0) n.fail("f and h are both zero: the row constrains nothing");
   LinearConstraint::Frame frame = LinearConstraint::Frame::World;
   if (n.has("frame")) {
@@ -277,8 +277,7 @@ ForcePtr parse_damping(const Node& n, const SceneContext& ctx) {
   const int b = force_body(n["body"], ctx, false, "");
   const double lin = n.has("linear") ? n["linear"].nonnegative() : 0.0;
   const double ang = n.has("angular") ? n["angular"].nonnegative() : 0.0;
-  if (ang > 0 && !ctx.model.bodies()[b].rigid())
-    n["angular"].fail("a particle has no angular velocity to damp");
+  if (ang > 0) ctx.needs_rotation(b, n["angular"], "a particle has no angular velocity to damp");
   return std::make_shared<DampingForce>(b, lin, ang);
 }
 

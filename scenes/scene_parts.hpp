@@ -26,6 +26,9 @@ struct SceneContext {
   int body(const Node& n) const;
   // the same, but the body must be rigid (why: for the message)
   int rigid_body(const Node& n, const std::string& why) const;
+  // fails at `at` with `message` when body b (not the world) is a particle: what `at` gives
+  // needs a rotation, which a particle has not.  The scene's one test of a body's type.
+  void needs_rotation(int b, const Node& at, const std::string& message) const;
   // a point given for body b at t = 0: a particle's point must be the particle itself
   Vec3 point_of(int b, const Node& n) const;
   // the joint (a constraint of a joint type, listed before) called `name`, or null

@@ -29,7 +29,7 @@ set_source_files_properties(
   DIRECTORY ${PROJECT_SOURCE_DIR} PROPERTIES UNITY_GROUP tests_04)
 set_source_files_properties(
   tests/body_block_factor_test.cpp tests/contact_impacts_test.cpp tests/geometry_test.cpp
-  tests/linearize_test.cpp
+  tests/linearize_test.cpp tests/particle_moments_test.cpp
   tests/loop_step_error_test.cpp tests/python_support_test.cpp tests/sweep_test.cpp
   tests/universal_axes_test.cpp
   DIRECTORY ${PROJECT_SOURCE_DIR} PROPERTIES UNITY_GROUP tests_05)

@@ -1,13 +1,13 @@
 // Energy and the Gaussian of a state (appell/forward.hpp).
+#include "engine/assembly/energy.hpp"
+
 #include "appell/forward.hpp"
 #include "engine/assembly/stages.hpp"
 #include "engine/model/tree.hpp"
 
 namespace appell {
 
-namespace {
-
-// Σ ½ m v̄·v̄ + ½ ω·Jω over the bodies (a particle's ω and J are zero)
+// (a particle's ω and J are zero)
 double bodies_kinetic_energy(const Model& m, const Data& d) {
   double T = 0.0;
   for (int i = 0; i < m.nbody(); ++i) {
@@ -17,6 +17,8 @@ double bodies_kinetic_energy(const Model& m, const Data& d) {
   }
   return T;
 }
+
+namespace {
 
 bool has_armature(const TreeModel& tree) {
   for (const TreeJoint& t : tree.joints)
@@ -54,8 +56,12 @@ double kinetic_energy(const Model& m, const Data& d) {
   return T;
 }
 
+double kinetic_energy_at(const Model& m, const Data& d, const Eigen::VectorXd& u) {
+  return bodies_kinetic_energy(m, d) + rotor_energy(m.tree(), u);
+}
+
 double kinetic_energy(const Model& m, const Data& d, const State& s) {
-  return bodies_kinetic_energy(m, d) + rotor_energy(m.tree(), s.u);
+  return kinetic_energy_at(m, d, s.u);
 }
 
 double potential_energy(const Model& m, const Data& d) {

@@ -33,12 +33,10 @@ void rnea_wrenches(const Model& m, const SpatialForceT<S>* applied, RneaWorkT<S>
       F.force = A.linear * mass - applied[b].force;
     else
       F.force = (A.linear - g) * mass;
-    F.moment.setZero();
-    if (body.rigid()) {
-      const M3 J = C.Q * body.inertia.template cast<S>() * C.Q.transpose();
-      F.moment = J * A.angular + C.w.cross(J * C.w);
-      if (applied) F.moment -= applied[b].moment;
-    }
+    // (a particle's J, ω, α and applied moment are zero: drop_particle_moments)
+    const M3 J = C.Q * body.inertia.template cast<S>() * C.Q.transpose();
+    F.moment = J * A.angular + C.w.cross(J * C.w);
+    if (applied) F.moment -= applied[b].moment;
     F.moment += C.x.cross(F.force);  // about O (X2)
   }
 }

@@ -23,6 +23,18 @@ void kinematics(const Model& m, Data& d) {
   if (merged) bodies_from_composites(m, d);
 }
 
+void drop_particle_moments(const Model& m, const Constraint& con, SpatialForce* terms, int rows) {
+  const int nb = static_cast<int>(con.bodies().size());
+  for (int j = 0; j < nb; ++j)
+    if (!m.bodies()[con.bodies()[j]].rigid())
+      for (int i = 0; i < rows; ++i) terms[i * nb + j].moment.setZero();
+}
+
+void drop_particle_moments(const Model& m, std::vector<SpatialForce>& applied) {
+  for (int b = 0; b < m.nbody(); ++b)
+    if (!m.bodies()[b].rigid()) applied[b].moment.setZero();
+}
+
 namespace {
 
 // gravity and the forces not skipped as wrenches, then d.F
@@ -33,6 +45,7 @@ void applied_forces(const Model& m, Data& d, const std::vector<char>* skip) {
   const int nf = static_cast<int>(m.forces().size());
   for (int k = 0; k < nf; ++k)
     if (!skip || !(*skip)[k]) m.forces()[k]->apply(view, d.applied.data());
+  drop_particle_moments(m, d.applied);
   // the gyroscopic moment −ω × J ω of a rigid body or composite [HO21 eq. 7] (a particle's
   // J is zero)
   const auto gyroscopic = [](const BodyState& s, const Mat3& J) {
@@ -117,11 +130,7 @@ void rows_of(const Model& m, Data& d, const StateView& view, int c) {
   RowSpan span{terms, d.b.data() + r0, d.velocity_residual.data() + r0,
                d.position_residual.data() + r0, nb};
   con.evaluate(view, span);
-  // a particle has no ω, so no ∂π/∂ω: its moments go here, once, and whoever reads the
-  // terms (A, the reactions, the rank policy, the recursion's rows) takes them whole
-  for (int j = 0; j < nb; ++j)
-    if (!m.bodies()[con.bodies()[j]].rigid())
-      for (int i = 0; i < con.rows(); ++i) span.term(i, j).moment.setZero();
+  drop_particle_moments(m, con, terms, con.rows());
 }
 
 // Baumgarte's b − 2α π − β² g on constraint c's rows
@@ -207,9 +216,7 @@ void weld_reactions(const Model& m, Data& d) {
     const SpatialMotion a = body_acceleration(m, d, b);
     SpatialForce& w = d.subtree[b];
     w.force = body.mass * a.linear - d.applied[b].force;
-    w.moment = body.rigid()
-                   ? Vec3(d.J[b] * a.angular + s.w.cross(d.J[b] * s.w) - d.applied[b].moment)
-                   : Vec3::Zero();
+    w.moment = d.J[b] * a.angular + s.w.cross(d.J[b] * s.w) - d.applied[b].moment;
   }
   for (int c = 0; c < static_cast<int>(m.constraints().size()); ++c) {
     if (m.internal(c)) continue;

@@ -24,6 +24,15 @@ inline const SpatialForce* composite_terms(const Model& m, const Data& d) {
 // accelerations (W1; 0 on internal rows).  No-op unwelded.  O(terms).
 void fold_rows(const Model& m, Data& d, bool right_side, const std::vector<int>* only = nullptr);
 
+// A particle has no ω (appell/body.hpp): no row has a ∂π/∂ω for it and no moment acts on
+// it.  These drop the moments that con's `rows` rows of terms or reactions (rows × bodies,
+// row-major) or the applied forces gave one anyway, where they are formed, so that every
+// pass after them (A, the reactions, the rank policy, the recursion, the RNEA) takes a
+// body's angular parts whole, without asking what the body is: a particle's J, ω and
+// moments are zeros.  O(terms), O(n).
+void drop_particle_moments(const Model& m, const Constraint& con, SpatialForce* terms, int rows);
+void drop_particle_moments(const Model& m, std::vector<SpatialForce>& applied);
+
 // Reads d.q, d.u.  Writes d.body, d.J (and d.composite, d.Jc).  O(n).
 void kinematics(const Model& m, Data& d);
 // Reads d.body, d.J.  Writes d.applied, d.F (generalized: f, τ − ω×Jω).  O(n).

@@ -104,7 +104,7 @@ class BulletDetector final : public ContactDetector {
     // a chain of joints through massless frames (an MJCF body with several joints) joins
     // its two ends as one joint does
     const auto massless = [&](int b) {
-      return b != kWorld && m.bodies()[b].rigid() && m.bodies()[b].mass == 0;
+      return b != kWorld && m.bodies()[b].mass == 0;  // (a particle has mass)
     };
     for (const TreeJoint& t : m.tree().joints) {
       int p = t.parent_body;

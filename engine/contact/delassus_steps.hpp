@@ -26,8 +26,7 @@ inline double row_dot(const Model& m, const TwistRow& r, const std::vector<Spati
     const int b = r.body[k];
     if (b == kWorld) continue;
     const SpatialMotion& v = V[m.tree().tree_index[b]];
-    s += r.term[k].force.dot(v.linear);
-    if (m.bodies()[b].rigid()) s += r.term[k].moment.dot(v.angular);
+    s += r.term[k].force.dot(v.linear) + r.term[k].moment.dot(v.angular);  // a particle's ω: 0
   }
   return s;
 }

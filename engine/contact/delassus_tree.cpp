@@ -20,8 +20,9 @@ void add_row(const Model& m, const TwistRow& r, double lam, RecursiveWorkspace& 
     const int b = r.body[s];
     if (b == kWorld) continue;
     SpatialForce& f = ws.w[m.tree().tree_index[b]].f;
+    // a particle's moment moves nothing: its joint's columns have no angular part
     f.force += lam * r.term[s].force;
-    if (m.bodies()[b].rigid()) f.moment += lam * r.term[s].moment;
+    f.moment += lam * r.term[s].moment;
   }
 }
 

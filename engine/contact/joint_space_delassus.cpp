@@ -265,8 +265,8 @@ void joint_space_blocks(const JointSpaceResponse& f, const std::vector<int>& isl
 bool joint_space_applies(const Model& m, const Data& d) {
   const TreeModel& tree = m.tree();
   if (tree.nrows_extra > 0 || !d.composite.empty() || tree.nu > kJointSpaceVelocities) return false;
-  for (const Body& b : m.bodies())
-    if (!b.rigid()) return false;
+  for (const TreeJoint& t : tree.joints)
+    if (t.type == &particle_joint()) return false;
   return true;
 }
 

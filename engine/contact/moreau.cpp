@@ -61,7 +61,7 @@ MoreauStepper::MoreauStepper(const Model& m, std::unique_ptr<ContactDetector> de
       continue;
     const Body& b = m.bodies()[t.body];
     const double mean = b.inertia.trace() / 3.0;
-    steady_spin_[t.body] = b.rigid() && t.frames.X_C.squaredNorm() == 0.0 &&
+    steady_spin_[t.body] = t.frames.X_C.squaredNorm() == 0.0 &&
                            (b.inertia - mean * Mat3::Identity()).norm() <= 1e-12 * mean;
   }
   for (int i = 0; i < static_cast<int>(tree.joints.size()); ++i) {

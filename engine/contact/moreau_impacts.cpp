@@ -3,10 +3,10 @@
 // several impacts, are in moreau_stages.cpp), and the position correction that keeps the
 // kinetic energy.
 #include <algorithm>
-#include <appell/forward.hpp>
 #include <cmath>
 #include <limits>
 
+#include "engine/assembly/energy.hpp"
 #include "engine/contact/moreau.hpp"
 #include "engine/formulations/recursive.hpp"
 #include "engine/model/tree.hpp"
@@ -251,7 +251,7 @@ void MoreauStepper::keep_kinetic_energy(const Eigen::VectorXd& qm, double h, Dat
     qend_ = qm + 0.5 * h * qdot_;
     tree_normalize(tree, qend_);
     tree_kinematics(m_, qend_, uplus_, d);
-    return kinetic_energy(m_, d);
+    return bodies_kinetic_energy(m_, d);  // the rotors' ½ a u⁺² is the same at either q
   };
   const double plain = kinetic(uplus_);
   ucorr_ = uplus_;

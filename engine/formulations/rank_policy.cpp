@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/assembly/stages.hpp"
+#include "engine/model/body_coordinates.hpp"
 
 namespace appell {
 
@@ -42,9 +43,9 @@ void row_responses(const Model& m, const Data& d, Eigen::VectorXd& rho,
     const int r0 = m.row_offset(c), nr = m.constraints()[c]->rows();
     rho.segment(r0, nr).setZero();
     for_terms_of(m, d, c, [&](int row, int body, const SpatialForce& t) {
-      rho(row) += t.force.squaredNorm() / m.composites()[body].mass;  // (P1)
-      if (m.composites()[body].rigid())
-        rho(row) += t.moment.dot(composite_inertia(m, d, body).ldlt().solve(t.moment));
+      const Body& b = m.composites()[body];
+      rho(row) += t.force.squaredNorm() / b.mass;  // (P1)
+      rho(row) += body_inverse_turn_norm2(b, composite_inertia(m, d, body), t.moment);
     });
     rho.segment(r0, nr) = rho.segment(r0, nr).cwiseSqrt();
   });
@@ -57,9 +58,10 @@ double dependence_tolerance(const Model& m, const Data& d, const Eigen::VectorXd
   for_constraints(m, only, [&](int c) {
     const Constraint& con = *m.constraints()[c];
     double lever = INFINITY;  // √kg·m: the smallest sqrt(tr J₀/2) of the row's rigid bodies
-    for (int b : con.bodies())
-      if (m.composites()[m.composite(b)].rigid())
-        lever = std::min(lever, std::sqrt(0.5 * m.composites()[m.composite(b)].inertia.trace()));
+    for (int b : con.bodies()) {
+      const double tr = m.composites()[m.composite(b)].inertia.trace();  // a particle's: 0
+      if (tr > 0) lever = std::min(lever, std::sqrt(0.5 * tr));
+    }
     if (!std::isfinite(lever) || !(lever > 0)) return;
     for (int i = 0; i < con.rows(); ++i) {
       const int row = m.row_offset(c) + i;
@@ -156,15 +158,15 @@ namespace {
 double mass_norms(const Model& m, const Data& d) {
   double uMu = 0.0, FMF = 0.0;
   for (int i = 0; i < m.ncomposite(); ++i) {
-    const int o = m.u_offset(i);
-    const double mass = m.composites()[i].mass;
-    uMu += mass * d.udot.segment<3>(o).squaredNorm();
-    FMF += d.F.segment<3>(o).squaredNorm() / mass;
-    if (!m.composites()[i].rigid()) continue;
-    const Vec3 w = d.udot.segment<3>(o + 3), tau = d.F.segment<3>(o + 3);
+    const Body& b = m.composites()[i];
+    const BodyBlock block = m.block(i);
+    const SpatialMotion a = block.motion(d.udot);
+    const SpatialForce F = block.force(d.F);
     const Mat3& J = composite_inertia(m, d, i);
-    uMu += w.dot(J * w);
-    FMF += tau.dot(J.ldlt().solve(tau));
+    uMu += b.mass * a.linear.squaredNorm();
+    FMF += F.force.squaredNorm() / b.mass;
+    uMu += a.angular.dot(J * a.angular);  // a particle's α is zero
+    FMF += body_inverse_turn_norm2(b, J, F.moment);
   }
   return std::sqrt(std::max(0.0, uMu)) + std::sqrt(std::max(0.0, FMF));
 }
@@ -191,14 +193,13 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
       // r_i = A_i u̇ − b_i and Σ_j |A_ij u̇_j| from the terms
       double r = -d.b(r0 + i), size = 0.0;
       for (int j = 0; j < nb; ++j) {
-        const int body = m.composite(m.constraints()[c]->bodies()[j]), iu = m.u_offset(body);
+        const int body = m.composite(m.constraints()[c]->bodies()[j]);
         const SpatialForce& t = terms[m.term_offset(c) + i * nb + j];
-        r += t.force.dot(d.udot.segment<3>(iu));
-        size += t.force.cwiseProduct(d.udot.segment<3>(iu)).cwiseAbs().sum();
-        if (m.composites()[body].rigid()) {
-          r += t.moment.dot(d.udot.segment<3>(iu + 3));
-          size += t.moment.cwiseProduct(d.udot.segment<3>(iu + 3)).cwiseAbs().sum();
-        }
+        const SpatialMotion a = m.block(body).motion(d.udot);  // a particle's α is zero
+        r += t.force.dot(a.linear);
+        size += t.force.cwiseProduct(a.linear).cwiseAbs().sum();
+        r += t.moment.dot(a.angular);
+        size += t.moment.cwiseProduct(a.angular).cwiseAbs().sum();
       }
       r2 += r * r;
       const double scale = std::abs(d.b(r0 + i)) + size + rho(r0 + i) * s;

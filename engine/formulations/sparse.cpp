@@ -3,6 +3,7 @@
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/rank_policy.hpp"
 #include "engine/formulations/sparse_workspace.hpp"
+#include "engine/model/body_coordinates.hpp"
 
 namespace appell {
 
@@ -13,11 +14,10 @@ namespace {
 void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
   for (int b = 0; b < m.ncomposite(); ++b) {
     const Body& bd = m.composites()[b];
-    const int o = m.u_offset(b);
-    ws.a.segment<3>(o) = d.F.segment<3>(o) / bd.mass;
-    if (!bd.rigid()) continue;
-    ws.Jinv[b] = composite_inertia(m, d, b).inverse();  // symmetric positive definite 3 × 3
-    ws.a.segment<3>(o + 3) = ws.Jinv[b] * d.F.segment<3>(o + 3);
+    const BodyBlock block = m.block(b);
+    const SpatialForce F = block.force(d.F);
+    ws.Jinv[b] = body_inverse_inertia(bd, composite_inertia(m, d, b));
+    block.set(ws.a, SpatialMotion(F.force / bd.mass, ws.Jinv[b] * F.moment));
   }
   ws.rho.setZero();
   ws.e = d.b;
@@ -25,10 +25,9 @@ void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
   for (int t = 0; t < m.nterms(); ++t) {
     const int b = ws.term_body[t], row = ws.term_row[t];
     const SpatialForce& term = terms[t];
-    SpatialForce& w = ws.w[t];  // M⁻¹ of the term (a particle's moment stays zero)
+    SpatialForce& w = ws.w[t];  // M⁻¹ of the term (a particle's J⁻¹ and moment are zero)
     w.force = term.force / m.composites()[b].mass;
-    // a particle's turn costs nothing (a net of particles: every term is one)
-    if (m.composites()[b].rigid()) w.moment = ws.Jinv[b] * term.moment;
+    w.moment = ws.Jinv[b] * term.moment;
     ws.rho(row) += term.force.dot(w.force) + term.moment.dot(w.moment);
     ws.e(row) -= m.block(b).dot(term, ws.a);
   }
@@ -43,16 +42,16 @@ void assemble_gram(const Model& m, SparseWorkspace& ws, const Data& d) {
   const int* slot = ws.pair_slot.data();
   const SpatialForce* terms = composite_terms(m, d);
   for (int b = 0; b < m.ncomposite(); ++b) {
-    // a particle's pairs skip the moments' half of their products (a net of particles: 6%
-    // of its solve where they were taken as zeros)
-    const bool rigid = m.composites()[b].rigid();
+    // a particle's pairs skip the moments' half of their block (a net of particles: 6% of its
+    // solve where they were taken as zeros)
+    const bool angular = m.block(b).size() == 6;
     const int p0 = ws.body_terms_p[b], p1 = ws.body_terms_p[b + 1];
     for (int p = p0; p < p1; ++p) {
       const SpatialForce& tx = terms[ws.body_terms[p]];
       for (int q = p; q < p1; ++q, ++slot) {
         const SpatialForce& wy = ws.w[ws.body_terms[q]];
         double g = tx.force.dot(wy.force);
-        if (rigid) g += tx.moment.dot(wy.moment);
+        if (angular) g += tx.moment.dot(wy.moment);
         if (*slot >= 0) {
           Gx[*slot] += g;
         } else {

@@ -19,17 +19,24 @@ int ModelBuilder::add_body(const Body& body) {
   if (!(body.mass >= 0) || !std::isfinite(body.mass))
     throw std::invalid_argument("Model::add_body(): body '" + body.name +
                                 "': mass must be finite and >= 0");
-  if (!body.rigid() && !(body.mass > 0))
-    throw std::invalid_argument("Model::add_body(): particle '" + body.name +
-                                "': mass must be > 0");
+  Body added = body;
+  added.orientation.normalize();
   if (body.rigid()) {
     // zero or degenerate inertia passes here; compile() checks the composites
     const std::string defect = inertia_semidefinite_defect(body.inertia);
     if (!defect.empty())
       throw std::invalid_argument("Model::add_body(): body '" + body.name + "': " + defect);
+  } else {
+    if (!(body.mass > 0))
+      throw std::invalid_argument("Model::add_body(): particle '" + body.name +
+                                  "': mass must be > 0");
+    // a particle as every pass reads it: no inertia, no turn.  Its angular parts are then
+    // zeros that the passes take whole, instead of asking what the body is.
+    added.inertia.setZero();
+    added.orientation = Quat::Identity();
+    added.angular_velocity.setZero();
   }
-  bodies_.push_back(body);
-  bodies_.back().orientation.normalize();
+  bodies_.push_back(added);
   body_names_.emplace(body.name, nbody() - 1);
   return nbody() - 1;
 }
@@ -141,10 +148,6 @@ std::vector<Vec3> composite_mass_properties(const Model& m, const WeldPoses& wp,
     w.R = wp.R[b];
     w.p = wp.p[b] - centre[k];
     w.identity = wp.top[b] == b && w.p.isZero(0.0) && composites[k].mass == bodies[b].mass;
-    if (!bodies[b].rigid()) {
-      composites[k].inertia.setZero();
-      continue;
-    }
     composites[k].inertia +=
         wp.R[b] * bodies[b].inertia * wp.R[b].transpose() +
         bodies[b].mass * (w.p.squaredNorm() * Mat3::Identity() - w.p * w.p.transpose());
@@ -301,7 +304,7 @@ Model compile(const ModelBuilder& b) {
   for (int k = 0; k < m.ncomposite(); ++k) {
     const Body& K = m.composites_[k];
     const int c = m.carrier_[k];
-    if (K.rigid() && K.mass == 0 && K.inertia.isZero(0.0) && beyond[tree.tree_index[c]] > 0) {
+    if (K.mass == 0 && K.inertia.isZero(0.0) && beyond[tree.tree_index[c]] > 0) {
       if (m.joint_space_only_.empty())
         m.joint_space_only_ =
             "body '" + m.bodies_[c].name +

@@ -81,7 +81,7 @@ double TreeStateSpace::step_error(const Eigen::VectorXd& x, const Eigen::VectorX
       e = std::max(e, scaled(c.x(k) - a.x(k), a.x(k), h * a.v(k), atol, rtol));
       e = std::max(e, scaled(c.v(k) - a.v(k), a.v(k), r.v(k) - a.v(k), atol, rtol));
     }
-    if (!m_.bodies()[b].rigid()) continue;
+    // (a particle's Q is I and its ω zero: no error)
     const Quat o(a.Q);
     const Eigen::Vector4d qa(o.w(), o.x(), o.y(), o.z()), qc = quaternion(c.Q, qa);
     // the quaternion's rate ½ (0, ω) ⊗ q, ω in the world

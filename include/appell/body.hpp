@@ -5,6 +5,10 @@
 // angular velocity ω (world frame).  Its world-frame inertia is J = Q J0 Qᵀ.  A material
 // point with body coordinates X (relative to the centre of mass) sits at x = x̄ + Q X and
 // moves with v = v̄ + ω × (x − x̄).  A particle has mass only: three degrees of freedom.
+// In a Model (ModelBuilder::add_body) a particle's J0 and ω are zero and its Q is I, and no
+// moment acts on it, so that the passes over bodies take every angular part whole: only
+// the layout of the maximal coordinates below (engine/model/body_coordinates.hpp) and of
+// the outputs tells the two kinds apart.
 //
 // Maximal quasi-velocities: u = (v̄, ω) for a rigid body (6), v̄ for a particle (3).
 // Configuration: q = (x̄, quaternion [w x y z]) for a rigid body (7), x̄ for a particle (3).

@@ -39,14 +39,14 @@ int add_body(ModelBuilder& b, const std::string& name, double mass, const std::s
   body.name = checked_name(name, "add_body()", "body");
   body.type = type == "rigid" ? BodyType::Rigid : BodyType::Particle;
   body.mass = mass;
-  body.inertia = body.rigid() ? inertia_of(inertia) : Mat3::Zero();
+  body.inertia = inertia_of(inertia);  // a particle's are dropped (ModelBuilder::add_body)
   body.position = position;
   if (!(orientation.norm() > 1e-12))
     throw std::invalid_argument("add_body(): orientation must be a nonzero quaternion [w x y z]");
   body.orientation =
       Quat(orientation(0), orientation(1), orientation(2), orientation(3)).normalized();
   body.velocity = velocity;
-  body.angular_velocity = body.rigid() ? angular_velocity : Vec3::Zero();
+  body.angular_velocity = angular_velocity;
   return b.add_body(body);
 }
 

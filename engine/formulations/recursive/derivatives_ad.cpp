@@ -14,6 +14,7 @@
 #include "appell/model.hpp"
 #include "appell/tree.hpp"
 #include "engine/assembly/rnea.hpp"
+#include "engine/assembly/stages.hpp"
 
 namespace appell {
 namespace derivative_detail {
@@ -96,6 +97,8 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, RneaDual& w,
         throw std::invalid_argument("derivatives: constraint '" + con.name() + "' (" + con.type() +
                                     ") gives no derivatives of its rows "
                                     "(Constraint::evaluate_tangent)");
+      drop_particle_moments(m, con, terms.data(), nr);
+      drop_particle_moments(m, con, dterms.data(), nr);
       for (int e = 0; e < nr * ns; ++e)
         for (int i = 0; i < 3; ++i) {
           SpatialForceT<Dual>& t = dual_terms[e];
@@ -112,9 +115,8 @@ void extra_rows_in_pass(const Model& m, double t, int ndir, RneaDual& w,
       const Dual lam(lambda.size() ? lambda(row) : 0.0);
       for (int j = 0; j < ns; ++j) {
         const int bj = con.bodies()[j];
-        const bool rigid = m.bodies()[bj].rigid();
         const D3& l = dual_terms[i * ns + j].force;
-        const D3 a = rigid ? dual_terms[i * ns + j].moment : zero;
+        const D3& a = dual_terms[i * ns + j].moment;
         // the row's force λ lin at the centre and moment λ ang [HO21 eq. 15]
         w.F[bj].force -= l * lam;
         w.F[bj].moment -= (a + body[bj].x.cross(l)) * lam;

@@ -7,6 +7,7 @@
 // two bodies [HO21 eq. 15]: the wrench on the child, its opposite on the parent.  The canonical
 // rows themselves are never formed (their residuals are zero, b is left zero).
 #include "appell/joint.hpp"
+#include "engine/assembly/stages.hpp"
 #include "engine/formulations/recursive/workspace.hpp"
 
 namespace appell {
@@ -15,9 +16,8 @@ namespace {
 
 const BodyState kRest{};
 
-SpatialForce at_centre(const Vec3& f, const Vec3& m, const Vec3& x_anchor, const BodyState& s,
-                       bool rigid) {
-  return SpatialForce{f, rigid ? Vec3(m + (x_anchor - s.x).cross(f)) : Vec3::Zero()};
+SpatialForce at_centre(const Vec3& f, const Vec3& m, const Vec3& x_anchor, const BodyState& s) {
+  return SpatialForce{f, m + (x_anchor - s.x).cross(f)};
 }
 
 }  // namespace
@@ -52,8 +52,9 @@ void joint_multipliers(const Model& m, const TreeModel& tree, Data& d, Recursive
     // the reactions [HO21 eq. 15], one slot per body (none for the world)
     SpatialForce* r = d.reaction.data() + m.slot_offset(t.constraint);
     const int sp = joint.parent_slot(), sc = joint.child_slot();
-    if (sc >= 0) r[sc] = at_centre(f, mo, x_B, C, m.bodies()[joint.child()].rigid());
-    if (sp >= 0) r[sp] = at_centre(-f, -mo, x_B, P, m.bodies()[joint.parent()].rigid());
+    if (sc >= 0) r[sc] = at_centre(f, mo, x_B, C);
+    if (sp >= 0) r[sp] = at_centre(-f, -mo, x_B, P);
+    drop_particle_moments(m, joint, r, 1);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "appell/forward.hpp"
+#include "engine/assembly/energy.hpp"
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/projection.hpp"
 #include "engine/formulations/rank_policy.hpp"
@@ -187,8 +188,9 @@ SolveStatus project_joint_velocities(const Model& m, Data& d,
   }
   // ‖Δu‖_H = ‖ΔV‖_M: twice the kinetic energy of the change, then d back at (q, u)
   if (rep.iterations > 0) {
-    recursive_kinematics(m, d, q, u - u0);
-    rep.correction = std::sqrt(std::max(0.0, 2.0 * kinetic_energy(m, d)));
+    const Eigen::VectorXd du = u - u0;
+    recursive_kinematics(m, d, q, du);
+    rep.correction = std::sqrt(std::max(0.0, 2.0 * kinetic_energy_at(m, d, du)));
     extra_rows_at(m, d, q, u);
   }
   if (report) *report = rep;

@@ -231,18 +231,14 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
 // Each body's own force f_i = (f, τ − ω × J ω) from d.applied (R1) [HO21 eqs. 6, 7]; the
 // tree has every body, welded ones on their fixed joints, so it reads the bodies' own
 // wrenches, not the composites' d.F
-void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
+void body_forces(const Model&, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
   const int n = static_cast<int>(tree.joints.size());
   for (int i = 0; i < n; ++i) {
     const int b = tree.joints[i].body;
     SpatialForce& f = ws.w[i].f;
+    const BodyState& s = d.body[b];
     f.force = d.applied[b].force;
-    if (m.bodies()[b].rigid()) {
-      const BodyState& s = d.body[b];
-      f.moment = d.applied[b].moment - s.w.cross(d.J[b] * s.w);
-    } else {
-      f.moment.setZero();
-    }
+    f.moment = d.applied[b].moment - s.w.cross(d.J[b] * s.w);  // a particle's: zero
   }
 }
 
