@@ -158,15 +158,16 @@ namespace {
 double mass_norms(const Model& m, const Data& d) {
   double uMu = 0.0, FMF = 0.0;
   for (int i = 0; i < m.ncomposite(); ++i) {
-    const Body& b = m.composites()[i];
     const BodyBlock block = m.block(i);
-    const SpatialMotion a = block.motion(d.udot);
-    const SpatialForce F = block.force(d.F);
+    const int o = block.offset;
+    const double mass = m.composites()[i].mass;
+    uMu += mass * d.udot.segment<3>(o).squaredNorm();
+    FMF += d.F.segment<3>(o).squaredNorm() / mass;
+    if (block.size() == 3) continue;  // a particle's block: no angular part
+    const Vec3 w = d.udot.segment<3>(o + 3), tau = d.F.segment<3>(o + 3);
     const Mat3& J = composite_inertia(m, d, i);
-    uMu += b.mass * a.linear.squaredNorm();
-    FMF += F.force.squaredNorm() / b.mass;
-    uMu += a.angular.dot(J * a.angular);  // a particle's α is zero
-    FMF += body_inverse_turn_norm2(b, J, F.moment);
+    uMu += w.dot(J * w);
+    FMF += tau.dot(J.ldlt().solve(tau));
   }
   return std::sqrt(std::max(0.0, uMu)) + std::sqrt(std::max(0.0, FMF));
 }
@@ -195,11 +196,14 @@ void check_consistency(const Model& m, Data& d, const Eigen::VectorXd& rho, doub
       for (int j = 0; j < nb; ++j) {
         const int body = m.composite(m.constraints()[c]->bodies()[j]);
         const SpatialForce& t = terms[m.term_offset(c) + i * nb + j];
-        const SpatialMotion a = m.block(body).motion(d.udot);  // a particle's α is zero
-        r += t.force.dot(a.linear);
-        size += t.force.cwiseProduct(a.linear).cwiseAbs().sum();
-        r += t.moment.dot(a.angular);
-        size += t.moment.cwiseProduct(a.angular).cwiseAbs().sum();
+        const BodyBlock block = m.block(body);
+        const auto lin = d.udot.segment<3>(block.offset);
+        r += t.force.dot(lin);
+        size += t.force.cwiseProduct(lin).cwiseAbs().sum();
+        if (block.size() == 3) continue;  // a particle's block: no angular part
+        const auto ang = d.udot.segment<3>(block.offset + 3);
+        r += t.moment.dot(ang);
+        size += t.moment.cwiseProduct(ang).cwiseAbs().sum();
       }
       r2 += r * r;
       const double scale = std::abs(d.b(r0 + i)) + size + rho(r0 + i) * s;

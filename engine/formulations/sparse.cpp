@@ -3,7 +3,6 @@
 #include "engine/assembly/stages.hpp"
 #include "engine/formulations/rank_policy.hpp"
 #include "engine/formulations/sparse_workspace.hpp"
-#include "engine/model/body_coordinates.hpp"
 
 namespace appell {
 
@@ -13,11 +12,12 @@ namespace {
 // row_responses) and e = b − A a, in one pass over the terms.  O(n + terms).
 void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
   for (int b = 0; b < m.ncomposite(); ++b) {
-    const Body& bd = m.composites()[b];
     const BodyBlock block = m.block(b);
-    const SpatialForce F = block.force(d.F);
-    ws.Jinv[b] = body_inverse_inertia(bd, composite_inertia(m, d, b));
-    block.set(ws.a, SpatialMotion(F.force / bd.mass, ws.Jinv[b] * F.moment));
+    const int o = block.offset;
+    ws.a.segment<3>(o) = d.F.segment<3>(o) / m.composites()[b].mass;
+    if (block.size() == 3) continue;  // a particle's block: no angular part, J⁻¹ stays zero
+    ws.Jinv[b] = composite_inertia(m, d, b).inverse();  // symmetric positive definite 3 × 3
+    ws.a.segment<3>(o + 3) = ws.Jinv[b] * d.F.segment<3>(o + 3);
   }
   ws.rho.setZero();
   ws.e = d.b;
@@ -27,7 +27,8 @@ void weighted_terms(const Model& m, const Data& d, SparseWorkspace& ws) {
     const SpatialForce& term = terms[t];
     SpatialForce& w = ws.w[t];  // M⁻¹ of the term (a particle's J⁻¹ and moment are zero)
     w.force = term.force / m.composites()[b].mass;
-    w.moment = ws.Jinv[b] * term.moment;
+    // a particle's turn costs nothing (its block has no angular part; w.moment stays zero)
+    if (m.block(b).size() == 6) w.moment = ws.Jinv[b] * term.moment;
     ws.rho(row) += term.force.dot(w.force) + term.moment.dot(w.moment);
     ws.e(row) -= m.block(b).dot(term, ws.a);
   }

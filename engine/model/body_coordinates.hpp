@@ -99,11 +99,6 @@ inline void body_mass_solve(const Body& b, const Mat3& J, const double* y, doubl
   three_at(x) = three_at(y) / b.mass;
   if (has_rotation(b)) three_at(x + 3) = J.ldlt().solve(Vec3(three_at(y + 3)));
 }
-// J⁻¹ of a rigid body's world inertia, zero for a particle (whose moments are zero: no
-// turn to give them), so that M_b⁻¹ F = (f / m, J⁻¹ τ) holds for both
-inline Mat3 body_inverse_inertia(const Body& b, const Mat3& J) {
-  return has_rotation(b) ? Mat3(J.inverse()) : Mat3::Zero();
-}
 // τᵀ J⁻¹ τ, the moment's share of Fᵀ M_b⁻¹ F (zero for a particle, whose J is not
 // inverted: its moments are zero)
 inline double body_inverse_turn_norm2(const Body& b, const Mat3& J, const Vec3& tau) {
