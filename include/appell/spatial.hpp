@@ -158,12 +158,6 @@ struct BodyBlock {
     return {x.template segment<3>(offset),
             rigid ? Vec3(x.template segment<3>(offset + 3)) : Vec3::Zero()};
   }
-  // the block as a force (a particle's moment zero)
-  template <class V>
-  SpatialForce force(const V& x) const {
-    const SpatialMotion a = motion(x);
-    return {a.linear, a.angular};
-  }
   // x's block = F (or a), or += F (a particle takes the linear part alone)
   template <class V>
   void set(V&& x, const SpatialForce& F) const {
