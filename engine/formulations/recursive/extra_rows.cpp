@@ -151,7 +151,7 @@ void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveW
   build_G(m, tree, d, ws);
   d.diagnostics.rank += solve_G(m, tree, d, ws);
   // the applied forces plus the rows' forces, and the passes again            (R14)
-  body_forces(m, tree, d, ws);
+  body_forces(tree, d, ws);
   for_extra_rows(m, tree, [&](int k, int c, int i, int row) {
     d.lambda(row) = ws.lambda(k);
     add_row_force(m, tree, d, c, i, ws.lambda(k), ws);

@@ -15,7 +15,7 @@ namespace appell {
 void joint_space_bias(const Model& m, Data& d, Eigen::VectorXd& b) {
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
-  body_forces(m, tree, d, ws);
+  body_forces(tree, d, ws);
   const int n = static_cast<int>(ws.w.size());
   for (int i = 0; i < n; ++i) {
     TreeBodyWork& w = ws.w[i];

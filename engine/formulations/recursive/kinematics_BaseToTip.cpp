@@ -231,7 +231,7 @@ void kinematics_BaseToTip(const Model& m, const TreeModel& tree,
 // Each body's own force f_i = (f, τ − ω × J ω) from d.applied (R1) [HO21 eqs. 6, 7]; the
 // tree has every body, welded ones on their fixed joints, so it reads the bodies' own
 // wrenches, not the composites' d.F
-void body_forces(const Model&, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
+void body_forces(const TreeModel& tree, const Data& d, RecursiveWorkspace& ws) {
   const int n = static_cast<int>(tree.joints.size());
   for (int i = 0; i < n; ++i) {
     const int b = tree.joints[i].body;

@@ -102,7 +102,7 @@ void tree_rank(const Model& m, Data& d) {
 // passes 2 and 3 and the extra rows: the joint u̇, and λ of the extra rows
 void passes(const Model& m, Data& d, RecursiveWorkspace& ws) {
   const TreeModel& tree = m.tree();
-  body_forces(m, tree, d, ws);
+  body_forces(tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);
   tree_rank(m, d);
@@ -209,7 +209,7 @@ SolveStatus recursive_rates_new_velocity(const Model& m, Data& d,
   RecursiveWorkspace& ws = recursive_workspace(m, d);
   const TreeModel& tree = m.tree();
   velocities_BaseToTip(m, tree, q, u, d, ws);  // d.diagnostics: the last evaluation's
-  body_forces(m, tree, d, ws);
+  body_forces(tree, d, ws);
   bias_TipToBase(tree, ws, true);  // the articulated inertias and D⁻¹ of q kept   (R8, R9)
   accelerations_BaseToTip(tree, ws, true);
   if (!ws.udot.allFinite()) {
@@ -225,7 +225,7 @@ void recursive_accelerations(const Model& m, Data& d, const Eigen::Ref<const Eig
   const TreeModel& tree = m.tree();
   kinematics_BaseToTip(m, tree, q, u, d, ws);
   recursive_applied_forces(m, d, q, u);
-  body_forces(m, tree, d, ws);
+  body_forces(tree, d, ws);
   inertia_bias_TipToBase(tree, ws);
   accelerations_BaseToTip(tree, ws, true);
   write_accelerations(m, d, ws);

@@ -84,7 +84,7 @@ void velocities_BaseToTip(const Model& m, const TreeModel& tree,
                           const Eigen::Ref<const Eigen::VectorXd>& u, Data& d,
                           RecursiveWorkspace& ws);
 // each body's own force f_i into w.f (R1) (its M_i is written by kinematics_BaseToTip)
-void body_forces(const Model& m, const TreeModel& tree, const Data& d, RecursiveWorkspace& ws);
+void body_forces(const TreeModel& tree, const Data& d, RecursiveWorkspace& ws);
 void inertia_bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws);
 // with_c: the biases of the applied problem (c and τ); without: the response to w.f alone.
 // [begin, end): the tree indices to pass over (end −1: all) — a whole subtree, contiguous in
