@@ -2,6 +2,7 @@
 // stand for, and the per-body block of a maximal vector on rigid bodies and particles.
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
 #include <appell/appell.hpp>
 #include <limits>
 #include <random>
@@ -10,9 +11,6 @@
 namespace appell {
 namespace {
 
-// the applied forces, the rows and the constraint forces are one type
-static_assert(std::is_same_v<SpatialForce, SpatialForce>);
-static_assert(std::is_same_v<SpatialForce, SpatialForce>);
 static_assert(std::is_same_v<RowSpan, RowSpanT<double>>);
 
 struct Rng {
@@ -58,6 +56,37 @@ TEST(Spatial, MotionShiftIsRigidVelocity) {
   const SpatialMotion at_C = SpatialMotion(v, w).shifted(r);
   EXPECT_LT((at_C.linear - (v + w.cross(r))).norm(), 1e-15);
   EXPECT_EQ(at_C.angular, w);
+}
+
+// (X3), (X4): a motion b and a force F, both about O, fixed to a body that moves with the
+// twist a about O for a time h, become (R b_v + p × R b_ω; R b_ω) and (R F_f; R F_τ + p ×
+// R F_f), R = exp(h â_ω) and p the image of O (the screw motion's exponential).  Their rates
+// at h = 0, by central differences, are a × b and a ×* F; and (a ×* F)·b = −F·(a × b).
+TEST(Spatial, CrossProductsAreRatesOfCarriedVectors) {
+  Rng rng;
+  for (int k = 0; k < 20; ++k) {
+    const SpatialMotion a(rng.vec(), rng.vec()), b(rng.vec(), rng.vec());
+    const SpatialForce F(rng.vec(), rng.vec());
+    const Vec3 &v = a.linear, &w = a.angular;
+    auto moved = [&](double h, SpatialMotion& bh, SpatialForce& Fh) {
+      const Mat3 R = Eigen::AngleAxisd(h * w.norm(), w.normalized()).toRotationMatrix();
+      const Vec3 p = ((Mat3::Identity() - R) * w.cross(v) + w * w.dot(v) * h) / w.squaredNorm();
+      bh = SpatialMotion(R * b.linear + p.cross(R * b.angular), R * b.angular);
+      Fh = SpatialForce(R * F.force, R * F.moment + p.cross(R * F.force));
+    };
+    const double h = 1e-5;
+    SpatialMotion b1, b0;
+    SpatialForce F1, F0;
+    moved(h, b1, F1);
+    moved(-h, b0, F0);
+    const SpatialMotion db = cross(a, b);
+    const SpatialForce dF = cross(a, F);
+    EXPECT_LT((db.linear - (b1.linear - b0.linear) / (2 * h)).norm(), 1e-8);
+    EXPECT_LT((db.angular - (b1.angular - b0.angular) / (2 * h)).norm(), 1e-8);
+    EXPECT_LT((dF.force - (F1.force - F0.force) / (2 * h)).norm(), 1e-8);
+    EXPECT_LT((dF.moment - (F1.moment - F0.moment) / (2 * h)).norm(), 1e-8);
+    EXPECT_NEAR(dot(cross(a, F), b), -dot(F, cross(a, b)), 1e-14);
+  }
 }
 
 // M a for a rigid body's spatial inertia diag(m 1, J) is (m v̇, J ω̇); vec()/from_vec() are

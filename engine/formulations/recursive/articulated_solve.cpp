@@ -20,7 +20,7 @@ namespace detail {
 
 bool RneaDerivatives::factor() {
   std::vector<Mat6> IA(I_);
-  U_.assign(S_.size(), Vec6::Zero());
+  U_.setZero(6, S_.cols());
   dinv_.resize(n_);
   int nd = 0;
   for (int i = 0; i < n_; ++i) dinv_[i] = nd, nd += ncol_[i] * ncol_[i];
@@ -32,8 +32,7 @@ bool RneaDerivatives::factor() {
     dispatch(ncol_[i], [&](auto K) {
       constexpr int k = decltype(K)::value;
       Eigen::Map<Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
-      articulated_step<k>(IA[i], Eigen::Map<const Eigen::Matrix<double, 6, k>>(S_[o].data()),
-                          armature_[i], Eigen::Map<Eigen::Matrix<double, 6, k>>(U_[o].data()), Dinv,
+      articulated_step<k>(IA[i], S_.middleCols<k>(o), armature_[i], U_.middleCols<k>(o), Dinv,
                           &Ia);  //                                               (R7, R8)
       ok = Dinv.allFinite() && (Dinv.diagonal().array() > 0).all();
     });
@@ -64,7 +63,7 @@ void RneaDerivatives::solve(RowMatrix& B) {
     }
     dispatch(ncol_[i], [&](auto K) {
       constexpr int k = decltype(K)::value;
-      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(S_[o].data()), U(U_[o].data());
+      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(S_.col(o).data()), U(U_.col(o).data());
       const Eigen::Map<const Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
       auto beta = B.middleRows(o, k);
       if (held[i]) beta.noalias() -= S.transpose() * block(i);
@@ -94,7 +93,7 @@ void RneaDerivatives::solve(RowMatrix& B) {
     }
     dispatch(ncol_[i], [&](auto K) {
       constexpr int k = decltype(K)::value;
-      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(S_[o].data()), U(U_[o].data());
+      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(S_.col(o).data()), U(U_.col(o).data());
       const Eigen::Map<const Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
       auto x = B.middleRows(o, k);
       if (from) x.noalias() -= U.transpose() * block(p);

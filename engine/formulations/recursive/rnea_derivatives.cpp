@@ -5,12 +5,11 @@
 // forward pass of world-frame motion columns and their rates, a backward pass of composite
 // quantities filling each joint's rows against its ancestors).
 //
-// Everything is a 6-vector in the world frame about the world origin, (linear; angular):
-// motion columns S_b (one per quasi-velocity b), velocities v_i, accelerations a_i (gravity
-// as the world's −g), and the spatial inertia I_i = [[m, −m ĉ], [m ĉ, J − m ĉ ĉ]] of a body
-// of centre c and central inertia J.  With
-//   a × b  = (a_ω × b_v + a_v × b_ω; a_ω × b_ω)        on motions
-//   a ×* f = (a_ω × f_f; a_ω × f_n + a_v × f_f)         on forces (= −(a ×)ᵀ f)
+// Every motion (SpatialMotion: motion columns S_b, one per quasi-velocity b, velocities v_i,
+// accelerations a_i with gravity as the world's −g) and every force (SpatialForce) is in the
+// world frame about the world origin, as is the spatial inertia I_i = [[m, −m ĉ], [m ĉ,
+// J − m ĉ ĉ]] of a body of centre c and central inertia J (a 6 × 6 map from motions to
+// forces).  With the spatial cross products a × b and a ×* f (appell/spatial.hpp, X3, X4),
 // joint j (child body j, parent λ) gives its child the twist V_j = Σ_{b ∈ j} S_b u_b and
 // the recursion is  v_j = v_λ + V_j,  a_j = a_λ + v_λ × V_j + A_j,  f_j = I_j a_j +
 // v_j ×* I_j v_j,  F_j = Σ_{k ⪰ j} f_k,  τ_b = S_b · F_j  (k ⪰ j: k in the subtree of j)
@@ -61,39 +60,25 @@ namespace appell {
 namespace detail {
 namespace {
 
-// a × b on motions
-Vec6 cross_m(const Vec6& a, const Vec6& b) {
-  Vec6 r;
-  r.head<3>() = a.tail<3>().cross(b.head<3>()) + a.head<3>().cross(b.tail<3>());
-  r.tail<3>() = a.tail<3>().cross(b.tail<3>());
-  return r;
-}
-// a ×* f on forces
-Vec6 cross_f(const Vec6& a, const Vec6& f) {
-  Vec6 r;
-  r.head<3>() = a.tail<3>().cross(f.head<3>());
-  r.tail<3>() = a.tail<3>().cross(f.tail<3>()) + a.head<3>().cross(f.head<3>());
-  return r;
-}
 Mat3 hat(const Vec3& x) {
   Mat3 h;
   h << 0, -x(2), x(1), x(2), 0, -x(0), -x(1), x(0), 0;
   return h;
 }
-// the matrix of a ↦ a ×* f
-Mat6 cross_f_bar(const Vec6& f) {
+// the matrix of a ↦ a ×* f (X4)
+Mat6 cross_matrix(const SpatialForce& f) {
   Mat6 H = Mat6::Zero();
-  const Mat3 ff = hat(f.head<3>());
+  const Mat3 ff = hat(f.force);
   H.block<3, 3>(0, 3) = -ff;
   H.block<3, 3>(3, 0) = -ff;
-  H.block<3, 3>(3, 3) = -hat(f.tail<3>());
+  H.block<3, 3>(3, 3) = -hat(f.moment);
   return H;
 }
 // İ = v ×* I − I v ×, the rate of a world inertia carried by the velocity v: its centre
 // moves at ċ = v_v + v_ω × c and its central inertia turns, J̇ = ω̂ J − J ω̂
-Mat6 inertia_rate(const Vec6& v, double mass, const Vec3& c, const Mat3& J) {
-  const Mat3 w = hat(v.tail<3>()), cx = hat(c);
-  const Mat3 cdx = hat(v.head<3>() + v.tail<3>().cross(c));
+Mat6 inertia_rate(const SpatialMotion& v, double mass, const Vec3& c, const Mat3& J) {
+  const Mat3 w = hat(v.angular), cx = hat(c);
+  const Mat3 cdx = hat(v.linear + v.angular.cross(c));
   Mat6 R;
   R.block<3, 3>(0, 0).setZero();
   R.block<3, 3>(0, 3) = -mass * cdx;
@@ -102,13 +87,10 @@ Mat6 inertia_rate(const Vec6& v, double mass, const Vec3& c, const Mat3& J) {
   return R;
 }
 
-// X y: a vector y of joint frame F, (linear at the anchor; angular), in the world about O
-Vec6 to_world(const JointPlacementT<double>& J, const Vec6& y) {
-  Vec6 r;
+// X y: a motion y of joint frame F, (linear at the anchor; angular), in the world about O
+SpatialMotion to_world(const JointPlacementT<double>& J, const Vec6& y) {
   const Vec3 ang = J.QE * y.tail<3>();
-  r.head<3>() = J.QE * y.head<3>() + J.x_A.cross(ang);
-  r.tail<3>() = ang;
-  return r;
+  return {J.QE * y.head<3>() + J.x_A.cross(ang), ang};
 }
 
 }  // namespace
@@ -128,10 +110,10 @@ void RneaDerivatives::size_workspace(const TreeModel& tree) {
   Ic_.resize(n_);
   Bc_.resize(n_);
   a_.resize(n_);
-  F_.resize(n_);
   up_.resize(nu);
-  for (std::vector<Vec6>* x : {&S_, &w_, &y_, &Vhat_, &Ahat_, &r1_, &r2_, &e_, &c_, &g_})
-    x->assign(nu, Vec6::Zero());
+  S_.setZero(6, nu);
+  for (std::vector<SpatialMotion>* x : {&w_, &y_, &Vhat_, &Ahat_, &c_}) x->assign(nu, {});
+  for (std::vector<SpatialForce>* x : {&r1_, &r2_, &e_, &g_}) x->assign(nu, {});
   int nhat = 0;
   for (int i = 0; i < n_; ++i) {
     const TreeJoint& t = tree.joints[i];
@@ -139,14 +121,14 @@ void RneaDerivatives::size_workspace(const TreeModel& tree) {
     hat_[i] = nhat;
     if (own_[i]) nhat += t.nu * t.nu;
   }
-  Shat_.assign(nhat, Vec6::Zero());
-  Delta_.assign(nhat, Vec6::Zero());
+  Shat_.assign(nhat, {});
+  Delta_.assign(nhat, {});
 }
 
 RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(m) {
   const TreeModel& tree = m.tree();
   size_workspace(tree);
-  std::vector<Vec6> h(n_);  // I v
+  std::vector<SpatialForce> h(n_);  // I v
   // base to tip: the kernel's poses and twists (J1, J2), then the columns about O and each
   // joint's own terms  [CM18, forward pass]
   body_kinematics_BaseToTip(tree, s.q.data(), s.u.data(), rnea_);
@@ -166,16 +148,17 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(
     armature_[i] = t.armature;
     // S's columns (in F) are the velocity of the child's point at the anchor and its rate
     // of turn; here seen at the world origin                                          (D1)
-    for (int k = 0; k < t.nu; ++k) S_[o + k] = to_world(J, J.motion.S.col(k));
-    v_[i] << C.v + C.x.cross(C.w), C.w;  // (v̄ + x̄ × ω; ω): the twist about O
+    for (int k = 0; k < t.nu; ++k) S_.col(o + k) = to_world(J, J.motion.S.col(k)).vec();
+    v_[i] = SpatialMotion(C.v, C.w).shifted(-C.x);  // (v̄ + x̄ × ω; ω): the twist about O
     if (own_[i]) own_terms(i, s.q.data() + t.q_offset, s.u.data() + t.u_offset);
-    const Vec6 vp = t.parent < 0 ? Vec6::Zero() : v_[t.parent];
+    const SpatialMotion vp = t.parent < 0 ? SpatialMotion() : v_[t.parent];
     for (int b = o; b < o + t.nu; ++b) {  //                                         (D2, D3)
+      const SpatialMotion Sb = column(b);
       if (own_[i]) {
-        w_[b] = Vhat_[b] - cross_m(S_[b], v_[i]);
-        y_[b] += cross_m(vp, S_[b]) - cross_m(S_[b], v_[i]);  // y_ holds Ĉ_b
-      } else {                                                // CM18's 1-dof forms
-        w_[b] = cross_m(vp, S_[b]);
+        w_[b] = Vhat_[b] - cross(Sb, v_[i]);
+        y_[b] += cross(vp, Sb) - cross(Sb, v_[i]);  // y_ holds Ĉ_b
+      } else {                                      // CM18's 1-dof forms
+        w_[b] = cross(vp, Sb);
         y_[b] = 2.0 * w_[b];
       }
     }
@@ -196,7 +179,7 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(
 
 // tip to base: the subtrees' Ic, Σ İ and momenta h (each body's I v on entry); then
 // Bc = Σ İ + (· ×* Σ h), and per column Ic S, Bcᵀ S and e                          (D4)
-void RneaDerivatives::subtree_terms(std::vector<Vec6>& h) {
+void RneaDerivatives::subtree_terms(std::vector<SpatialForce>& h) {
   for (int i = n_ - 1; i >= 0; --i) {
     const int p = parent_[i];
     if (p >= 0) {
@@ -204,11 +187,12 @@ void RneaDerivatives::subtree_terms(std::vector<Vec6>& h) {
       Bc_[p] += Bc_[i];
       h[p] += h[i];
     }
-    Bc_[i] += cross_f_bar(h[i]);
+    Bc_[i] += cross_matrix(h[i]);
     for (int b = col_[i]; b < col_[i] + ncol_[i]; ++b) {
-      r1_[b] = Ic_[i] * S_[b];
-      r2_[b] = Bc_[i].transpose() * S_[b];
-      e_[b] = Ic_[i] * y_[b] + Bc_[i] * S_[b];  //                                     (D4)
+      const SpatialMotion Sb = column(b);
+      r1_[b] = Ic_[i] * Sb;
+      r2_[b] = SpatialForce::from_vec(Bc_[i].transpose() * S_.col(b));
+      e_[b] = Ic_[i] * y_[b] + Bc_[i] * Sb;  //                                        (D4)
     }
   }
 }
@@ -223,9 +207,14 @@ void RneaDerivatives::own_terms(int i, const double* q, const double* u) {
   const Vec6& V = J.V_J;  // (ḋ; ω_rel) = S u, in F
   // the change of X y when y changes by dy and the anchor moves by dx (world)
   auto moved = [&](const Vec6& y, const Vec6& dy, const Vec3& dx) {
-    Vec6 r = to_world(J, dy);
-    r.head<3>() += dx.cross(QE * y.tail<3>());
+    SpatialMotion r = to_world(J, dy);
+    r.linear += dx.cross(QE * y.tail<3>());
     return r;
+  };
+  // the slide term's change, X (δḋ × ω_rel + ḋ × δω_rel; 0), for the change δV of S u
+  auto slide = [&](const Vec6& dV) {
+    return SpatialMotion(QE * (dV.head<3>().cross(V.tail<3>()) + V.head<3>().cross(dV.tail<3>())),
+                         Vec3::Zero());
   };
   double e[8], dq[8], du[8];
   JointMotion jm, djm;
@@ -244,25 +233,21 @@ void RneaDerivatives::own_terms(int i, const double* q, const double* u) {
     tangent(dq, du);
     const Vec3 dx = QE * djm.d;
     Vec6 dV = Vec6::Zero();  // ∂(S u)/∂q_b, in F
-    Vec6& Vhat = Vhat_[o + b];
+    SpatialMotion& Vhat = Vhat_[o + b];
     Vhat.setZero();
     for (int a = 0; a < K; ++a) {
       const int ab = hat_[i] + a + K * b;
       Shat_[ab] = moved(jm.S.col(a), djm.S.col(a), dx);
-      Delta_[ab] = Shat_[ab] - cross_m(S_[o + b], S_[o + a]);
-      Vhat += Shat_[ab] * u[a];
+      Delta_[ab] = Shat_[ab] - cross(column(o + b), column(o + a));
+      Vhat += u[a] * Shat_[ab];
       dV += djm.S.col(a) * u[a];
     }
     // Â_b less Σ_a Ŝ_ab u̇_a: X ∂(Ṡu) and the slide term's change                   (D1)
-    Ahat_[o + b] = moved(jm.c, djm.c, dx);
-    Ahat_[o + b].head<3>() +=
-        QE * (dV.head<3>().cross(V.tail<3>()) + V.head<3>().cross(dV.tail<3>()));
+    Ahat_[o + b] = moved(jm.c, djm.c, dx) + slide(dV);
     // along u_b: Ĉ_b = X ∂(Ṡu)/∂u_b and the slide term's change, kept in y_
     std::fill(dq, dq + 8, 0.0);
     tangent(dq, e);
-    const Vec6 Sb = jm.S.col(b);
-    y_[o + b] = to_world(J, djm.c);
-    y_[o + b].head<3>() += QE * (Sb.head<3>().cross(V.tail<3>()) + V.head<3>().cross(Sb.tail<3>()));
+    y_[o + b] = to_world(J, djm.c) + slide(jm.S.col(b));
   }
 }
 
@@ -273,29 +258,29 @@ void RneaDerivatives::accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd
   rnea_wrenches<double>(m_, nullptr, rnea_);
   tau.setZero(tree.nu);
   rnea_forces_TipToBase(tree, rnea_.joint, rnea_.F, tau.data());
+  const SpatialMotion g(-m_.gravity(), Vec3::Zero());  // the world's acceleration, −g
   for (int i = 0; i < n_; ++i) {
-    const int b = tree.joints[i].body;
-    const BodyState& C = rnea_.body[b];
-    const SpatialMotion& A = rnea_.a[b];
+    const BodyState& C = rnea_.body[tree.joints[i].body];
+    const SpatialMotion& A = rnea_.a[tree.joints[i].body];
     // the spatial acceleration about O, d/dt (v̄ + x̄ × ω) = ā + v̄ × ω + x̄ × α, less g
-    a_[i] << A.linear - m_.gravity() + C.v.cross(C.w) + C.x.cross(A.angular), A.angular;
-    F_[i] << rnea_.F[b].force, rnea_.F[b].moment;
+    a_[i] = A.shifted(-C.x) + g;
+    a_[i].linear += C.v.cross(C.w);
   }
-  Vec6 a0 = Vec6::Zero();  // the world's acceleration, −g
-  a0.head<3>() = -m_.gravity();
   for (int i = 0; i < n_; ++i) {
     const int p = parent_[i], o = col_[i], K = ncol_[i];
+    const SpatialForce& F = rnea_.F[tree.joints[i].body];
     for (int b = o; b < o + K; ++b) {  //                                               (D2)
-      Vec6& c = c_[b];
+      const SpatialMotion Sb = column(b);
+      SpatialMotion& c = c_[b];
       if (own_[i]) {
-        c = Ahat_[b] - cross_m(S_[b], a_[i]) - cross_m(w_[b], v_[i]);
-        if (p >= 0) c += cross_m(v_[p], Vhat_[b]);
-        for (int a = 0; a < K; ++a) c += Shat_[hat_[i] + a + K * (b - o)] * udot(o + a);
+        c = Ahat_[b] - cross(Sb, a_[i]) - cross(w_[b], v_[i]);
+        if (p >= 0) c += cross(v_[p], Vhat_[b]);
+        for (int a = 0; a < K; ++a) c += udot(o + a) * Shat_[hat_[i] + a + K * (b - o)];
       } else {  // CM18's 1-dof form
-        c = cross_m(p < 0 ? a0 : a_[p], S_[b]);
-        if (p >= 0) c += cross_m(v_[p], w_[b]);
+        c = cross(p < 0 ? g : a_[p], Sb);
+        if (p >= 0) c += cross(v_[p], w_[b]);
       }
-      g_[b] = cross_f(S_[b], F_[i]) + Ic_[i] * c + Bc_[i] * w_[b];  //                  (D4)
+      g_[b] = cross(Sb, F) + Ic_[i] * c + Bc_[i] * w_[b];  //                          (D4)
     }
   }
 }
@@ -307,32 +292,36 @@ void RneaDerivatives::tau(const Eigen::VectorXd& udot, Eigen::VectorXd& tau) {
 void RneaDerivatives::derivatives(const Eigen::VectorXd& udot, Eigen::VectorXd& tau,
                                   Eigen::MatrixXd& dq, Eigen::MatrixXd& du, Eigen::MatrixXd* M) {
   accelerations(udot, tau);
-  const int nu = m_.tree().nu;
+  const TreeModel& tree = m_.tree();
+  const int nu = tree.nu;
   dq.setZero(nu, nu);
   du.setZero(nu, nu);
   if (M) M->setZero(nu, nu);
   // packed so that each pair costs three dot products: row a, column b from
-  // (Ic S_a; Bcᵀ S_a)·(c_b; w_b) and ·(y_b; S_b); row b, column a from S_b·(g_a, e_a)
+  // (Ic S_a; Bcᵀ S_a)·(c_b; w_b) and ·(y_b; S_b); row b, column a from S_b·(g_a, e_a); and
+  // M_ab from (Ic S_a)·S_b
   using Vec12 = Eigen::Matrix<double, 12, 1>;
   std::vector<Vec12> row(nu), qcol(nu), ucol(nu);
   std::vector<Eigen::Matrix<double, 6, 2>> ge(nu);
   for (int b = 0; b < nu; ++b) {
-    row[b] << r1_[b], r2_[b];
-    qcol[b] << c_[b], w_[b];
-    ucol[b] << y_[b], S_[b];
-    ge[b] << g_[b], e_[b];
+    row[b] << r1_[b].force, r1_[b].moment, r2_[b].force, r2_[b].moment;
+    qcol[b] << c_[b].linear, c_[b].angular, w_[b].linear, w_[b].angular;
+    ucol[b] << y_[b].linear, y_[b].angular, S_.col(b);
+    ge[b].col(0) << g_[b].force, g_[b].moment;
+    ge[b].col(1) << e_[b].force, e_[b].moment;
   }
   // [CM18, backward pass]                                                              (D5)
   for (int i = 0; i < n_; ++i) {
     const int oi = col_[i], Ki = ncol_[i];
+    const SpatialForce& F = rnea_.F[tree.joints[i].body];
     // the joint's own block: both orders of its pairs, and the part of ∂S_a/∂q_b that is
     // not the rigid turn S_b × S_a
     for (int a = oi; a < oi + Ki; ++a)
       for (int b = oi; b < oi + Ki; ++b) {
         dq(a, b) = row[a].dot(qcol[b]);
         du(a, b) = row[a].dot(ucol[b]);
-        if (M) (*M)(a, b) = r1_[a].dot(S_[b]);
-        if (own_[i]) dq(a, b) += Delta_[hat_[i] + (a - oi) + Ki * (b - oi)].dot(F_[i]);
+        if (M) (*M)(a, b) = row[a].head<6>().dot(S_.col(b));
+        if (own_[i]) dq(a, b) += dot(F, Delta_[hat_[i] + (a - oi) + Ki * (b - oi)]);
       }
     // against each ancestor's columns b, walked up the path: row a from below, row b from
     // above
@@ -340,8 +329,8 @@ void RneaDerivatives::derivatives(const Eigen::VectorXd& udot, Eigen::VectorXd& 
       for (int b = Ki > 0 ? up_[oi] : -1; b >= 0; b = up_[b]) {
         dq(a, b) = row[a].dot(qcol[b]);
         du(a, b) = row[a].dot(ucol[b]);
-        if (M) (*M)(a, b) = (*M)(b, a) = r1_[a].dot(S_[b]);
-        const Eigen::Matrix<double, 1, 2> up = S_[b].transpose() * ge[a];
+        if (M) (*M)(a, b) = (*M)(b, a) = row[a].head<6>().dot(S_.col(b));
+        const Eigen::Matrix<double, 1, 2> up = S_.col(b).transpose() * ge[a];
         dq(b, a) = up(0);
         du(b, a) = up(1);
       }

@@ -39,9 +39,11 @@ class RneaDerivatives {
 
  private:
   void size_workspace(const TreeModel& tree);
-  void subtree_terms(std::vector<Vec6>& h);
+  void subtree_terms(std::vector<SpatialForce>& h);
   void accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd& tau);
   void own_terms(int i, const double* q, const double* u);
+  // the motion column of quasi-velocity b
+  SpatialMotion column(int b) const { return SpatialMotion::from_vec(S_.col(b)); }
 
   const Model& m_;
   RneaWork rnea_;  // the kernel's bodies, joints, accelerations and subtree wrenches
@@ -52,30 +54,31 @@ class RneaDerivatives {
   std::vector<char> own_;  // whether its S moves with its own q, or Ṡu ≠ 0 (not a turn, slide)
   std::vector<int> hat_;   // the offset of its first Ŝ_ab in Shat_, Δ_
   std::vector<double> armature_;
-  // per tree joint, world frame, about the world origin, (linear; angular):
-  std::vector<Vec6> v_;   // the body's velocity
-  std::vector<Mat6> I_;   // the body's inertia
-  std::vector<Mat6> Ic_;  // the subtree's inertia
-  std::vector<Mat6> Bc_;  // Σ over the subtree of İ_k + (· ×* I_k v_k)
-  // per quasi-velocity b (column of joint j(b)):
-  std::vector<int> up_;     // the column before b on the path to the root, −1 at the root
-  std::vector<Vec6> S_;     // the motion column
-  std::vector<Vec6> w_;     // V̂_b − S_b × v_j: with S_b × v_k, ∂v_k/∂q_b
-  std::vector<Vec6> y_;     // Ĉ_b + v_λ × S_b − S_b × v_j: with S_b × v_k, ∂a_k/∂u_b
-  std::vector<Vec6> Vhat_;  // ∂V_j/∂q_b, V_j = Σ_a S_a u_a the joint's twist
-  std::vector<Vec6> Ahat_;  // the part of ∂A_j/∂q_b that does not hold u̇ (A_j below)
-  std::vector<Vec6> r1_;    // Ic S
-  std::vector<Vec6> r2_;    // Bcᵀ S
-  std::vector<Vec6> e_;     // Ic y + Bc S: the subtree's ∂F/∂u_b
+  // Motions and forces in the world frame about the world origin; per tree joint:
+  std::vector<SpatialMotion> v_;  // the body's velocity
+  std::vector<Mat6> I_;           // the body's inertia
+  std::vector<Mat6> Ic_;          // the subtree's inertia
+  std::vector<Mat6> Bc_;          // Σ over the subtree of İ_k + (· ×* I_k v_k)
+  // the motion columns S_b, one per quasi-velocity b (column of joint j(b)), as one 6 × nu
+  // matrix for the factor's blocks (articulated_step.hpp)
+  Eigen::Matrix<double, 6, Eigen::Dynamic> S_;
+  // per quasi-velocity b:
+  std::vector<int> up_;           // the column before b on the path to the root, −1 at the root
+  std::vector<SpatialMotion> w_;  // V̂_b − S_b × v_j: with S_b × v_k, ∂v_k/∂q_b
+  std::vector<SpatialMotion> y_;  // Ĉ_b + v_λ × S_b − S_b × v_j: with S_b × v_k, ∂a_k/∂u_b
+  std::vector<SpatialMotion> Vhat_;  // ∂V_j/∂q_b, V_j = Σ_a S_a u_a the joint's twist
+  std::vector<SpatialMotion> Ahat_;  // the part of ∂A_j/∂q_b that does not hold u̇ (A_j below)
+  std::vector<SpatialForce> r1_;     // Ic S
+  std::vector<SpatialForce> r2_;     // Bcᵀ S
+  std::vector<SpatialForce> e_;      // Ic y + Bc S: the subtree's ∂F/∂u_b
   // per pair a, b of one joint's columns (a fastest): Ŝ_ab = ∂S_a/∂q_b, Δ_ab = Ŝ_ab − S_b × S_a
-  std::vector<Vec6> Shat_, Delta_;
-  // at one u̇:
-  std::vector<Vec6> a_;  // per joint: the body's spatial acceleration (gravity as the world's −g)
-  std::vector<Vec6> F_;  // per joint: the subtree's wrench
-  std::vector<Vec6> c_;  // per column: with S_b × a_k + w_b × v_k, ∂a_k/∂q_b
-  std::vector<Vec6> g_;  // per column: S_b ×* F + Ic c + Bc w, the subtree's ∂F/∂q_b
+  std::vector<SpatialMotion> Shat_, Delta_;
+  // at one u̇ (the subtrees' wrenches F_i are the kernel's, rnea_.F):
+  std::vector<SpatialMotion> a_;  // per joint: the body's acceleration (gravity as the world's −g)
+  std::vector<SpatialMotion> c_;  // per column: with S_b × a_k + w_b × v_k, ∂a_k/∂q_b
+  std::vector<SpatialForce> g_;   // per column: S_b ×* F + Ic c + Bc w, the subtree's ∂F/∂q_b
   // the articulated-body factor (articulated_step.hpp), per column and per joint:
-  std::vector<Vec6> U_;       // IA S, IA the articulated inertia
+  Eigen::Matrix<double, 6, Eigen::Dynamic> U_;  // IA S, IA the articulated inertia
   std::vector<double> Dinv_;  // (S·IA S + armature)⁻¹, nu × nu per joint at dinv_[i]
   std::vector<int> dinv_;
   RowMatrix work_;  // 6 rows per tree joint: bias forces, then accelerations
