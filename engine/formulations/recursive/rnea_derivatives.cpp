@@ -60,25 +60,20 @@ namespace appell {
 namespace detail {
 namespace {
 
-Mat3 hat(const Vec3& x) {
-  Mat3 h;
-  h << 0, -x(2), x(1), x(2), 0, -x(0), -x(1), x(0), 0;
-  return h;
-}
 // the matrix of a ↦ a ×* f (X4)
 Mat6 cross_matrix(const SpatialForce& f) {
   Mat6 H = Mat6::Zero();
-  const Mat3 ff = hat(f.force);
+  const Mat3 ff = skew(f.force);
   H.block<3, 3>(0, 3) = -ff;
   H.block<3, 3>(3, 0) = -ff;
-  H.block<3, 3>(3, 3) = -hat(f.moment);
+  H.block<3, 3>(3, 3) = -skew(f.moment);
   return H;
 }
 // İ = v ×* I − I v ×, the rate of a world inertia carried by the velocity v: its centre
 // moves at ċ = v_v + v_ω × c and its central inertia turns, J̇ = ω̂ J − J ω̂
 Mat6 inertia_rate(const SpatialMotion& v, double mass, const Vec3& c, const Mat3& J) {
-  const Mat3 w = hat(v.angular), cx = hat(c);
-  const Mat3 cdx = hat(v.linear + v.angular.cross(c));
+  const Mat3 w = skew(v.angular), cx = skew(c);
+  const Mat3 cdx = skew(v.linear + v.angular.cross(c));
   Mat6 R;
   R.block<3, 3>(0, 0).setZero();
   R.block<3, 3>(0, 3) = -mass * cdx;
@@ -163,7 +158,7 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(
       }
     }
     const Body& b = m.bodies()[t.body];
-    const Mat3 cx = hat(C.x);
+    const Mat3 cx = skew(C.x);
     const Mat3 Jc = world_inertia(b, C);
     Mat6& I = I_[i];
     I.block<3, 3>(0, 0) = b.mass * Mat3::Identity();
@@ -258,12 +253,12 @@ void RneaDerivatives::accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd
   rnea_wrenches<double>(m_, nullptr, rnea_);
   tau.setZero(tree.nu);
   rnea_forces_TipToBase(tree, rnea_.joint, rnea_.F, tau.data());
-  const SpatialMotion g(-m_.gravity(), Vec3::Zero());  // the world's acceleration, −g
+  const SpatialMotion a0(-m_.gravity(), Vec3::Zero());  // the world's acceleration, −g
   for (int i = 0; i < n_; ++i) {
     const BodyState& C = rnea_.body[tree.joints[i].body];
     const SpatialMotion& A = rnea_.a[tree.joints[i].body];
     // the spatial acceleration about O, d/dt (v̄ + x̄ × ω) = ā + v̄ × ω + x̄ × α, less g
-    a_[i] = A.shifted(-C.x) + g;
+    a_[i] = A.shifted(-C.x) + a0;
     a_[i].linear += C.v.cross(C.w);
   }
   for (int i = 0; i < n_; ++i) {
@@ -277,7 +272,7 @@ void RneaDerivatives::accelerations(const Eigen::VectorXd& udot, Eigen::VectorXd
         if (p >= 0) c += cross(v_[p], Vhat_[b]);
         for (int a = 0; a < K; ++a) c += udot(o + a) * Shat_[hat_[i] + a + K * (b - o)];
       } else {  // CM18's 1-dof form
-        c = cross(p < 0 ? g : a_[p], Sb);
+        c = cross(p < 0 ? a0 : a_[p], Sb);
         if (p >= 0) c += cross(v_[p], w_[b]);
       }
       g_[b] = cross(Sb, F) + Ic_[i] * c + Bc_[i] * w_[b];  //                          (D4)
