@@ -30,7 +30,7 @@ inline void add_shifted_inertia(const Vec3& r, const Mat6& Ia, Mat6& IA_p) {
 }
 
 // U, D⁻¹ and, for a joint with a parent, the condensed Ia (R7, R8) of a joint with K
-// quasi-velocities (the shared step of articulated_step.hpp); a root's Ia is handed to no one
+// quasi-velocities (articulated_step.hpp); a root's Ia is handed to no one
 template <int K>
 inline void project_inertia(const TreeModel& tree, RecursiveWorkspace& ws, int i, Mat6* Ia) {
   JointBlocks<K> j = blocks<K>(tree, ws, i);

@@ -1,57 +1,65 @@
-// Products with M⁻¹ for the analytical derivatives (rnea_derivatives.hpp): the
-// articulated-body factorisation of the joint-space mass matrix in world-frame spatial
-// quantities (Featherstone, "Rigid Body Dynamics Algorithms", 2008, §7.3, the ABA with
-// velocities and gravity left out), so that each right-hand side costs O(n) instead of the
-// O(n²) of a dense triangular solve: ∂u̇/∂(q, u) = −M⁻¹ ∂τ/∂(q, u) and M⁻¹ in O(n²) in all.
+// Products with H⁻¹ for many right-hand sides at once (H = M + diag(armature), the tree's
+// joint-space mass matrix): the solve half of the articulated-body factor that pass 2
+// (inertia_bias_TipToBase) leaves in the workspace — U_i = IA_i S_i and D_i⁻¹ at each
+// body's centre of mass (R7, R8) — so that the analytical derivatives
+// (engine/formulations/recursive/derivatives.cpp) take the recursion's own factor and each
+// right-hand side costs O(n), not a dense solve's O(n²).
 //
-// Tip to base, the articulated inertia IA_i = I_i + Σ_children Ia_c by the recursion's own
-// joint step (articulated_step.hpp, R7–R8: U = IA S, D = Sᵀ U + armature, Ia = IA − U D⁻¹
-// Uᵀ), with no shift: every IA is about the world origin.  For M x = b, with K columns of b
-// at once: tip to base the bias forces p (β_i = b_i − S_iᵀ p_i, p_λ += p_i + U_i D_i⁻¹ β_i,
-// R8–R9), then base to tip the accelerations x_i = D_i⁻¹ (β_i − U_iᵀ α_λ), α_i = α_λ + S_i x_i
-// (R10–R11).  A fixed joint passes its child's inertia and bias on, and its parent's
-// acceleration down, unchanged.
-#include "engine/formulations/recursive/articulated_step.hpp"
-#include "engine/formulations/recursive/rnea_derivatives.hpp"
+// Passes 2' and 3 without velocities, gravity or body forces (Featherstone, "Rigid Body
+// Dynamics Algorithms", 2008, §7.3), K columns of b at once, 6 rows per body, with S and U
+// carried from the centres to the world origin first (O(n)), so that the sweeps shift
+// nothing (a shift per body would cost every column its cross products):
+//   tip to base, the bias forces p: β_i = b_i − S_iᵀ p_i (R9), p_λ += p_i + U_i D_i⁻¹ β_i (R8)
+//   base to tip, the accelerations α: x_i = D_i⁻¹ (β_i − U_iᵀ α_λ), α_i = α_λ + S_i x_i
+//   (R10, R11).
+// A weld passes its child's bias and its parent's acceleration on as they are.
 #include "engine/formulations/recursive/workspace.hpp"
 
 namespace appell {
-namespace detail {
 
-bool RneaDerivatives::factor() {
-  std::vector<Mat6> IA(I_);
-  U_.setZero(6, S_.cols());
-  dinv_.resize(n_);
-  int nd = 0;
-  for (int i = 0; i < n_; ++i) dinv_[i] = nd, nd += ncol_[i] * ncol_[i];
-  Dinv_.assign(nd, 0.0);
-  for (int i = n_ - 1; i >= 0; --i) {
-    const int p = parent_[i], o = col_[i];
-    Mat6 Ia = IA[i];  // a weld hands its child's inertia on as it is
-    bool ok = true;
-    dispatch(ncol_[i], [&](auto K) {
-      constexpr int k = decltype(K)::value;
-      Eigen::Map<Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
-      articulated_step<k>(IA[i], S_.middleCols<k>(o), armature_[i], U_.middleCols<k>(o), Dinv,
-                          &Ia);  //                                               (R7, R8)
-      ok = Dinv.allFinite() && (Dinv.diagonal().array() > 0).all();
-    });
-    if (!ok) return false;
-    if (p >= 0) IA[p] += Ia;
+namespace {
+
+// S (motions, X1) and U (forces, X2) about the world origin; a body's centre x̄_i is the sum of
+// the r on its path (a root's r is its x̄)
+void about_origin(const TreeModel& tree, const RecursiveWorkspace& ws, ArticulatedSolveWork& work) {
+  const int n = static_cast<int>(tree.joints.size());
+  work.x.resize(n);
+  work.S.resize(6, tree.nu);
+  work.U.resize(6, tree.nu);
+  for (int i = 0; i < n; ++i) {
+    const TreeJoint& t = tree.joints[i];
+    work.x[i] = t.parent < 0 ? ws.w[i].r : Vec3(work.x[t.parent] + ws.w[i].r);
+    for (int b = t.u_offset; b < t.u_offset + t.nu; ++b) {
+      work.S.col(b) = SpatialMotion::from_vec(ws.S[b]).shifted(-work.x[i]).vec();
+      work.U.col(b) = SpatialForce::from_vec(ws.U[b]).shifted(work.x[i]).vec();
+    }
+  }
+}
+
+}  // namespace
+
+bool articulated_factor_holds(const TreeModel& tree, const RecursiveWorkspace& ws) {
+  for (int i = 0; i < static_cast<int>(tree.joints.size()); ++i) {
+    const int k = tree.joints[i].nu;
+    const Eigen::Map<const Eigen::MatrixXd> Dinv(ws.Dinv.data() + ws.dinv_offset[i], k, k);
+    if (!Dinv.allFinite() || !(Dinv.diagonal().array() > 0).all()) return false;
   }
   return true;
 }
 
-void RneaDerivatives::solve(RowMatrix& B) {
-  const Eigen::Index ncols = B.cols();
-  work_.resize(6 * n_, ncols);
-  // whether tree joint i's block holds anything yet (else it is zero)
-  std::vector<char> held(n_, 0);
-  auto block = [&](int i) { return work_.middleRows(6 * i, 6); };
-  // tip to base: β into B's rows, bias forces into the parents' blocks                (R8, R9)
-  for (int i = n_ - 1; i >= 0; --i) {
-    const int p = parent_[i], o = col_[i];
-    if (ncol_[i] == 0) {
+void articulated_solve(const TreeModel& tree, const RecursiveWorkspace& ws, RowMatrix& B,
+                       ArticulatedSolveWork& work) {
+  const int n = static_cast<int>(tree.joints.size());
+  about_origin(tree, ws, work);
+  work.blocks.resize(6 * n, B.cols());
+  // whether body i's block holds anything yet (else it is zero)
+  std::vector<char> held(n, 0);
+  auto block = [&](int i) { return work.blocks.middleRows(6 * i, 6); };
+  // tip to base: β into B's rows, bias forces into the parents' blocks               (R8, R9)
+  for (int i = n - 1; i >= 0; --i) {
+    const TreeJoint& t = tree.joints[i];
+    const int p = t.parent, o = t.u_offset;
+    if (t.nu == 0) {
       if (p >= 0 && held[i]) {
         if (held[p])
           block(p) += block(i);
@@ -61,10 +69,11 @@ void RneaDerivatives::solve(RowMatrix& B) {
       }
       continue;
     }
-    dispatch(ncol_[i], [&](auto K) {
+    dispatch(t.nu, [&](auto K) {
       constexpr int k = decltype(K)::value;
-      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(S_.col(o).data()), U(U_.col(o).data());
-      const Eigen::Map<const Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
+      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(work.S.col(o).data()),
+          U(work.U.col(o).data());
+      const Eigen::Map<const Eigen::Matrix<double, k, k>> Dinv(ws.Dinv.data() + ws.dinv_offset[i]);
       auto beta = B.middleRows(o, k);
       if (held[i]) beta.noalias() -= S.transpose() * block(i);
       if (p < 0) return;
@@ -79,22 +88,22 @@ void RneaDerivatives::solve(RowMatrix& B) {
       held[p] = 1;
     });
   }
-  // base to tip: x into B's rows, accelerations into the joints' own blocks          (R10, R11)
+  // base to tip: x into B's rows, accelerations into the bodies' own blocks          (R10, R11)
   std::fill(held.begin(), held.end(), 0);
-  for (int i = 0; i < n_; ++i) {
-    const int p = parent_[i], o = col_[i];
+  for (int i = 0; i < n; ++i) {
+    const TreeJoint& t = tree.joints[i];
+    const int p = t.parent, o = t.u_offset;
     const bool from = p >= 0 && held[p];
-    if (ncol_[i] == 0) {
-      if (from) {
-        block(i) = block(p);
-        held[i] = 1;
-      }
+    if (t.nu == 0) {
+      if (from) block(i) = block(p);
+      held[i] = from;
       continue;
     }
-    dispatch(ncol_[i], [&](auto K) {
+    dispatch(t.nu, [&](auto K) {
       constexpr int k = decltype(K)::value;
-      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(S_.col(o).data()), U(U_.col(o).data());
-      const Eigen::Map<const Eigen::Matrix<double, k, k>> Dinv(Dinv_.data() + dinv_[i]);
+      const Eigen::Map<const Eigen::Matrix<double, 6, k>> S(work.S.col(o).data()),
+          U(work.U.col(o).data());
+      const Eigen::Map<const Eigen::Matrix<double, k, k>> Dinv(ws.Dinv.data() + ws.dinv_offset[i]);
       auto x = B.middleRows(o, k);
       if (from) x.noalias() -= U.transpose() * block(p);
       x = (Dinv * x).eval();
@@ -109,5 +118,4 @@ void RneaDerivatives::solve(RowMatrix& B) {
   }
 }
 
-}  // namespace detail
 }  // namespace appell

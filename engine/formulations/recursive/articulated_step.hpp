@@ -1,13 +1,14 @@
-// One joint's step of the articulated-body factor, written once for both of its users: the
-// recursion's pass 2 (articulated_TipToBase.cpp, IA at each body's centre of mass) and the
-// analytical derivatives' factor of M (articulated_solve.cpp, IA about the world origin).
+// One joint's step of the articulated-body factor, for the recursion's pass 2
+// (articulated_TipToBase.cpp, IA at each body's centre of mass), whose factor every product
+// with H⁻¹ then reads (the recursion's sweeps, the Delassus operator's responses, the
+// analytical derivatives' articulated_solve.cpp).
 // Featherstone, "Rigid Body Dynamics Algorithms", 2008 (RBDA), Table 7.1, in the numbering
 // of docs/recursive.md:
 //   U = IA S                                                                         (R7)
 //   D = Sᵀ U + a 1  (a: the joint's armature, the rotors' inertia on M's diagonal)
 //   Ia = IA − U D⁻¹ Uᵀ, the inertia the parent sees (before the shift to its frame)   (R8)
-// The step needs IA and S in one frame about one point; which frame and which shift to the
-// parent are the caller's (the recursion's X_p shift, R5; nothing in the world frame).
+// The step needs IA and S in one frame about one point; the shift to the parent is the
+// caller's (R5).
 // Internal to engine/formulations/recursive/.
 #pragma once
 

@@ -25,6 +25,7 @@
 #include "engine/formulations/recursive/derivatives_ad.hpp"
 #include "engine/formulations/recursive/derivatives_paths.hpp"
 #include "engine/formulations/recursive/rnea_derivatives.hpp"
+#include "engine/formulations/recursive/workspace.hpp"
 
 namespace appell {
 
@@ -210,13 +211,18 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
   }
   if (path == DerivativePath::Analytic) {
     // the bias ID(q, u, 0), u̇ = M⁻¹ (τ − bias), then ∂τ/∂q, ∂τ/∂u there (eq. 7 of the paper), each
-    // product with M⁻¹ by the articulated-body factor in O(n) per column
+    // product with M⁻¹ by the recursion's own articulated-body factor (passes 1 and 2) in
+    // O(n) per column
     RneaDerivatives rd(m, s);
     rd.tau(Eigen::VectorXd::Zero(nu), bias);
-    if (!rd.factor())
+    RecursiveWorkspace& ws = recursive_workspace(m, d);
+    kinematics_BaseToTip(m, tree, s.q, s.u, d, ws);
+    inertia_bias_TipToBase(tree, ws);  // the articulated inertias; the biases are not used
+    if (!articulated_factor_holds(tree, ws))
       throw std::invalid_argument("forward_dynamics_derivatives(): the mass matrix is singular");
-    RneaDerivatives::RowMatrix X = t - (bias - qa);
-    rd.solve(X);
+    RowMatrix X = t - (bias - qa);
+    ArticulatedSolveWork work;
+    articulated_solve(tree, ws, X, work);
     out.udot = X.col(0);
     Eigen::VectorXd tau_at;
     Eigen::MatrixXd dq, du;
@@ -225,7 +231,7 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
     subtract_joint_blocks(m, dua, du);
     X.resize(nu, 3 * nu);
     X << dq, du, Eigen::MatrixXd::Identity(nu, nu);
-    rd.solve(X);
+    articulated_solve(tree, ws, X, work);
     out.dudot_dq = -X.leftCols(nu);
     out.dudot_du = -X.middleCols(nu, nu);
     out.dudot_dtau = X.rightCols(nu);

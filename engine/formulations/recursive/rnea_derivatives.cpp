@@ -99,7 +99,6 @@ void RneaDerivatives::size_workspace(const TreeModel& tree) {
   ncol_.resize(n_);
   own_.resize(n_);
   hat_.resize(n_);
-  armature_.resize(n_);
   v_.resize(n_);
   I_.resize(n_);
   Ic_.resize(n_);
@@ -140,7 +139,6 @@ RneaDerivatives::RneaDerivatives(const Model& m, const State& s) : m_(m), rnea_(
       if (ncol_[j] > 0) before = col_[j] + ncol_[j] - 1;
     for (int k = 0; k < t.nu; ++k) up_[o + k] = k == 0 ? before : o + k - 1;
     ncol_[i] = t.nu;
-    armature_[i] = t.armature;
     // S's columns (in F) are the velocity of the child's point at the anchor and its rate
     // of turn; here seen at the world origin                                          (D1)
     for (int k = 0; k < t.nu; ++k) S_.col(o + k) = to_world(J, J.motion.S.col(k)).vec();

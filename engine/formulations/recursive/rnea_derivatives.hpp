@@ -25,13 +25,6 @@ class RneaDerivatives {
   RneaDerivatives(const Model& m, const State& s);
   // τ(q, u, u̇) (nu).  O(n)
   void tau(const Eigen::VectorXd& udot, Eigen::VectorXd& tau);
-  // The articulated-body factor of M + diag(armature) (articulated_solve.cpp); false when
-  // M is not positive definite.  O(n)
-  bool factor();
-  // B ← (M + diag(armature))⁻¹ B in place (nu × K, rows per quasi-velocity), after factor().
-  // O(n · K)
-  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  void solve(RowMatrix& B);
   // τ and ∂τ/∂q (along the tangent), ∂τ/∂u at u̇ (nu, nu × nu each), and M (without
   // armature) when M is not null.  O(n · depth)
   void derivatives(const Eigen::VectorXd& udot, Eigen::VectorXd& tau, Eigen::MatrixXd& dq,
@@ -53,14 +46,13 @@ class RneaDerivatives {
   std::vector<int> ncol_;    // its number of columns (nu)
   std::vector<char> own_;  // whether its S moves with its own q, or Ṡu ≠ 0 (not a turn, slide)
   std::vector<int> hat_;   // the offset of its first Ŝ_ab in Shat_, Δ_
-  std::vector<double> armature_;
   // Motions and forces in the world frame about the world origin; per tree joint:
   std::vector<SpatialMotion> v_;  // the body's velocity
   std::vector<Mat6> I_;           // the body's inertia
   std::vector<Mat6> Ic_;          // the subtree's inertia
   std::vector<Mat6> Bc_;          // Σ over the subtree of İ_k + (· ×* I_k v_k)
   // the motion columns S_b, one per quasi-velocity b (column of joint j(b)), as one 6 × nu
-  // matrix for the factor's blocks (articulated_step.hpp)
+  // matrix
   Eigen::Matrix<double, 6, Eigen::Dynamic> S_;
   // per quasi-velocity b:
   std::vector<int> up_;           // the column before b on the path to the root, −1 at the root
@@ -77,11 +69,6 @@ class RneaDerivatives {
   std::vector<SpatialMotion> a_;  // per joint: the body's acceleration (gravity as the world's −g)
   std::vector<SpatialMotion> c_;  // per column: with S_b × a_k + w_b × v_k, ∂a_k/∂q_b
   std::vector<SpatialForce> g_;   // per column: S_b ×* F + Ic c + Bc w, the subtree's ∂F/∂q_b
-  // the articulated-body factor (articulated_step.hpp), per column and per joint:
-  Eigen::Matrix<double, 6, Eigen::Dynamic> U_;  // IA S, IA the articulated inertia
-  std::vector<double> Dinv_;  // (S·IA S + armature)⁻¹, nu × nu per joint at dinv_[i]
-  std::vector<int> dinv_;
-  RowMatrix work_;  // 6 rows per tree joint: bias forces, then accelerations
 };
 
 }  // namespace detail

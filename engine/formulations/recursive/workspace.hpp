@@ -93,6 +93,20 @@ void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c, 
                     int end = -1);
 void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c,
                              int begin = 0, int end = -1);
+// whether the factor inertia_bias_TipToBase left holds: every D⁻¹ finite with a positive
+// diagonal (else H = M + diag(armature) is not positive definite)
+bool articulated_factor_holds(const TreeModel& tree, const RecursiveWorkspace& ws);
+// B ← H⁻¹ B (tree.nu × K, a row per quasi-velocity) by that factor, K columns at once
+// (articulated_solve.cpp).  O(n K)
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+struct ArticulatedSolveWork {
+  std::vector<Vec3> x;                         // the bodies' centres
+  Eigen::Matrix<double, 6, Eigen::Dynamic> S;  // S and U about the world origin (tree.nu)
+  Eigen::Matrix<double, 6, Eigen::Dynamic> U;
+  RowMatrix blocks;  // 6 rows per body: bias forces, then accelerations
+};
+void articulated_solve(const TreeModel& tree, const RecursiveWorkspace& ws, RowMatrix& B,
+                       ArticulatedSolveWork& work);
 void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
 // After kinematics_BaseToTip and the extra rows' terms: ws.G = J H⁻¹ Jᵀ of the extra rows
 // (R13, unscaled) and R = H⁻¹ Jᵀ (tree.nu × rows), the joint-space responses to their unit
