@@ -55,27 +55,19 @@ function placeLinks(THREE, data, items, i) {
   }
 }
 
-// the view of the run: show(i) poses it at instant i, setBodies(mode) picks what draws
-// the bodies (the "bodies" menu)
-function animation(THREE, data) {
-  const s = data.series;
+// the renderer, in the page's stage
+function stageRenderer(THREE) {
   const stage = $('stage');
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
   renderer.setPixelRatio(window.devicePixelRatio || 1);
   renderer.setSize(stage.clientWidth, stage.clientHeight);
   stage.append(renderer.domElement);
-  const scene3 = new THREE.Scene();
-  scene3.background = new THREE.Color(0xffffff);
-  const up = new THREE.Vector3().fromArray(data.scene.up).normalize();
+  return { stage, renderer };
+}
 
-  // size of the scene, from the motion itself
-  const rough = bounds(THREE, data, 1);
-  const scale = Math.max(rough.box.getSize(new THREE.Vector3()).length(), 0.1);
-  const { box, low } = bounds(THREE, data, scale);
-  const centre = box.getCenter(new THREE.Vector3());
-  const radius = Math.max(0.5 * box.getSize(new THREE.Vector3()).length(), 0.2);
-
-  // ground: a grid through the lowest point reached, normal to up; world axes
+// ground: a grid through the lowest point reached, normal to up; world axes; the lights
+function groundAndLights(THREE, scene3, up, frame) {
+  const { centre, radius, low } = frame;
   const grid = new THREE.GridHelper(4 * radius, 20, 0x9aa6bf, 0xd5d9e0);
   grid.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), up);
   const ground = centre.clone().sub(up.clone().multiplyScalar(centre.dot(up) - low));
@@ -86,20 +78,24 @@ function animation(THREE, data) {
   const sun = new THREE.DirectionalLight(0xffffff, 1.8);
   sun.position.copy(up.clone().multiplyScalar(3 * radius).add(new THREE.Vector3(radius, radius, 0)));
   scene3.add(sun);
+  return grid;
+}
 
+// the bodies' meshes, posed by show(); their shapes in their body's group (posed with it),
+// the world's in the scene.  setBodies(mode) picks what draws them: 'geometry' (visual
+// shapes, else collision shapes, else the inertia box), 'collision' (collision shapes, else
+// the inertia box) or 'inertia'; a world plane drawn hides the grid
+function bodyLayer(THREE, data, scene3, scale, frame, grid) {
+  const colour = (b) => data.scene.bodies[b].color || PALETTE[b % PALETTE.length];
   const meshes = data.scene.bodies.map((body, b) => {
-    const m = bodyMesh(THREE, body, body.color || PALETTE[b % PALETTE.length], scale);
+    const m = bodyMesh(THREE, body, colour(b), scale);
     scene3.add(m);
     return m;
   });
-  // the shapes: in their body's group (posed with it), the world's in the scene
-  const shapes = bodyGeometry(THREE, data,
-    (b) => data.scene.bodies[b].color || PALETTE[b % PALETTE.length], 4 * radius, centre);
+  const shapes = bodyGeometry(THREE, data, colour, 4 * frame.radius, frame.centre);
   shapes.forEach((g, k) => {
     for (const o of g.visual.concat(g.collision)) (k === 0 ? scene3 : meshes[k - 1]).add(o);
   });
-  // mode: 'geometry' (visual shapes, else collision shapes, else the inertia box),
-  // 'collision' (collision shapes, else the inertia box) or 'inertia'
   function setBodies(mode) {
     const drawn = {};
     let inertia = 0;
@@ -119,7 +115,7 @@ function animation(THREE, data) {
         if (box.visible) inertia += 1;
       }
     });
-    grid.visible = !ground; // a world plane is the ground
+    grid.visible = !ground;
     state.geometry = {
       mode, drawn, inertia,
       shapes: (data.geometry && data.geometry.shapes.length) || 0,
@@ -127,25 +123,24 @@ function animation(THREE, data) {
       triangles: ((data.geometry && data.geometry.meshes) || []).reduce((a, m) => a + m.triangles, 0),
     };
   }
-  const menu = $('bodies');
-  setBodies(menu ? menu.value : 'geometry');
-  if (menu) menu.addEventListener('change', () => { setBodies(menu.value); render(); });
-  const notes = (data.geometry && data.geometry.notes) || [];
-  if (notes.length && $('geometry-notes')) {
-    $('geometry-notes').hidden = false;
-    $('geometry-notes').textContent = notes.join('; ');
-  }
-  const items = links(THREE, data, scene3, scale);
-  const contacts = contactLayer(THREE, data, scene3, scale);
-  // each centre of mass's path over the whole run, faint
+  return { meshes, setBodies };
+}
+
+// each centre of mass's path over the whole run, faint
+function paths(THREE, data, scene3) {
+  const s = data.series;
   data.scene.bodies.forEach((body, b) => {
     const path = s.t.map((_, i) => pose(THREE, s, b, i).x);
     scene3.add(new THREE.Line(new THREE.BufferGeometry().setFromPoints(path),
       new THREE.LineBasicMaterial({ color: body.color || PALETTE[b % PALETTE.length], transparent: true, opacity: 0.35 })));
   });
+}
 
-  // the camera looks across the motion's thinnest horizontal direction (a planar
-  // mechanism is seen face on), a little from above; drag turns it, the wheel zooms
+// the camera looks across the motion's thinnest horizontal direction (a planar
+// mechanism is seen face on), a little from above; drag turns it, the wheel zooms, and
+// each move calls rerender()
+function orbitCamera(THREE, renderer, stage, up, box, frame, rerender) {
+  const { centre, radius } = frame;
   const size = box.getSize(new THREE.Vector3());
   const horizontal = [new THREE.Vector3(1, 0, 0), new THREE.Vector3(0, 1, 0), new THREE.Vector3(0, 0, 1)]
     .filter((a) => Math.abs(a.dot(up)) < 0.9)
@@ -157,7 +152,7 @@ function animation(THREE, data) {
   let elevation = 0.35;
   const view = horizontal[0].clone().negate();
   const side = new THREE.Vector3().crossVectors(up, view).normalize();
-  function placeCamera() {
+  function place() {
     const dir = view.clone().multiplyScalar(Math.cos(azimuth))
       .add(side.clone().multiplyScalar(Math.sin(azimuth)))
       .multiplyScalar(Math.cos(elevation)).add(up.clone().multiplyScalar(Math.sin(elevation)));
@@ -172,15 +167,51 @@ function animation(THREE, data) {
     azimuth -= 0.01 * (e.clientX - drag.x);
     elevation = Math.max(-1.5, Math.min(1.5, elevation + 0.01 * (e.clientY - drag.y)));
     drag = { x: e.clientX, y: e.clientY };
-    placeCamera();
-    render();
+    place();
+    rerender();
   });
   renderer.domElement.addEventListener('wheel', (e) => {
     e.preventDefault();
     distance *= Math.exp(0.001 * e.deltaY);
-    placeCamera();
-    render();
+    place();
+    rerender();
   }, { passive: false });
+  place();
+  return camera;
+}
+
+// the view of the run: show(i) poses it at instant i, setBodies(mode) picks what draws
+// the bodies (the "bodies" menu)
+function animation(THREE, data) {
+  const s = data.series;
+  const { stage, renderer } = stageRenderer(THREE);
+  const scene3 = new THREE.Scene();
+  scene3.background = new THREE.Color(0xffffff);
+  const up = new THREE.Vector3().fromArray(data.scene.up).normalize();
+
+  // size of the scene, from the motion itself
+  const rough = bounds(THREE, data, 1);
+  const scale = Math.max(rough.box.getSize(new THREE.Vector3()).length(), 0.1);
+  const { box, low } = bounds(THREE, data, scale);
+  const frame = {
+    centre: box.getCenter(new THREE.Vector3()),
+    radius: Math.max(0.5 * box.getSize(new THREE.Vector3()).length(), 0.2),
+    low,
+  };
+  const grid = groundAndLights(THREE, scene3, up, frame);
+  const { meshes, setBodies } = bodyLayer(THREE, data, scene3, scale, frame, grid);
+  const menu = $('bodies');
+  setBodies(menu ? menu.value : 'geometry');
+  if (menu) menu.addEventListener('change', () => { setBodies(menu.value); render(); });
+  const notes = (data.geometry && data.geometry.notes) || [];
+  if (notes.length && $('geometry-notes')) {
+    $('geometry-notes').hidden = false;
+    $('geometry-notes').textContent = notes.join('; ');
+  }
+  const items = links(THREE, data, scene3, scale);
+  const contacts = contactLayer(THREE, data, scene3, scale);
+  paths(THREE, data, scene3);
+  const camera = orbitCamera(THREE, renderer, stage, up, box, frame, () => render());
 
   let index = 0;
   function render() { renderer.render(scene3, camera); }
@@ -201,7 +232,6 @@ function animation(THREE, data) {
     camera.updateProjectionMatrix();
     render();
   });
-  placeCamera();
   show(0);
   return { show, canvas: renderer.domElement, index: () => index,
     setBodies: (mode) => { setBodies(mode); render(); } };
