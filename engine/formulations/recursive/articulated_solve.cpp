@@ -17,32 +17,23 @@
 
 namespace appell {
 
-namespace {
-
-// S (motions, X1) and U (forces, X2) about the world origin; a body's centre x̄_i is the sum of
-// the r on its path (a root's r is its x̄)
-void about_origin(const TreeModel& tree, const RecursiveWorkspace& ws, ArticulatedSolveWork& work) {
+bool articulated_factor_at_origin(const TreeModel& tree, const RecursiveWorkspace& ws,
+                                  ArticulatedSolveWork& work) {
   const int n = static_cast<int>(tree.joints.size());
   work.x.resize(n);
   work.S.resize(6, tree.nu);
   work.U.resize(6, tree.nu);
   for (int i = 0; i < n; ++i) {
     const TreeJoint& t = tree.joints[i];
+    const Eigen::Map<const Eigen::MatrixXd> Dinv(ws.Dinv.data() + ws.dinv_offset[i], t.nu, t.nu);
+    if (!Dinv.allFinite() || !(Dinv.diagonal().array() > 0).all()) return false;
+    // S (motions, X1) and U (forces, X2) about the origin; a body's centre x̄_i is the sum of
+    // the r on its path (a root's r is its x̄)
     work.x[i] = t.parent < 0 ? ws.w[i].r : Vec3(work.x[t.parent] + ws.w[i].r);
     for (int b = t.u_offset; b < t.u_offset + t.nu; ++b) {
       work.S.col(b) = SpatialMotion::from_vec(ws.S[b]).shifted(-work.x[i]).vec();
       work.U.col(b) = SpatialForce::from_vec(ws.U[b]).shifted(work.x[i]).vec();
     }
-  }
-}
-
-}  // namespace
-
-bool articulated_factor_holds(const TreeModel& tree, const RecursiveWorkspace& ws) {
-  for (int i = 0; i < static_cast<int>(tree.joints.size()); ++i) {
-    const int k = tree.joints[i].nu;
-    const Eigen::Map<const Eigen::MatrixXd> Dinv(ws.Dinv.data() + ws.dinv_offset[i], k, k);
-    if (!Dinv.allFinite() || !(Dinv.diagonal().array() > 0).all()) return false;
   }
   return true;
 }
@@ -50,10 +41,9 @@ bool articulated_factor_holds(const TreeModel& tree, const RecursiveWorkspace& w
 void articulated_solve(const TreeModel& tree, const RecursiveWorkspace& ws, RowMatrix& B,
                        ArticulatedSolveWork& work) {
   const int n = static_cast<int>(tree.joints.size());
-  about_origin(tree, ws, work);
   work.blocks.resize(6 * n, B.cols());
-  // whether body i's block holds anything yet (else it is zero)
-  std::vector<char> held(n, 0);
+  std::vector<char>& held = work.held;  // else the block is zero
+  held.assign(n, 0);
   auto block = [&](int i) { return work.blocks.middleRows(6 * i, 6); };
   // tip to base: β into B's rows, bias forces into the parents' blocks               (R8, R9)
   for (int i = n - 1; i >= 0; --i) {

@@ -218,10 +218,10 @@ void forward_dynamics_derivatives(const Model& m, Data& d, const State& s,
     RecursiveWorkspace& ws = recursive_workspace(m, d);
     kinematics_BaseToTip(m, tree, s.q, s.u, d, ws);
     inertia_bias_TipToBase(tree, ws);  // the articulated inertias; the biases are not used
-    if (!articulated_factor_holds(tree, ws))
+    ArticulatedSolveWork work;
+    if (!articulated_factor_at_origin(tree, ws, work))
       throw std::invalid_argument("forward_dynamics_derivatives(): the mass matrix is singular");
     RowMatrix X = t - (bias - qa);
-    ArticulatedSolveWork work;
     articulated_solve(tree, ws, X, work);
     out.udot = X.col(0);
     Eigen::VectorXd tau_at;

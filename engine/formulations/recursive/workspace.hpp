@@ -93,18 +93,22 @@ void bias_TipToBase(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c, 
                     int end = -1);
 void accelerations_BaseToTip(const TreeModel& tree, RecursiveWorkspace& ws, bool with_c,
                              int begin = 0, int end = -1);
-// whether the factor inertia_bias_TipToBase left holds: every D⁻¹ finite with a positive
-// diagonal (else H = M + diag(armature) is not positive definite)
-bool articulated_factor_holds(const TreeModel& tree, const RecursiveWorkspace& ws);
-// B ← H⁻¹ B (tree.nu × K, a row per quasi-velocity) by that factor, K columns at once
-// (articulated_solve.cpp).  O(n K)
+// B ← H⁻¹ B (tree.nu × K, a row per quasi-velocity) by the factor inertia_bias_TipToBase
+// left, K columns at once (articulated_solve.cpp)
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 struct ArticulatedSolveWork {
   std::vector<Vec3> x;                         // the bodies' centres
   Eigen::Matrix<double, 6, Eigen::Dynamic> S;  // S and U about the world origin (tree.nu)
   Eigen::Matrix<double, 6, Eigen::Dynamic> U;
-  RowMatrix blocks;  // 6 rows per body: bias forces, then accelerations
+  RowMatrix blocks;        // 6 rows per body: bias forces, then accelerations
+  std::vector<char> held;  // per body: whether its block holds anything yet
 };
+// false when the factor does not hold (a D⁻¹ not finite or without a positive diagonal: H
+// is not positive definite); else S and U carried to the world origin into work, for any
+// number of articulated_solve calls at this factor.  O(n)
+bool articulated_factor_at_origin(const TreeModel& tree, const RecursiveWorkspace& ws,
+                                  ArticulatedSolveWork& work);
+// after articulated_factor_at_origin.  O(n K)
 void articulated_solve(const TreeModel& tree, const RecursiveWorkspace& ws, RowMatrix& B,
                        ArticulatedSolveWork& work);
 void solve_extra_rows(const Model& m, const TreeModel& tree, Data& d, RecursiveWorkspace& ws);
